@@ -1,0 +1,4 @@
+"""``python -m companion`` is the ``companion`` command."""
+from .cli import main
+
+main()

@@ -1,0 +1,85 @@
+"""The one module that owns the SQLite connection and the schema migrations.
+
+Every connection runs in WAL mode (readers never block the writer, and a crash — even
+``kill -9`` — loses no committed transaction), waits for a busy writer instead of
+failing, and is in autocommit mode so the store can open ``BEGIN IMMEDIATE``
+transactions itself. Migrations (sqlite-utils' own) are applied in order and recorded in the database;
+they only ever add, never drop.
+"""
+from __future__ import annotations
+
+import sqlite3
+from datetime import datetime, timezone
+from pathlib import Path
+
+import sqlite_utils
+from sqlite_utils.migrations import Migrations
+from flask import current_app, g
+
+
+def connect(path: str | Path) -> sqlite_utils.Database:
+    """A new connection to the database at ``path``, configured for concurrent use."""
+    conn = sqlite3.connect(str(path), isolation_level=None, timeout=10, check_same_thread=False)
+    conn.execute("PRAGMA journal_mode=WAL")
+    conn.execute("PRAGMA synchronous=NORMAL")
+    conn.execute("PRAGMA busy_timeout=10000")
+    conn.execute("PRAGMA foreign_keys=ON")
+    return sqlite_utils.Database(conn)
+
+
+def get_db() -> sqlite_utils.Database:
+    """The request's connection, opened on first use and closed at teardown."""
+    if "db" not in g:
+        g.db = connect(current_app.config["DATABASE"])
+    return g.db
+
+
+def close_db(_exc=None) -> None:
+    db = g.pop("db", None)
+    if db is not None:
+        db.conn.close()
+
+
+MIGRATIONS = Migrations("companion")
+
+
+@MIGRATIONS(name="001_tables_seats_events")
+def _m001_tables(db: sqlite_utils.Database) -> None:
+    db["tables"].create(
+        {"id": str, "name": str, "profile_id": str, "join_token": str, "spectator_token": str,
+         "version": int, "state": str, "created_at": str},
+        pk="id", not_null={"name", "profile_id", "join_token", "spectator_token", "version", "state"},
+    )
+    db["tables"].create_index(["join_token"], unique=True)
+    db["tables"].create_index(["spectator_token"], unique=True)
+    db["seats"].create(
+        {"id": str, "table_id": str, "token_hash": str, "created_at": str},
+        pk="id", foreign_keys=[("table_id", "tables", "id")], not_null={"table_id", "token_hash"},
+    )
+    db["seats"].create_index(["token_hash"], unique=True)
+    db["events"].create(
+        {"id": int, "table_id": str, "seq": int, "kind": str, "actor": str, "payload": str,
+         "reason": str, "created_at": str, "undoes": int, "undone_by": int},
+        pk="id", foreign_keys=[("table_id", "tables", "id")],
+        not_null={"table_id", "seq", "kind", "payload", "created_at"},
+    )
+    db["events"].create_index(["table_id", "seq"], unique=True)
+
+
+def migrate(db: sqlite_utils.Database) -> None:
+    """Apply pending migrations (recorded in ``_sqlite_migrations``).
+
+    The outer ``BEGIN IMMEDIATE`` takes the write lock first, so several worker processes
+    starting at once apply each migration exactly once.
+    """
+    db.conn.execute("BEGIN IMMEDIATE")
+    try:
+        MIGRATIONS.apply(db)
+        db.conn.execute("COMMIT")
+    except BaseException:
+        db.conn.execute("ROLLBACK")
+        raise
+
+
+def now() -> str:
+    return datetime.now(timezone.utc).isoformat(timespec="milliseconds")

@@ -1,0 +1,80 @@
+"""Live notification: wake the streams of a table when its log grows.
+
+The truth is the event log in SQLite, shared by every worker process. Each process runs
+one watcher thread that polls the log's newest event id (an index lookup) and wakes the
+streams waiting on the tables that changed; a write made in this process also wakes them
+at once. So a tap served by one worker reaches phones connected to another worker within
+one poll interval, and nothing lives only in one process's memory: a watcher that starts
+late, or a phone that reconnects, just compares versions with the database.
+"""
+from __future__ import annotations
+
+import os
+import threading
+
+from . import db as dbmod
+from . import store
+
+
+class ChangeFeed:
+    """Per-process fan-out of "table X changed" to the threads streaming table X."""
+
+    def __init__(self, database: str, interval: float = 0.05):
+        self.database = database
+        self.interval = interval
+        self._cond = threading.Condition()
+        self._versions: dict[str, int] = {}  # table id -> change counter seen by this process
+        self._thread: threading.Thread | None = None
+        self._pid = None
+        self._stopped = threading.Event()
+
+    def _ensure_watcher(self) -> None:
+        # Started on first use, and again in a forked child (threads do not survive fork).
+        if self._thread is not None and self._pid == os.getpid() and self._thread.is_alive():
+            return
+        with self._cond:
+            if self._thread is not None and self._pid == os.getpid() and self._thread.is_alive():
+                return
+            self._pid = os.getpid()
+            self._thread = threading.Thread(target=self._watch, name="companion-live", daemon=True)
+            self._thread.start()
+
+    def _watch(self) -> None:
+        conn = dbmod.connect(self.database)
+        try:
+            last = store.last_event_id(conn)
+            while not self._stopped.wait(self.interval):
+                last, tables = store.changes_since(conn, last)
+                if tables:
+                    self.notify(*tables)
+        finally:
+            conn.conn.close()
+
+    def notify(self, *table_ids: str) -> None:
+        """Wake every stream of these tables (called by the watcher and after local writes)."""
+        with self._cond:
+            for table_id in table_ids:
+                self._versions[table_id] = self._versions.get(table_id, 0) + 1
+            self._cond.notify_all()
+
+    def cursor(self, table_id: str) -> int:
+        """A marker to pass to :meth:`wait`: changes after this call will wake the waiter."""
+        self._ensure_watcher()
+        with self._cond:
+            return self._versions.get(table_id, 0)
+
+    def wait(self, table_id: str, cursor: int, timeout: float) -> int | None:
+        """Block until ``table_id`` changes after ``cursor`` or ``timeout`` passes.
+
+        Returns the new cursor (unchanged after a timeout), or ``None`` once the feed is
+        stopped, which tells streams to end.
+        """
+        self._ensure_watcher()
+        with self._cond:
+            self._cond.wait_for(lambda: self._versions.get(table_id, 0) != cursor or self._stopped.is_set(), timeout)
+            return None if self._stopped.is_set() else self._versions.get(table_id, 0)
+
+    def stop(self) -> None:
+        self._stopped.set()
+        with self._cond:
+            self._cond.notify_all()

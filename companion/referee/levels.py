@@ -1,0 +1,56 @@
+"""Level arithmetic: the floor, the top level, and winning by a kill.
+
+Every level change goes through :func:`change_level`, which returns the new level and
+whether it wins, or raises :class:`Refused` with the rule that forbids it.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from .profiles import Profile
+from .rules import Refused
+
+#: Why a level changes. ``kill`` is the only cause that may reach the top level.
+CAUSES = ("up", "down", "kill", "undo")
+
+
+@dataclass(frozen=True)
+class LevelVerdict:
+    before: int
+    after: int
+    wins: bool
+
+
+def change_level(profile: Profile, level: int, delta: int, cause: str) -> LevelVerdict:
+    """Apply ``delta`` levels for ``cause`` under ``profile``'s rules.
+
+    - nothing takes a character below the profile's minimum level (``level.floor``);
+    - the top level can only be reached by killing a monster (``level.win-by-kill``);
+    - a kill that reaches the top level wins; a kill never goes past it.
+    """
+    if cause not in CAUSES:
+        raise ValueError(f"unknown cause {cause!r}")
+    if delta == 0:
+        raise Refused("That would not change the level.")
+    after = level + delta
+    if after < profile.min_level:
+        raise Refused(
+            f"Level {level} is already the lowest: nothing can take a character below Level {profile.min_level}.",
+            rule="level.floor",
+        )
+    if after >= profile.top_level:
+        if cause != "kill" and profile.top_level_needs_kill:
+            raise Refused(
+                f"Level {profile.top_level} can only be reached by killing a monster.",
+                rule="level.win-by-kill",
+            )
+        return LevelVerdict(level, profile.top_level, wins=True)
+    return LevelVerdict(level, after, wins=False)
+
+
+def combat_strength(level: int) -> tuple[int, list[dict]]:
+    """A character's combat strength and its breakdown, one line per source.
+
+    Only the level counts until items, curses and powers arrive on the character sheet.
+    """
+    return level, [{"source": "Level", "value": level}]

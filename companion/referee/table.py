@@ -1,0 +1,325 @@
+"""The table's state, the actions players take on it, and the events those become.
+
+The table is event-sourced: :func:`decide` checks an action against the rules and the
+current :class:`TableState` and answers the :class:`Event` to record (or raises
+:class:`Refused`); :func:`apply` folds an event into the state. :func:`replay` rebuilds a
+state from its events, which is how the store proves its snapshot after a crash.
+:func:`inverse` turns a recorded event into the compensating event that undoes it,
+checked by the same rules, so undo can never produce an illegal state.
+"""
+from __future__ import annotations
+
+import copy
+import unicodedata
+from dataclasses import asdict, dataclass, field
+
+from .levels import change_level, combat_strength
+from .profiles import get_profile
+from .rules import Refused
+
+SEXES = ("male", "female")
+MAX_SEATS = 8
+NAME_MAX = 24
+
+#: Actions a seated player can ask for, with the parameters each takes.
+ACTIONS = {
+    "level.up": "Go up a level (a card, a sale, or a correction).",
+    "level.down": "Go down a level (a curse, Bad Stuff, or a correction).",
+    "level.kill": "Killed a monster: gain 1 or 2 levels; the only way to reach the top level.",
+    "sex.set": "Change the character's sex.",
+    "player.remove": "Host only: remove a player from the table.",
+    "host.transfer": "Host only: hand the host role to another player.",
+}
+
+
+@dataclass
+class Player:
+    seat: str
+    name: str
+    sex: str
+    level: int = 1
+
+    def as_dict(self) -> dict:
+        strength, breakdown = combat_strength(self.level)
+        return {**asdict(self), "strength": strength, "strength_breakdown": breakdown}
+
+
+@dataclass
+class TableState:
+    id: str
+    name: str
+    profile_id: str
+    version: int = 0
+    host: str | None = None
+    winner: str | None = None
+    players: dict[str, Player] = field(default_factory=dict)
+
+    @property
+    def profile(self):
+        return get_profile(self.profile_id)
+
+    def to_json(self) -> dict:
+        return {
+            "id": self.id,
+            "name": self.name,
+            "profile_id": self.profile_id,
+            "version": self.version,
+            "host": self.host,
+            "winner": self.winner,
+            "players": [asdict(p) for p in self.players.values()],
+        }
+
+    @classmethod
+    def from_json(cls, data: dict) -> "TableState":
+        players = {p["seat"]: Player(**p) for p in data["players"]}
+        return cls(**{**data, "players": players})
+
+    def public(self) -> dict:
+        """The state as the API shows it, with each player's combat strength."""
+        data = self.to_json()
+        data["profile"] = self.profile.as_dict()
+        data["players"] = [p.as_dict() for p in self.players.values()]
+        return data
+
+
+@dataclass(frozen=True)
+class Event:
+    kind: str
+    payload: dict
+
+
+def clean_name(raw: object) -> str:
+    """A player's name, normalised (NFC, single spaces) and checked for length and content."""
+    if not isinstance(raw, str):
+        raise Refused("A name is required.", status=400)
+    name = " ".join(unicodedata.normalize("NFC", raw).split())
+    if not name:
+        raise Refused("A name is required.", status=400)
+    if len(name) > NAME_MAX:
+        raise Refused(f"A name can be at most {NAME_MAX} characters.", status=400)
+    if any(unicodedata.category(ch).startswith("C") for ch in name):
+        raise Refused("A name cannot contain control characters.", status=400)
+    return name
+
+
+def clean_sex(raw: object) -> str:
+    if raw not in SEXES:
+        raise Refused(f"Sex must be one of: {', '.join(SEXES)}.", status=400)
+    return raw  # type: ignore[return-value]
+
+
+# --- creating and joining -------------------------------------------------------------
+
+def create(table_id: str, name: str, profile_id: str) -> Event:
+    """The event that opens a table with a checked name and a known profile."""
+    name = clean_name(name)
+    try:
+        get_profile(profile_id)
+    except KeyError as exc:
+        raise Refused(str(exc.args[0]), status=400) from None
+    return Event("table.created", {"id": table_id, "name": name, "profile": profile_id})
+
+
+def join(state: TableState, seat: str, name: object, sex: object) -> Event:
+    """A new player takes a seat: the name must be free and a seat must be left."""
+    name = clean_name(name)
+    sex = clean_sex(sex)
+    if len(state.players) >= MAX_SEATS:
+        raise Refused(f"The table is full ({MAX_SEATS} seats).", rule="table.players", status=409)
+    _check_name_free(state, name)
+    return Event("player.joined", {"seat": seat, "name": name, "sex": sex, "host": state.host is None})
+
+
+def _check_name_free(state: TableState, name: str) -> None:
+    taken = {p.name.casefold() for p in state.players.values()}
+    if name.casefold() in taken:
+        raise Refused(f"Somebody at this table is already called {name}.", status=409)
+
+
+# --- actions ----------------------------------------------------------------------------
+
+def decide(state: TableState, actor: str, action: str, params: dict) -> Event:
+    """Check ``action`` by the player in seat ``actor`` and return the event to record."""
+    if actor not in state.players:
+        raise Refused("You no longer have a seat at this table.", status=403)
+    if action not in ACTIONS:
+        raise Refused(f"Unknown action {action!r}; known: {', '.join(ACTIONS)}.", status=400)
+    if action in ("player.remove", "host.transfer"):
+        return _decide_host_action(state, actor, action, params)
+    seat = _target(state, actor, params)
+    _check_game_running(state)
+    player = state.players[seat]
+    if action == "sex.set":
+        sex = clean_sex(params.get("sex"))
+        if sex == player.sex:
+            raise Refused(f"{player.name} is already {sex}.", status=409)
+        return Event("sex.changed", {"seat": seat, "from": player.sex, "to": sex})
+    if action == "level.kill":
+        levels = params.get("levels", 1)
+        if levels not in range(1, state.profile.max_kill_levels + 1):
+            raise Refused(f"A kill gives 1 to {state.profile.max_kill_levels} levels.", status=400)
+        return _level_event(state, seat, levels, "kill")
+    delta = 1 if action == "level.up" else -1
+    return _level_event(state, seat, delta, action.removeprefix("level."))
+
+
+def _target(state: TableState, actor: str, params: dict) -> str:
+    seat = params.get("seat") or actor
+    if seat not in state.players:
+        raise Refused("There is no such player at this table.", status=404)
+    if seat != actor and actor != state.host:
+        raise Refused("Only the host can change another player's character.", rule="table.host", status=403)
+    return seat
+
+
+def _check_game_running(state: TableState) -> None:
+    if state.winner:
+        winner = state.players[state.winner].name if state.winner in state.players else "Someone"
+        raise Refused(f"The game is over: {winner} has won.", rule="game.won", status=409)
+
+
+def _level_event(state: TableState, seat: str, delta: int, cause: str) -> Event:
+    verdict = change_level(state.profile, state.players[seat].level, delta, cause)
+    return Event(
+        "level.changed",
+        {
+            "seat": seat,
+            "cause": cause,
+            "delta": verdict.after - verdict.before,
+            "from": verdict.before,
+            "to": verdict.after,
+            "wins": verdict.wins,
+        },
+    )
+
+
+def _decide_host_action(state: TableState, actor: str, action: str, params: dict) -> Event:
+    if actor != state.host:
+        raise Refused("Only the host can do that.", rule="table.host", status=403)
+    seat = params.get("seat")
+    if seat not in state.players:
+        raise Refused("There is no such player at this table.", status=404)
+    if seat == actor:
+        what = "remove yourself; hand the host role to someone first" if action == "player.remove" else "hand the host role to yourself"
+        raise Refused(f"You cannot {what}.", status=409)
+    if action == "host.transfer":
+        return Event("host.transferred", {"from": actor, "to": seat})
+    return Event("player.removed", {"player": asdict(state.players[seat])})
+
+
+# --- undo --------------------------------------------------------------------------------
+
+UNDOABLE = {"level.changed", "sex.changed", "host.transferred", "player.removed", "player.restored"}
+
+
+def inverse(state: TableState, event: Event) -> Event:
+    """The event that undoes ``event`` in today's state, checked by the same rules."""
+    p = event.payload
+    if event.kind not in UNDOABLE:
+        raise Refused("This kind of change cannot be undone.", status=409)
+    if event.kind == "level.changed":
+        if p["seat"] not in state.players:
+            raise Refused("That player has left the table.", status=409)
+        if state.winner and not p.get("wins"):
+            _check_game_running(state)
+        level = state.players[p["seat"]].level
+        verdict = change_level(state.profile, level, -p["delta"], "undo")
+        return Event(
+            "level.changed",
+            {"seat": p["seat"], "cause": "undo", "delta": -p["delta"], "from": verdict.before,
+             "to": verdict.after, "wins": False, "clears_win": bool(p.get("wins"))},
+        )
+    if event.kind == "sex.changed":
+        player = state.players.get(p["seat"])
+        if player is None:
+            raise Refused("That player has left the table.", status=409)
+        _check_game_running(state)
+        if player.sex != p["to"]:
+            raise Refused(f"{player.name}'s sex has changed again since; undo that first.", status=409)
+        return Event("sex.changed", {"seat": p["seat"], "from": p["to"], "to": p["from"]})
+    if event.kind == "host.transferred":
+        if state.host != p["to"] or p["from"] not in state.players:
+            raise Refused("The host role has moved on since; it cannot go back.", status=409)
+        return Event("host.transferred", {"from": p["to"], "to": p["from"]})
+    if event.kind == "player.removed":
+        player = p["player"]
+        if len(state.players) >= MAX_SEATS:
+            raise Refused(f"The table is full ({MAX_SEATS} seats).", rule="table.players", status=409)
+        _check_name_free(state, player["name"])
+        return Event("player.restored", {"player": player})
+    # player.restored
+    seat = p["player"]["seat"]
+    if seat not in state.players or seat == state.host:
+        raise Refused("That player cannot be removed now.", status=409)
+    return Event("player.removed", {"player": asdict(state.players[seat])})
+
+
+# --- folding events -----------------------------------------------------------------------
+
+def apply(state: TableState | None, event: Event) -> TableState:
+    """The state after ``event``; the input state is not modified."""
+    p = event.payload
+    if event.kind == "table.created":
+        return TableState(id=p["id"], name=p["name"], profile_id=p["profile"], version=1)
+    assert state is not None, "the first event must be table.created"
+    new = copy.deepcopy(state)
+    new.version += 1
+    if event.kind == "player.joined":
+        new.players[p["seat"]] = Player(seat=p["seat"], name=p["name"], sex=p["sex"])
+        if p["host"]:
+            new.host = p["seat"]
+    elif event.kind == "level.changed":
+        new.players[p["seat"]].level = p["to"]
+        if p.get("wins"):
+            new.winner = p["seat"]
+        if p.get("clears_win"):
+            new.winner = None
+    elif event.kind == "sex.changed":
+        new.players[p["seat"]].sex = p["to"]
+    elif event.kind == "host.transferred":
+        new.host = p["to"]
+    elif event.kind == "player.removed":
+        del new.players[p["player"]["seat"]]
+    elif event.kind == "player.restored":
+        new.players[p["player"]["seat"]] = Player(**p["player"])
+    else:
+        raise ValueError(f"unknown event kind {event.kind!r}")
+    return new
+
+
+def replay(events: list[Event]) -> TableState:
+    """Rebuild a table's state from all its events, in order."""
+    state = None
+    for event in events:
+        state = apply(state, event)
+    if state is None:
+        raise ValueError("no events")
+    return state
+
+
+def describe(event: Event, names: dict[str, str]) -> str:
+    """One line of history, in plain words, for ``event``; ``names`` maps seats to names."""
+    p = event.payload
+
+    def who(seat):
+        return names.get(seat, "a former player")
+
+    if event.kind == "table.created":
+        return f"Table “{p['name']}” opened"
+    if event.kind == "player.joined":
+        return f"{p['name']} joined" + (" as host" if p["host"] else "")
+    if event.kind == "level.changed":
+        verb = {"kill": "killed a monster:", "undo": "undo:"}.get(p["cause"], "")
+        text = f"{who(p['seat'])} {verb} level {p['from']} → {p['to']}".replace("  ", " ")
+        if p.get("wins"):
+            text += " and wins the game"
+        return text
+    if event.kind == "sex.changed":
+        return f"{who(p['seat'])} is now {p['to']}"
+    if event.kind == "host.transferred":
+        return f"{who(p['to'])} is now the host (was {who(p['from'])})"
+    if event.kind == "player.removed":
+        return f"{p['player']['name']} was removed from the table"
+    if event.kind == "player.restored":
+        return f"{p['player']['name']} is back at the table"
+    return event.kind

@@ -1,0 +1,283 @@
+"""The table store: tables, seats and the event log in SQLite.
+
+Each change is one ``BEGIN IMMEDIATE`` transaction that reads the table's current state,
+asks the referee for the event, appends the event with the next sequence number and
+writes the new state snapshot. Writers are serialised by SQLite, so two phones tapping
+at the same moment both count and neither overwrites the other; the snapshot and the
+log commit together, so a crash leaves either both or neither. :func:`verify` replays a
+table's log and compares it with its snapshot.
+
+All SQL of the app lives here; views and the action layer call these functions.
+"""
+from __future__ import annotations
+
+import hashlib
+import json
+import secrets
+from dataclasses import dataclass
+from typing import Callable, Iterator
+
+import sqlite_utils
+
+from .db import now
+from .referee import table as referee
+from .referee.rules import Refused
+from .referee.table import Event, TableState
+
+
+def new_token() -> str:
+    """An unguessable capability token: 144 random bits, URL-safe."""
+    return secrets.token_urlsafe(18)
+
+
+def token_hash(token: str) -> str:
+    return hashlib.sha256(token.encode()).hexdigest()
+
+
+@dataclass(frozen=True)
+class Seat:
+    """A player's seat at a table, found from its secret token."""
+
+    table_id: str
+    seat: str
+
+
+@dataclass(frozen=True)
+class Recorded:
+    """An event as stored in the log."""
+
+    seq: int
+    kind: str
+    actor: str | None
+    payload: dict
+    reason: str | None
+    created_at: str
+    undoes: int | None
+    undone_by: int | None
+
+    @property
+    def event(self) -> Event:
+        return Event(self.kind, self.payload)
+
+
+class NotFound(LookupError):
+    """No table, seat or event answers to the given id or token."""
+
+
+class Transaction:
+    """``BEGIN IMMEDIATE`` … ``COMMIT``: the write lock is taken before anything is read."""
+
+    def __init__(self, db: sqlite_utils.Database):
+        self.conn = db.conn
+
+    def __enter__(self):
+        self.conn.execute("BEGIN IMMEDIATE")
+        return self
+
+    def __exit__(self, exc_type, exc, tb):
+        self.conn.execute("ROLLBACK" if exc_type else "COMMIT")
+        return False
+
+
+# --- reading ------------------------------------------------------------------------------
+
+def load(db: sqlite_utils.Database, table_id: str) -> TableState:
+    row = db.execute("SELECT state FROM tables WHERE id = ?", [table_id]).fetchone()
+    if row is None:
+        raise NotFound("no such table")
+    return TableState.from_json(json.loads(row[0]))
+
+
+def version(db: sqlite_utils.Database, table_id: str) -> int:
+    row = db.execute("SELECT version FROM tables WHERE id = ?", [table_id]).fetchone()
+    if row is None:
+        raise NotFound("no such table")
+    return row[0]
+
+
+def tokens(db: sqlite_utils.Database, table_id: str) -> dict:
+    """The table's join and spectator tokens (shown to seated players for the QR code)."""
+    row = db.execute("SELECT join_token, spectator_token FROM tables WHERE id = ?", [table_id]).fetchone()
+    if row is None:
+        raise NotFound("no such table")
+    return {"join": row[0], "spectator": row[1]}
+
+
+def table_for_join(db: sqlite_utils.Database, join_token: str) -> str:
+    row = db.execute("SELECT id FROM tables WHERE join_token = ?", [join_token]).fetchone()
+    if row is None:
+        raise NotFound("This invitation is not valid. Scan the table's QR code again.")
+    return row[0]
+
+
+def table_for_spectator(db: sqlite_utils.Database, spectator_token: str) -> str:
+    row = db.execute("SELECT id FROM tables WHERE spectator_token = ?", [spectator_token]).fetchone()
+    if row is None:
+        raise NotFound("This spectator link is not valid.")
+    return row[0]
+
+
+def seat_for_token(db: sqlite_utils.Database, token: str) -> Seat | None:
+    """The seat a secret token belongs to, or ``None`` (unknown token or player removed)."""
+    row = db.execute(
+        "SELECT seats.id, seats.table_id, tables.state FROM seats JOIN tables ON tables.id = seats.table_id "
+        "WHERE seats.token_hash = ?",
+        [token_hash(token)],
+    ).fetchone()
+    if row is None:
+        return None
+    seat_id, table_id, state = row
+    if not any(p["seat"] == seat_id for p in json.loads(state)["players"]):
+        return None
+    return Seat(table_id, seat_id)
+
+
+def history(db: sqlite_utils.Database, table_id: str, limit: int | None = None) -> list[Recorded]:
+    """The table's events, newest first."""
+    sql = f"SELECT {_COLUMNS} FROM events WHERE table_id = ? ORDER BY seq DESC"
+    params: list = [table_id]
+    if limit:
+        sql += " LIMIT ?"
+        params.append(limit)
+    return [_recorded(row) for row in db.execute(sql, params).fetchall()]
+
+
+def event(db: sqlite_utils.Database, table_id: str, seq: int) -> Recorded:
+    row = db.execute(f"SELECT {_COLUMNS} FROM events WHERE table_id = ? AND seq = ?", [table_id, seq]).fetchone()
+    if row is None:
+        raise NotFound("There is no such change in this table's history.")
+    return _recorded(row)
+
+
+def names(db: sqlite_utils.Database, table_id: str) -> dict[str, str]:
+    """Every name a seat at this table has had, including players who left."""
+    rows = db.execute(
+        "SELECT json_extract(payload, '$.seat'), json_extract(payload, '$.name') FROM events "
+        "WHERE table_id = ? AND kind = 'player.joined'",
+        [table_id],
+    ).fetchall()
+    return dict(rows)
+
+
+def changes_since(db: sqlite_utils.Database, after_id: int) -> tuple[int, list[str]]:
+    """The newest event id and the tables with events after ``after_id`` (for live updates)."""
+    rows = db.execute("SELECT id, table_id FROM events WHERE id > ? ORDER BY id", [after_id]).fetchall()
+    if not rows:
+        return after_id, []
+    return rows[-1][0], sorted({r[1] for r in rows})
+
+
+def last_event_id(db: sqlite_utils.Database) -> int:
+    return db.execute("SELECT coalesce(max(id), 0) FROM events").fetchone()[0]
+
+
+_COLUMNS = "seq, kind, actor, payload, reason, created_at, undoes, undone_by"
+
+
+def _recorded(row) -> Recorded:
+    seq, kind, actor, payload, reason, created_at, undoes, undone_by = row
+    return Recorded(seq, kind, actor, json.loads(payload), reason, created_at, undoes, undone_by)
+
+
+def events(db: sqlite_utils.Database, table_id: str) -> Iterator[Event]:
+    for kind, payload in db.execute("SELECT kind, payload FROM events WHERE table_id = ? ORDER BY seq", [table_id]):
+        yield Event(kind, json.loads(payload))
+
+
+def verify(db: sqlite_utils.Database, table_id: str) -> bool:
+    """Whether replaying the table's log gives exactly its stored snapshot."""
+    return referee.replay(list(events(db, table_id))).to_json() == load(db, table_id).to_json()
+
+
+def table_ids(db: sqlite_utils.Database) -> list[str]:
+    return [r[0] for r in db.execute("SELECT id FROM tables ORDER BY created_at")]
+
+
+# --- writing ------------------------------------------------------------------------------
+
+def _append(db, state: TableState | None, event: Event, actor: str | None, reason: str | None,
+            undoes: int | None = None) -> tuple[TableState, int]:
+    new = referee.apply(state, event)
+    db.execute(
+        "INSERT INTO events (table_id, seq, kind, actor, payload, reason, created_at, undoes) VALUES (?,?,?,?,?,?,?,?)",
+        [new.id, new.version, event.kind, actor, json.dumps(event.payload), reason, now(), undoes],
+    )
+    if state is None:
+        return new, new.version
+    db.execute("UPDATE tables SET state = ?, version = ? WHERE id = ?", [json.dumps(new.to_json()), new.version, new.id])
+    return new, new.version
+
+
+def _add_seat(db, table_id: str, seat: str | None = None) -> tuple[str, str]:
+    seat, token = seat or secrets.token_urlsafe(6), new_token()
+    db.execute("INSERT INTO seats (id, table_id, token_hash, created_at) VALUES (?,?,?,?)",
+               [seat, table_id, token_hash(token), now()])
+    return seat, token
+
+
+def create_table(db: sqlite_utils.Database, name: str, profile_id: str, host_name: str, host_sex: str):
+    """Open a table and seat its creator as host; returns ``(state, seat, seat_token)``."""
+    table_id = secrets.token_urlsafe(9)
+    created = referee.create(table_id, name, profile_id)
+    state = referee.apply(None, created)
+    seat = secrets.token_urlsafe(6)
+    joined = referee.join(state, seat, host_name, host_sex)  # checks before anything is written
+    with Transaction(db):
+        db.execute(
+            "INSERT INTO tables (id, name, profile_id, join_token, spectator_token, version, state, created_at) "
+            "VALUES (?,?,?,?,?,?,?,?)",
+            [table_id, state.name, profile_id, new_token(), new_token(), state.version, json.dumps(state.to_json()), now()],
+        )
+        _append(db, None, created, None, None)
+        _, token = _add_seat(db, table_id, seat)
+        state, _ = _append(db, state, joined, seat, None)
+    return state, seat, token
+
+
+def join_table(db: sqlite_utils.Database, join_token: str, name: str, sex: str):
+    """Seat a new player at the table the join token opens; returns ``(state, seat, seat_token)``."""
+    with Transaction(db):
+        table_id = table_for_join(db, join_token)
+        state = load(db, table_id)
+        seat, token = _add_seat(db, table_id)
+        state, _ = _append(db, state, referee.join(state, seat, name, sex), seat, None)
+    return state, seat, token
+
+
+def act(db: sqlite_utils.Database, table_id: str, actor: str, action: str, params: dict,
+        reason: str | None = None, expected_version: int | None = None) -> tuple[TableState, int]:
+    """Check and record one action; returns the new state and the event's sequence number."""
+    return _write(db, table_id, expected_version,
+                  lambda state: (referee.decide(state, actor, action, params), actor, reason, None))
+
+
+def undo(db: sqlite_utils.Database, table_id: str, actor: str, seq: int, reason: str | None = None,
+         expected_version: int | None = None) -> tuple[TableState, int]:
+    """Undo event ``seq`` with its compensating event; only its author or the host may."""
+
+    def decide(state: TableState):
+        target = event(db, table_id, seq)
+        if actor not in state.players:
+            raise Refused("You no longer have a seat at this table.", status=403)
+        if actor != state.host and actor != target.actor:
+            raise Refused("Only the host or whoever made a change can undo it.", rule="table.host", status=403)
+        if target.undone_by:
+            raise Refused(f"That change was already undone (change #{target.undone_by}).", status=409)
+        return referee.inverse(state, target.event), actor, reason, seq
+
+    state, new_seq = _write(db, table_id, expected_version, decide)
+    return state, new_seq
+
+
+def _write(db, table_id: str, expected_version: int | None, decide: Callable) -> tuple[TableState, int]:
+    with Transaction(db):
+        state = load(db, table_id)
+        if expected_version is not None and expected_version != state.version:
+            raise Refused(
+                f"The table has changed since you looked (version {expected_version}, now {state.version}); "
+                "check the new state and try again.", status=409)
+        event, actor, reason, undoes = decide(state)
+        state, seq = _append(db, state, event, actor, reason, undoes)
+        if undoes is not None:
+            db.execute("UPDATE events SET undone_by = ? WHERE table_id = ? AND seq = ?", [seq, table_id, undoes])
+    return state, seq

@@ -1,0 +1,17 @@
+"""The web layer: pages and htmx fragments, the JSON API, and the live streams.
+
+Views read the request, call the action layer or the store, and render; none of them
+holds a rule check or SQL of its own.
+"""
+from __future__ import annotations
+
+from flask import Flask
+
+
+def register(app: Flask) -> None:
+    from . import api, pages, security, streams
+
+    security.init_app(app)
+    app.register_blueprint(pages.bp)
+    app.register_blueprint(streams.bp)
+    app.register_blueprint(api.bp)

@@ -1,0 +1,129 @@
+"""The JSON API under ``/api/v1``: the same actions as the pages, for bots and other clients.
+
+Create and join answer a bearer token for the new seat; every other call sends it as
+``Authorization: Bearer <token>``. Bearer tokens are not ambient credentials (a browser
+never sends them by itself), so the API is exempt from the CSRF check that guards the
+cookie-based forms. Errors are ``{"error": ..., "rule": ...}`` with a 4xx status.
+"""
+from __future__ import annotations
+
+from flask import Blueprint, jsonify, request, url_for
+
+from .. import actions, csrf, store
+from ..db import get_db
+from ..referee.profiles import DEFAULT_PROFILE, PROFILES
+from ..referee.rules import RULES, Refused
+from ..referee.table import UNDOABLE, describe
+from . import seating
+from .openapi import spec
+from .render import base_url
+
+bp = Blueprint("api", __name__, url_prefix="/api/v1")
+csrf.exempt(bp)
+
+
+def body() -> dict:
+    """The request's JSON object, or a clear 400."""
+    data = request.get_json(silent=True)
+    if not isinstance(data, dict):
+        raise Refused("The body must be a JSON object (Content-Type: application/json).", status=400)
+    return data
+
+
+def seat_answer(state, seat: str, token: str, status: int):
+    tokens = store.tokens(get_db(), state.id)
+    return jsonify({
+        "table": state.public(),
+        "seat": seat,
+        "token": token,
+        "join_url": base_url() + url_for("pages.join", token=tokens["join"]),
+        "spectator_url": base_url() + url_for("pages.spectate", token=tokens["spectator"]),
+    }), status
+
+
+@bp.get("/openapi.json")
+def openapi():
+    return jsonify(spec())
+
+
+@bp.get("/profiles")
+def profiles():
+    return jsonify({"default": DEFAULT_PROFILE, "profiles": [p.as_dict() for p in PROFILES.values()]})
+
+
+@bp.get("/rules")
+def rules():
+    return jsonify({"rules": [r.as_dict() for r in RULES.values()]})
+
+
+@bp.post("/tables")
+def create_table():
+    data = body()
+    host = data.get("host")
+    if not isinstance(host, dict):
+        raise Refused("'host' must be an object with 'name' and 'sex'.", status=400)
+    state, seat, token = actions.create_table(data.get("name"), data.get("profile", DEFAULT_PROFILE),
+                                              host.get("name"), host.get("sex"))
+    return seat_answer(state, seat, token, 201)
+
+
+@bp.post("/join/<join_token>")
+def join(join_token: str):
+    data = body()
+    state, seat, token = actions.join(join_token, data.get("name"), data.get("sex"))
+    return seat_answer(state, seat, token, 201)
+
+
+@bp.get("/tables/<table_id>")
+def table(table_id: str):
+    seat = seating.bearer_seat(table_id)
+    return jsonify({"table": store.load(get_db(), table_id).public(), "seat": seat.seat})
+
+
+@bp.post("/tables/<table_id>/actions")
+def act(table_id: str):
+    seat = seating.bearer_seat(table_id)
+    data = body()
+    action = data.get("action")
+    if not isinstance(action, str):
+        raise Refused("'action' must name an action.", status=400)
+    state, seq = actions.perform(table_id, seat.seat, action, data)
+    return jsonify({"table": state.public(), "event": _event_json(table_id, seq)})
+
+
+@bp.get("/tables/<table_id>/history")
+def history(table_id: str):
+    seating.bearer_seat(table_id)
+    db = get_db()
+    names = store.names(db, table_id)
+    return jsonify({"events": [_recorded_json(rec, names) for rec in store.history(db, table_id)]})
+
+
+@bp.post("/tables/<table_id>/history/<int:seq>/undo")
+def undo(table_id: str, seq: int):
+    seat = seating.bearer_seat(table_id)
+    data = request.get_json(silent=True) if request.content_length else {}
+    if not isinstance(data, dict):
+        raise Refused("The body must be a JSON object or empty.", status=400)
+    state, new_seq = actions.undo(table_id, seat.seat, seq, data)
+    return jsonify({"table": state.public(), "event": _event_json(table_id, new_seq)})
+
+
+@bp.get("/spectate/<token>")
+def spectate(token: str):
+    db = get_db()
+    return jsonify({"table": store.load(db, store.table_for_spectator(db, token)).public()})
+
+
+def _event_json(table_id: str, seq: int) -> dict:
+    db = get_db()
+    return _recorded_json(store.event(db, table_id, seq), store.names(db, table_id))
+
+
+def _recorded_json(rec: store.Recorded, names: dict[str, str]) -> dict:
+    return {
+        "seq": rec.seq, "kind": rec.kind, "actor": rec.actor, "payload": rec.payload, "reason": rec.reason,
+        "at": rec.created_at, "undoes": rec.undoes, "undone_by": rec.undone_by,
+        "undoable": rec.kind in UNDOABLE and rec.undone_by is None,
+        "text": describe(rec.event, names),
+    }

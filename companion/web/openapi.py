@@ -1,0 +1,133 @@
+"""The OpenAPI 3.1 description of ``/api/v1``, served at ``/api/v1/openapi.json``.
+
+Written as data next to the API it describes; a test checks that it is a valid OpenAPI
+document and that every API route appears in it, so the two cannot drift apart.
+"""
+from __future__ import annotations
+
+from ..referee.table import ACTIONS, SEXES
+
+VERSION = "1.0.0"
+
+
+def _ref(name: str) -> dict:
+    return {"$ref": f"#/components/schemas/{name}"}
+
+
+def _json(schema: dict, description: str) -> dict:
+    return {"description": description, "content": {"application/json": {"schema": schema}}}
+
+
+ERRORS = {
+    "400": _json(_ref("Error"), "Malformed request: not JSON, a missing or mistyped field."),
+    "401": _json(_ref("Error"), "No bearer token."),
+    "403": _json(_ref("Error"), "The token holds no seat at this table, or only the host may do this."),
+    "404": _json(_ref("Error"), "No such table, player or change."),
+    "409": _json(_ref("Error"), "Conflicts with the table's state (name taken, table full, game over, stale expected_version)."),
+    "422": _json(_ref("Error"), "Refused by a rule of the game; `rule` names it."),
+}
+
+
+def _errors(*codes: str) -> dict:
+    return {code: ERRORS[code] for code in codes}
+
+
+TABLE_PARAM = {"name": "table_id", "in": "path", "required": True, "schema": {"type": "string"}}
+AUTH = [{"seatToken": []}]
+
+
+def spec() -> dict:
+    seated = _json({"type": "object", "required": ["table", "seat", "token"], "properties": {
+        "table": _ref("Table"), "seat": {"type": "string"},
+        "token": {"type": "string", "description": "Bearer token for this seat; keep it secret."},
+        "join_url": {"type": "string"}, "spectator_url": {"type": "string"}}}, "Seated; the token is shown only once.")
+    changed = _json({"type": "object", "properties": {"table": _ref("Table"), "event": _ref("Event")}},
+                    "Recorded; the new state and the event.")
+    return {
+        "openapi": "3.1.0",
+        "info": {"title": "Table Referee API", "version": VERSION,
+                 "description": "Tables, seats, actions with the referee's checks, history and undo. "
+                                "Refusals answer 4xx with {error, rule}."},
+        "servers": [{"url": "/"}],
+        "paths": {
+            "/api/v1/openapi.json": {"get": {"summary": "This document", "responses": {"200": {"description": "OpenAPI document"}}}},
+            "/api/v1/profiles": {"get": {"summary": "Rule profiles (editions)",
+                                         "responses": {"200": _json({"type": "object"}, "Profiles and the default")}}},
+            "/api/v1/rules": {"get": {"summary": "The rules the referee enforces, with citations",
+                                      "responses": {"200": _json({"type": "object"}, "Rule entries")}}},
+            "/api/v1/tables": {"post": {
+                "summary": "Create a table; the creator becomes host",
+                "requestBody": {"required": True, "content": {"application/json": {"schema": _ref("CreateTable")}}},
+                "responses": {"201": seated, **_errors("400")}}},
+            "/api/v1/join/{join_token}": {"post": {
+                "summary": "Take a seat with the table's join token (from the QR code)",
+                "parameters": [{"name": "join_token", "in": "path", "required": True, "schema": {"type": "string"}}],
+                "requestBody": {"required": True, "content": {"application/json": {"schema": _ref("Player")}}},
+                "responses": {"201": seated, **_errors("400", "404", "409")}}},
+            "/api/v1/tables/{table_id}": {"get": {
+                "summary": "The table's state", "security": AUTH, "parameters": [TABLE_PARAM],
+                "responses": {"200": _json({"type": "object", "properties": {"table": _ref("Table"), "seat": {"type": "string"}}}, "State"),
+                              **_errors("401", "403", "404")}}},
+            "/api/v1/tables/{table_id}/actions": {"post": {
+                "summary": "Perform an action (the same checks as the phone pages)", "security": AUTH,
+                "parameters": [TABLE_PARAM],
+                "requestBody": {"required": True, "content": {"application/json": {"schema": _ref("Action")}}},
+                "responses": {"200": changed, **_errors("400", "401", "403", "404", "409", "422")}}},
+            "/api/v1/tables/{table_id}/history": {"get": {
+                "summary": "Every change, newest first", "security": AUTH, "parameters": [TABLE_PARAM],
+                "responses": {"200": _json({"type": "object", "properties": {"events": {"type": "array", "items": _ref("Event")}}}, "History"),
+                              **_errors("401", "403", "404")}}},
+            "/api/v1/tables/{table_id}/history/{seq}/undo": {"post": {
+                "summary": "Undo a change (its author or the host)", "security": AUTH,
+                "parameters": [TABLE_PARAM, {"name": "seq", "in": "path", "required": True, "schema": {"type": "integer"}}],
+                "requestBody": {"required": False, "content": {"application/json": {"schema": {
+                    "type": "object", "properties": {"reason": {"type": "string", "maxLength": 140},
+                                                     "expected_version": {"type": "integer"}}}}}},
+                "responses": {"200": changed, **_errors("400", "401", "403", "404", "409", "422")}}},
+            "/api/v1/tables/{table_id}/stream": {"get": {
+                "summary": "Server-sent events: `event: state` with the table JSON at every new version",
+                "security": AUTH, "parameters": [TABLE_PARAM],
+                "responses": {"200": {"description": "text/event-stream",
+                                      "content": {"text/event-stream": {"schema": {"type": "string"}}}},
+                              **_errors("401", "403")}}},
+            "/api/v1/spectate/{token}": {"get": {
+                "summary": "Read-only state by spectator token",
+                "parameters": [{"name": "token", "in": "path", "required": True, "schema": {"type": "string"}}],
+                "responses": {"200": _json({"type": "object", "properties": {"table": _ref("Table")}}, "State"),
+                              **_errors("404")}}},
+        },
+        "components": {
+            "securitySchemes": {"seatToken": {"type": "http", "scheme": "bearer",
+                                              "description": "The token from create or join."}},
+            "schemas": {
+                "Error": {"type": "object", "required": ["error"], "properties": {
+                    "error": {"type": "string"}, "rule": {"type": ["string", "null"]},
+                    "citation": {"type": "string"}, "rule_summary": {"type": "string"}}},
+                "Player": {"type": "object", "required": ["name", "sex"], "properties": {
+                    "name": {"type": "string", "minLength": 1, "maxLength": 24}, "sex": {"enum": list(SEXES)}}},
+                "CreateTable": {"type": "object", "required": ["name", "host"], "properties": {
+                    "name": {"type": "string", "minLength": 1, "maxLength": 24},
+                    "profile": {"type": "string", "default": "munchkin-1.6"}, "host": _ref("Player")}},
+                "Action": {"type": "object", "required": ["action"], "properties": {
+                    "action": {"enum": list(ACTIONS), "description": "; ".join(f"{k}: {v}" for k, v in ACTIONS.items())},
+                    "seat": {"type": "string", "description": "Whose character (default: your own; others: host only)."},
+                    "levels": {"type": "integer", "minimum": 1, "maximum": 2, "description": "level.kill only"},
+                    "sex": {"enum": list(SEXES), "description": "sex.set only"},
+                    "reason": {"type": "string", "maxLength": 140},
+                    "expected_version": {"type": "integer", "description": "Refuse with 409 if the table has moved on."}}},
+                "Table": {"type": "object", "properties": {
+                    "id": {"type": "string"}, "name": {"type": "string"}, "profile_id": {"type": "string"},
+                    "profile": {"type": "object"}, "version": {"type": "integer"},
+                    "host": {"type": ["string", "null"]}, "winner": {"type": ["string", "null"]},
+                    "players": {"type": "array", "items": {"type": "object", "properties": {
+                        "seat": {"type": "string"}, "name": {"type": "string"}, "sex": {"enum": list(SEXES)},
+                        "level": {"type": "integer"}, "strength": {"type": "integer"},
+                        "strength_breakdown": {"type": "array"}}}}}},
+                "Event": {"type": "object", "properties": {
+                    "seq": {"type": "integer"}, "kind": {"type": "string"}, "actor": {"type": ["string", "null"]},
+                    "payload": {"type": "object"}, "reason": {"type": ["string", "null"]}, "at": {"type": "string"},
+                    "undoes": {"type": ["integer", "null"]}, "undone_by": {"type": ["integer", "null"]},
+                    "undoable": {"type": "boolean"}, "text": {"type": "string"}}},
+            },
+        },
+    }

@@ -1,0 +1,180 @@
+"""The phone pages: create a table, join by QR code, play, history, spectate.
+
+One URL answers with the full page or, for htmx (``HX-Request``), with the partial it
+swaps; such answers say ``Vary: HX-Request``. Every form works without JavaScript too:
+a plain POST is answered with a redirect (success) or the full page with the refusal.
+"""
+from __future__ import annotations
+
+from flask import Blueprint, abort, make_response, redirect, render_template, request, url_for
+
+from .. import actions, store
+from ..db import get_db
+from ..qr import svg as qr_svg
+from ..referee.profiles import DEFAULT_PROFILE, PROFILES
+from ..referee.rules import RULES, Refused
+from ..referee.table import SEXES, UNDOABLE, describe
+from . import seating
+from .render import board, board_context
+
+bp = Blueprint("pages", __name__)
+
+
+def is_htmx() -> bool:
+    return request.headers.get("HX-Request") == "true"
+
+
+def vary(body, status: int = 200):
+    """An HTML answer that differs by ``HX-Request`` (full page or partial) and by seat cookie."""
+    response = make_response(body, status)
+    response.headers["Vary"] = "HX-Request, Cookie"
+    return response
+
+
+@bp.app_context_processor
+def helpers():
+    return {"qr_svg": qr_svg, "SEXES": SEXES}
+
+
+@bp.get("/")
+def home():
+    db = get_db()
+    mine = []
+    for table_id in seating.my_tables():
+        seat = seating.cookie_seat(table_id)
+        if seat:
+            state = store.load(db, table_id)
+            mine.append({"id": table_id, "name": state.name, "me": state.players[seat].name})
+    return render_template("home.html", profiles=PROFILES.values(), default_profile=DEFAULT_PROFILE,
+                           mine=mine, form={}, error=None)
+
+
+@bp.post("/tables")
+def create():
+    form = request.form
+    try:
+        state, seat, token = actions.create_table(
+            form.get("name", ""), form.get("profile", DEFAULT_PROFILE), form.get("player_name", ""), form.get("sex"))
+    except Refused as exc:
+        return render_template("home.html", profiles=PROFILES.values(), default_profile=DEFAULT_PROFILE,
+                               mine=[], form=form, error=exc.message), exc.status
+    seating.remember(state.id, token)
+    return redirect(url_for("pages.table", table_id=state.id), 303)
+
+
+@bp.route("/j/<token>", methods=["GET", "POST"])
+def join(token: str):
+    db = get_db()
+    table_id = store.table_for_join(db, token)
+    if seating.cookie_seat(table_id):
+        return redirect(url_for("pages.table", table_id=table_id), 303)
+    state = store.load(db, table_id)
+    error = None
+    if request.method == "POST":
+        try:
+            state, seat, seat_token = actions.join(token, request.form.get("name", ""), request.form.get("sex"))
+        except Refused as exc:
+            error = exc
+        else:
+            seating.remember(state.id, seat_token)
+            return redirect(url_for("pages.table", table_id=state.id), 303)
+    status = error.status if error else 200
+    return render_template("join.html", state=state, token=token, error=error, form=request.form), status
+
+
+def _seat_or_403(table_id: str) -> str:
+    seat = seating.cookie_seat(table_id)
+    if seat is None:
+        store.load(get_db(), table_id)  # 404 for a table that does not exist
+        abort(403, "This phone has no seat at this table. Scan the table's QR code to join.")
+    return seat
+
+
+@bp.get("/t/<table_id>")
+def table(table_id: str):
+    seat = _seat_or_403(table_id)
+    state = store.load(get_db(), table_id)
+    if is_htmx():
+        return vary(board(state, seat))
+    return vary(render_template("table.html", **board_context(state, seat)))
+
+
+def _answer(table_id: str, seat: str, work):
+    """Run ``work`` (an action) and answer as the request wants: partial, page or redirect."""
+    notice = None
+    status = 200
+    try:
+        state, seq = work()
+        notice = {"kind": "done", "seq": seq, "text": _describe_seq(table_id, seq)}
+    except Refused as exc:
+        state = store.load(get_db(), table_id)
+        notice = {"kind": "refused", "text": exc.message, "rule": exc.rule}
+        status = exc.status
+    if is_htmx():
+        return vary(board(state, seat, notice), status)
+    if status == 200:
+        return redirect(url_for("pages.table", table_id=table_id), 303)
+    return vary(render_template("table.html", **board_context(state, seat, notice)), status)
+
+
+def _describe_seq(table_id: str, seq: int) -> str:
+    db = get_db()
+    return describe(store.event(db, table_id, seq).event, store.names(db, table_id))
+
+
+@bp.post("/t/<table_id>/act/<action>")
+def act(table_id: str, action: str):
+    seat = _seat_or_403(table_id)
+    return _answer(table_id, seat, lambda: actions.perform(table_id, seat, action, request.form))
+
+
+@bp.post("/t/<table_id>/undo/<int:seq>")
+def undo(table_id: str, seq: int):
+    seat = _seat_or_403(table_id)
+    if request.form.get("from") == "history":
+        try:
+            actions.undo(table_id, seat, seq, request.form)
+        except Refused as exc:
+            return _history_page(table_id, seat, {"kind": "refused", "text": exc.message, "rule": exc.rule}, exc.status)
+        return redirect(url_for("pages.history", table_id=table_id), 303)
+    return _answer(table_id, seat, lambda: actions.undo(table_id, seat, seq, request.form))
+
+
+def _history_page(table_id: str, seat: str | None, notice=None, status: int = 200):
+    db = get_db()
+    state = store.load(db, table_id)
+    names = store.names(db, table_id)
+    entries = [
+        {"rec": rec, "text": describe(rec.event, names), "who": names.get(rec.actor, "") if rec.actor else "",
+         "can_undo": seat is not None and rec.undone_by is None and rec.kind in UNDOABLE
+         and (seat == state.host or seat == rec.actor)}
+        for rec in store.history(db, table_id, limit=500)
+    ]
+    template = "_history.html" if is_htmx() else "history.html"
+    return vary(render_template(template, state=state, entries=entries, seat=seat, notice=notice), status)
+
+
+@bp.get("/t/<table_id>/history")
+def history(table_id: str):
+    seat = _seat_or_403(table_id)
+    return _history_page(table_id, seat)
+
+
+@bp.get("/w/<token>")
+def spectate(token: str):
+    db = get_db()
+    state = store.load(db, store.table_for_spectator(db, token))
+    return render_template("spectate.html", token=token, **board_context(state, None))
+
+
+@bp.get("/rules")
+def rules():
+    return render_template("rules.html", rules=RULES.values())
+
+
+@bp.get("/rules/<rule_id>")
+def rule(rule_id: str):
+    if rule_id not in RULES:
+        abort(404, "There is no such rule.")
+    return render_template("rules.html", rules=[RULES[rule_id]])
+

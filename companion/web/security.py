@@ -1,0 +1,66 @@
+"""Headers every answer carries, and errors that never leak a stack trace.
+
+The Content-Security-Policy allows scripts and styles from this server only (no inline
+script, no CDN), and the page may not be framed. Errors under ``/api/`` answer JSON
+``{"error": ...}``; pages answer a short HTML page. Unexpected exceptions are logged on the
+server and the client gets a generic message.
+"""
+from __future__ import annotations
+
+from flask import Flask, jsonify, render_template, request
+from flask_wtf.csrf import CSRFError
+from werkzeug.exceptions import HTTPException
+
+from ..referee.rules import Refused
+from ..store import NotFound
+
+CSP = (
+    "default-src 'self'; script-src 'self'; style-src 'self'; img-src 'self' data:; "
+    "connect-src 'self'; object-src 'none'; base-uri 'none'; form-action 'self'; frame-ancestors 'none'"
+)
+
+
+def wants_json() -> bool:
+    return request.path.startswith("/api/")
+
+
+def error_response(message: str, status: int, **extra):
+    if wants_json():
+        return jsonify({"error": message, **extra}), status
+    return render_template("error.html", message=message, status=status, **extra), status
+
+
+def init_app(app: Flask) -> None:
+    @app.after_request
+    def headers(response):
+        response.headers.setdefault("Content-Security-Policy", CSP)
+        response.headers.setdefault("X-Content-Type-Options", "nosniff")
+        response.headers.setdefault("Referrer-Policy", "no-referrer")  # join tokens stay out of Referer
+        response.headers.setdefault("X-Frame-Options", "DENY")
+        if response.mimetype == "text/html":
+            response.headers.setdefault("Cache-Control", "no-store")
+        return response
+
+    @app.errorhandler(Refused)
+    def refused(exc: Refused):
+        body = exc.as_dict()
+        body.pop("error")
+        return error_response(exc.message, exc.status, **body)
+
+    @app.errorhandler(NotFound)
+    def not_found(exc: NotFound):
+        return error_response(str(exc), 404)
+
+    @app.errorhandler(CSRFError)
+    def csrf_error(exc: CSRFError):
+        return error_response("The form was stale or forged (CSRF check failed). Reload the page and try again.", 400)
+
+    @app.errorhandler(HTTPException)
+    def http_error(exc: HTTPException):
+        messages = {413: "The request is too large."}
+        return error_response(messages.get(exc.code, exc.description or exc.name), exc.code or 500)
+
+    @app.errorhandler(Exception)
+    def unexpected(exc: Exception):
+        app.logger.exception("unhandled error on %s %s", request.method, request.path)
+        return error_response("Something went wrong on the server; nothing was changed.", 500)

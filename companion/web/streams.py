@@ -1,0 +1,106 @@
+"""Server-sent events: each phone's board, pushed whenever its table changes.
+
+A stream first sends the current board (so a phone that slept or lost Wi-Fi catches up
+the moment its EventSource reconnects), then one message per new table version. Each
+message carries the version as its SSE ``id``. Keep-alive comments let dead connections
+fail, and every stream ends after ``STREAM_MAX_SECONDS`` so the browser reconnects and
+no thread waits forever on a phone that vanished.
+
+Phones get the board as HTML (``event: board``, swapped by htmx's SSE extension); API
+clients get the table state as JSON (``event: state``).
+"""
+from __future__ import annotations
+
+import json
+import time
+
+from flask import Blueprint, Response, current_app, request, stream_with_context
+
+from .. import store
+from ..db import get_db
+from . import seating
+from .render import board
+
+bp = Blueprint("streams", __name__)
+
+
+def _sse(event: str, data: str, version: int) -> str:
+    lines = "".join(f"data: {line}\n" for line in data.splitlines() or [""])
+    return f"id: {version}\nevent: {event}\n{lines}\n"
+
+
+def _known_version() -> int | None:
+    """The version the client already shows: ``Last-Event-ID`` on reconnect, else ``?v=``."""
+    raw = request.headers.get("Last-Event-ID") or request.args.get("v")
+    try:
+        return int(raw) if raw else None
+    except ValueError:
+        return None
+
+
+def event_stream(table_id: str, render, still_allowed) -> Response:
+    """Stream ``render(state)`` for ``table_id`` at every new version.
+
+    ``render`` returns ``(event_name, data)``; ``still_allowed(state)`` is checked at each
+    version so a removed player's stream ends. The first message is skipped when the
+    client says it already shows the current version.
+    """
+    config = current_app.config
+    known = _known_version()
+    feed = current_app.extensions["companion.live"]
+
+    @stream_with_context
+    def generate():
+        deadline = time.monotonic() + config["STREAM_MAX_SECONDS"]
+        yield "retry: 1000\n\n"
+        sent = known
+        cursor = feed.cursor(table_id)
+        while True:
+            state = store.load(get_db(), table_id)
+            if not still_allowed(state):
+                yield _sse("gone", "You no longer have a seat at this table.", state.version)
+                return
+            if state.version != sent:
+                name, data = render(state)
+                yield _sse(name, data, state.version)
+                sent = state.version
+            remaining = deadline - time.monotonic()
+            if remaining <= 0:
+                return
+            wait = min(config["STREAM_KEEPALIVE_SECONDS"], remaining)
+            new_cursor = feed.wait(table_id, cursor, wait)
+            if new_cursor is None:  # the app is shutting down
+                return
+            if new_cursor == cursor:
+                yield ": keep-alive\n\n"
+            cursor = new_cursor
+
+    response = Response(generate(), mimetype="text/event-stream")
+    response.headers["Cache-Control"] = "no-store"
+    response.headers["X-Accel-Buffering"] = "no"  # tell a reverse proxy not to buffer the stream
+    return response
+
+
+@bp.get("/t/<table_id>/stream")
+def table_stream(table_id: str):
+    """The board of the phone's own seat (cookie), or of a bearer token's seat."""
+    seat = seating.cookie_seat(table_id)
+    if seat is None:
+        seat = seating.bearer_seat(table_id).seat
+    return event_stream(table_id, lambda state: ("board", board(state, seat)),
+                        lambda state: seat in state.players)
+
+
+@bp.get("/w/<token>/stream")
+def spectator_stream(token: str):
+    table_id = store.table_for_spectator(get_db(), token)
+    return event_stream(table_id, lambda state: ("board", board(state, None)), lambda state: True)
+
+
+@bp.get("/api/v1/tables/<table_id>/stream")
+def api_stream(table_id: str):
+    seat = seating.bearer_seat(table_id).seat
+    return event_stream(table_id, lambda state: ("state", json.dumps(state.public())),
+                        lambda state: seat in state.players)
+
+

@@ -1,0 +1,26 @@
+// Table Referee: the little JavaScript the pages need beyond htmx (no inline script: CSP).
+// Live updates arrive as server-sent events (htmx's SSE extension); this file only keeps
+// them in order, and refreshes the board at once when a phone wakes up or its Wi-Fi
+// returns instead of waiting for the event stream to reconnect.
+(function () {
+  "use strict";
+  function refresh() {
+    var live = document.getElementById("live");
+    if (!live || !live.dataset.refresh || !window.htmx) return;
+    window.htmx.ajax("GET", live.dataset.refresh, { target: "#board", swap: "innerHTML" });
+  }
+  // The phone that made a change already shows its result (with the notice and its Undo
+  // button); the stream's copy of the same version must not wipe that, and an older
+  // version must never replace a newer one.
+  document.addEventListener("htmx:sseBeforeMessage", function (e) {
+    var board = document.querySelector("#board .board");
+    var shown = board ? parseInt(board.dataset.version, 10) : NaN;
+    var incoming = parseInt(e.detail.lastEventId, 10);
+    if (!isNaN(shown) && !isNaN(incoming) && incoming <= shown) e.preventDefault();
+  });
+  document.addEventListener("visibilitychange", function () {
+    if (document.visibilityState === "visible") refresh();
+  });
+  window.addEventListener("online", refresh);
+  window.addEventListener("pageshow", function (e) { if (e.persisted) refresh(); });
+})();

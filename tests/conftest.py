@@ -1,0 +1,90 @@
+"""Shared fixtures: the app on a temporary data directory, and phones that talk to it."""
+from __future__ import annotations
+
+import re
+
+import pytest
+
+from companion import create_app
+
+CSRF = re.compile(r'name="csrf_token" value="([^"]+)"')
+
+
+@pytest.fixture
+def app(tmp_path):
+    app = create_app({"DATA_DIR": str(tmp_path / "data"), "TESTING": True, "LIVE_POLL_INTERVAL": 0.01})
+    yield app
+    app.extensions["companion.live"].stop()
+
+
+@pytest.fixture
+def client(app):
+    return app.test_client()
+
+
+class Phone:
+    """One phone's browser: its own cookie jar, and the CSRF token its last page carried."""
+
+    def __init__(self, app):
+        self.client = app.test_client()
+        self.csrf = None
+        self.table_id = None
+
+    def get(self, url, **kw):
+        response = self.client.get(url, **kw)
+        match = CSRF.search(response.get_data(as_text=True))
+        if match:
+            self.csrf = match.group(1)
+        return response
+
+    def post(self, url, data=None, htmx=False, **kw):
+        if self.csrf is None:
+            self.get("/")
+        headers = {"HX-Request": "true"} if htmx else {}
+        return self.client.post(url, data={"csrf_token": self.csrf, **(data or {})}, headers=headers, **kw)
+
+    def create(self, name="Alice", table="Friday", sex="female"):
+        response = self.post("/tables", {"name": table, "player_name": name, "sex": sex, "profile": "munchkin-1.6"})
+        assert response.status_code == 303, response.get_data(as_text=True)
+        self.table_id = response.headers["Location"].rsplit("/", 1)[-1]
+        return self.table_id
+
+    def join_url(self):
+        page = self.get(f"/t/{self.table_id}").get_data(as_text=True)
+        return re.search(r'id="join-url"[^>]*>([^<]+)<', page).group(1).replace("http://localhost", "")
+
+    def join(self, join_path, name, sex="male"):
+        self.get(join_path)
+        response = self.post(join_path, {"name": name, "sex": sex})
+        assert response.status_code == 303, response.get_data(as_text=True)
+        self.table_id = response.headers["Location"].rsplit("/", 1)[-1]
+        return response
+
+    def act(self, action, htmx=True, **params):
+        return self.post(f"/t/{self.table_id}/act/{action}", {k: str(v) for k, v in params.items()}, htmx=htmx)
+
+
+@pytest.fixture
+def phones(app):
+    """A table with host Alice and players Bob and Cleo, each on their own phone."""
+    alice, bob, cleo = Phone(app), Phone(app), Phone(app)
+    alice.create()
+    path = alice.join_url()
+    bob.join(path, "Bob")
+    cleo.join(path, "Cleo", "female")
+    return alice, bob, cleo
+
+
+@pytest.fixture
+def api(client):
+    """Create a table over the API; returns (client, table_id, {name: token})."""
+    response = client.post("/api/v1/tables", json={"name": "API table", "host": {"name": "Hana", "sex": "female"}})
+    assert response.status_code == 201, response.json
+    body = response.json
+    tokens = {"Hana": body["token"]}
+    join_token = body["join_url"].rsplit("/", 1)[-1]
+    for name in ("Ivo", "Jana"):
+        joined = client.post(f"/api/v1/join/{join_token}", json={"name": name, "sex": "male"})
+        assert joined.status_code == 201, joined.json
+        tokens[name] = joined.json["token"]
+    return client, body["table"]["id"], tokens, join_token

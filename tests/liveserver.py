@@ -1,0 +1,61 @@
+"""Start the real server (`companion serve`, gunicorn) as a child process for tests."""
+from __future__ import annotations
+
+import os
+import signal
+import socket
+import subprocess
+import sys
+import time
+import urllib.request
+from pathlib import Path
+
+
+def free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+class LiveServer:
+    """``companion serve`` on 127.0.0.1 with its own data directory."""
+
+    def __init__(self, data_dir: Path, workers: int = 1, threads: int = 32, port: int | None = None, qr: bool = False):
+        self.qr = qr
+        self.data_dir = data_dir
+        self.workers = workers
+        self.threads = threads
+        self.port = port or free_port()
+        self.url = f"http://127.0.0.1:{self.port}"
+        self.proc: subprocess.Popen | None = None
+
+    def start(self) -> "LiveServer":
+        env = {**os.environ, "COMPANION_DATA": str(self.data_dir)}
+        self.log = open(self.data_dir.parent / f"server-{self.port}.log", "ab")
+        self.proc = subprocess.Popen(
+            [sys.executable, "-m", "companion", "serve", "--host", "127.0.0.1", "--port", str(self.port),
+             "--workers", str(self.workers), "--threads", str(self.threads), "--public-url", self.url, *([] if self.qr else ["--no-qr"])],
+            env=env, stdout=self.log, stderr=subprocess.STDOUT, start_new_session=True)
+        deadline = time.monotonic() + 30
+        while time.monotonic() < deadline:
+            if self.proc.poll() is not None:
+                raise RuntimeError(f"server exited with {self.proc.returncode}; see {self.log.name}")
+            try:
+                with urllib.request.urlopen(self.url + "/api/v1/profiles", timeout=1):
+                    return self
+            except OSError:
+                time.sleep(0.1)
+        raise RuntimeError("server did not start in 30 s")
+
+    def kill(self, sig=signal.SIGKILL) -> None:
+        """Kill the whole process group (gunicorn master and workers) with ``sig``."""
+        if self.proc and self.proc.poll() is None:
+            os.killpg(self.proc.pid, sig)
+            self.proc.wait(timeout=20)
+        if getattr(self, "log", None):
+            self.log.close()
+
+    stop = kill
+
+    def output(self) -> str:
+        return Path(self.log.name).read_text(errors="replace")

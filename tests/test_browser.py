@@ -1,0 +1,159 @@
+"""Real phones, really: Debian's Chromium driven by Playwright against the real server.
+
+Three phone-sized browser contexts join by the URL decoded (with OpenCV) from the QR code
+the host's screen shows; one taps "level up" and the others see it without a reload.
+"""
+from __future__ import annotations
+
+import os
+import shutil
+from pathlib import Path
+
+import cv2
+import numpy as np
+import pytest
+from playwright.sync_api import expect
+
+from liveserver import LiveServer
+
+pytestmark = [pytest.mark.browser, pytest.mark.slow]
+
+CHROMIUM = "/usr/bin/chromium"
+PHONE = {"viewport": {"width": 390, "height": 844}, "device_scale_factor": 2, "is_mobile": True, "has_touch": True}
+DOCS = Path(__file__).resolve().parent.parent / "docs"
+
+
+@pytest.fixture(scope="module")
+def browser():
+    if not shutil.which(CHROMIUM):
+        if os.environ.get("CI"):
+            pytest.fail(f"{CHROMIUM} is missing: .ci/run must install Debian's chromium")
+        pytest.skip("Debian's chromium is not installed")
+    from playwright.sync_api import sync_playwright
+
+    with sync_playwright() as p:
+        browser = p.chromium.launch(executable_path=CHROMIUM, args=[
+            "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
+            "--disable-background-networking", "--disable-component-update", "--disable-sync"])
+        yield browser
+        browser.close()
+
+
+@pytest.fixture
+def server(tmp_path):
+    data = tmp_path / "data"
+    data.mkdir()
+    server = LiveServer(data, workers=2).start()
+    yield server
+    server.stop()
+
+
+def phone(browser, errors):
+    context = browser.new_context(**PHONE)
+    page = context.new_page()
+    page.on("pageerror", lambda exc: errors.append(str(exc)))
+    page.on("console", lambda msg: errors.append(msg.text) if msg.type == "error" else None)
+    return page
+
+
+def decode_qr(page, tmp_path: Path) -> str:
+    """Screenshot the QR code the page shows and decode it with OpenCV, as a phone camera would.
+
+    Like a camera app it tries a few frames (the board may be re-rendered by a live
+    update between two frames); a frame that does not decode is kept for inspection.
+    """
+    for attempt in range(3):
+        png = page.locator("#join-qr").screenshot()
+        image = cv2.imdecode(np.frombuffer(png, np.uint8), cv2.IMREAD_COLOR)
+        text, _, _ = cv2.QRCodeDetector().detectAndDecode(image)
+        if text:
+            return text
+        (tmp_path / f"qr-undecoded-{attempt}.png").write_bytes(png)
+    raise AssertionError(f"OpenCV found no QR code in the screenshots (kept in {tmp_path})")
+
+
+def level_of(page, name: str) -> str:
+    return page.locator(f'.player[data-name="{name}"] .level-value').inner_text()
+
+
+def test_three_phones_join_by_qr_and_see_a_level_up_live(browser, server, tmp_path):
+    errors: list[str] = []
+    host = phone(browser, errors)
+    host.goto(server.url + "/")
+    host.fill("input[name=name]", "Friday dungeon")
+    host.fill("input[name=player_name]", "Alice")
+    host.check("input[name=sex][value=female]")
+    host.click("button.primary")
+    host.wait_for_selector("#my-level")
+
+    join_url = decode_qr(host, tmp_path)
+    assert join_url.startswith(server.url + "/j/")
+
+    players = []
+    for name, sex in [("Bob", "male"), ("Cleo", "female"), ("Dan", "male")]:
+        page = phone(browser, errors)
+        page.goto(join_url)
+        page.fill("input[name=name]", name)
+        page.check(f"input[name=sex][value={sex}]")
+        page.click("button.primary")
+        page.wait_for_selector("#my-level")
+        players.append(page)
+    bob, cleo, dan = players
+
+    # Every phone sees everyone (the host's phone got the joins live).
+    for page in [host, *players]:
+        for name in ("Alice", "Bob", "Cleo", "Dan"):
+            page.locator(f'.player[data-name="{name}"]').wait_for()
+        page.evaluate("window.__noReload = true")
+
+    bob.click("button[data-action='level.up']")
+    expect(bob.locator("#my-level")).to_have_text("2")
+    for page in (host, cleo, dan):
+        expect(page.locator('.player[data-name="Bob"] .level-value')).to_have_text("2", timeout=10_000)
+        assert page.evaluate("window.__noReload") is True  # updated in place, not reloaded
+
+    # A reload keeps the seat (signed cookie).
+    cleo.reload()
+    assert cleo.locator("#me h2").inner_text().startswith("Cleo")
+
+    if os.environ.get("UPDATE_SCREENSHOTS"):
+        bob.screenshot(path=str(DOCS / "screenshot-table.png"), full_page=True)
+    assert errors == []
+
+
+def test_refusal_and_win_are_shown_on_the_phones(browser, server, tmp_path):
+    errors: list[str] = []
+    host = phone(browser, errors)
+    host.goto(server.url + "/")
+    host.fill("input[name=player_name]", "Alice")
+    host.check("input[name=sex][value=female]")
+    host.click("button.primary")
+    host.wait_for_selector("#my-level")
+    join_url = decode_qr(host, tmp_path)
+    bob = phone(browser, errors)
+    bob.goto(join_url)
+    bob.fill("input[name=name]", "Bob")
+    bob.check("input[name=sex][value=male]")
+    bob.click("button.primary")
+    bob.wait_for_selector("#my-level")
+
+    for level in range(2, 10):
+        bob.click("button[data-action='level.up']")
+        expect(bob.locator("#my-level")).to_have_text(str(level))
+    bob.click("button[data-action='level.up']")
+    alert = bob.locator(".notice.refused")
+    alert.wait_for()
+    assert "killing a monster" in alert.inner_text()
+    assert "Contradictions Between Cards and Rules, rule 4" in alert.inner_text()
+    assert bob.locator("#my-level").inner_text() == "9"
+
+    bob.click("button[data-action='level.kill'] >> nth=0")
+    for page in (bob, host):
+        page.locator(".winner").wait_for()
+        assert "Bob wins the game!" in page.locator(".winner").inner_text()
+
+    # Undo from the notice right after the action takes the win back, on every phone.
+    bob.click(".notice.done button[data-undo]")
+    expect(host.locator(".winner")).to_have_count(0)
+    assert level_of(host, "Bob") == "9"
+    assert [e for e in errors if "status of 422" not in e] == []  # the refusal is a 422 by design

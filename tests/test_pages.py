@@ -1,0 +1,187 @@
+"""The phone pages over HTTP: full pages and htmx partials, seats, CSRF, escaping, headers."""
+import re
+
+from conftest import Phone
+
+
+def level_of(html: str, name: str) -> int:
+    match = re.search(rf'data-name="{name}".*?class="level-value">(\d+)<', html, re.S)
+    return int(match.group(1))
+
+
+def test_home_page_and_security_headers(client):
+    response = client.get("/")
+    assert response.status_code == 200
+    csp = response.headers["Content-Security-Policy"]
+    assert "script-src 'self'" in csp and "unsafe-inline" not in csp
+    assert response.headers["X-Content-Type-Options"] == "nosniff"
+    assert "<script>" not in response.get_data(as_text=True)  # no inline script anywhere
+    assert " style=" not in response.get_data(as_text=True)
+
+
+def test_static_vendor_files_are_served_by_the_app(client):
+    assert client.get("/static/vendor/htmx-2.0.11.min.js").status_code == 200
+    assert client.get("/static/vendor/htmx-ext-sse-2.2.4.min.js").status_code == 200
+
+
+def test_three_phones_join_and_see_each_other(phones):
+    alice, bob, cleo = phones
+    html = cleo.get(f"/t/{cleo.table_id}").get_data(as_text=True)
+    for name in ("Alice", "Bob", "Cleo"):
+        assert f'data-name="{name}"' in html
+    assert 'id="join-qr"' in html and "<svg" in html
+
+
+def test_seat_cookie_is_signed_httponly_and_survives_reload(app, phones):
+    alice, bob, _ = phones
+    cookie = bob.client.get_cookie("companion_seat")
+    assert cookie.http_only and cookie.same_site == "Lax"
+    assert bob.get(f"/t/{bob.table_id}").status_code == 200
+    # A forged cookie gives no seat.
+    stranger = Phone(app)
+    stranger.client.set_cookie("companion_seat", cookie.value[:-3] + "abc")
+    assert stranger.get(f"/t/{bob.table_id}").status_code == 403
+
+
+def test_rejoining_with_a_seat_goes_back_to_it(phones):
+    alice, bob, _ = phones
+    path = alice.join_url()
+    response = bob.get(path)
+    assert response.status_code == 303 and response.headers["Location"].endswith(f"/t/{bob.table_id}")
+
+
+def test_stranger_without_seat_gets_403_and_bad_join_token_404(app, phones):
+    alice, _, _ = phones
+    stranger = Phone(app)
+    assert stranger.get(f"/t/{alice.table_id}").status_code == 403
+    assert stranger.get("/t/doesnotexist").status_code == 404
+    assert stranger.get("/j/not-a-real-token").status_code == 404
+
+
+def test_full_page_and_partial_with_vary(phones):
+    alice, _, _ = phones
+    full = alice.get(f"/t/{alice.table_id}")
+    partial = alice.get(f"/t/{alice.table_id}", headers={"HX-Request": "true"})
+    assert "<html" in full.get_data(as_text=True)
+    assert "<html" not in partial.get_data(as_text=True) and 'class="board"' in partial.get_data(as_text=True)
+    for response in (full, partial):
+        assert "HX-Request" in response.headers["Vary"]
+
+
+def test_level_up_via_htmx_and_without_javascript(phones):
+    alice, bob, _ = phones
+    response = bob.act("level.up")
+    assert response.status_code == 200 and "HX-Request" in response.headers["Vary"]
+    assert level_of(response.get_data(as_text=True), "Bob") == 2
+    response = bob.act("level.up", htmx=False)  # plain form post: redirect back to the table
+    assert response.status_code == 303
+    assert level_of(alice.get(f"/t/{alice.table_id}").get_data(as_text=True), "Bob") == 3
+
+
+def test_refusal_names_and_cites_the_rule(phones):
+    _, bob, _ = phones
+    for _ in range(8):
+        assert bob.act("level.up").status_code == 200
+    response = bob.act("level.up")
+    html = response.get_data(as_text=True)
+    assert response.status_code == 422
+    assert "can only be reached by killing a monster" in html
+    assert "Munchkin 1.6 (2011), Contradictions Between Cards and Rules, rule 4" in html
+    assert 'href="/rules/level.win-by-kill"' in html
+    # without JavaScript the whole page answers with the refusal
+    response = bob.act("level.up", htmx=False)
+    assert response.status_code == 422 and "<html" in response.get_data(as_text=True)
+
+
+def test_winning_kill_shows_on_every_phone(phones):
+    alice, bob, cleo = phones
+    for _ in range(8):
+        bob.act("level.up")
+    bob.act("level.kill", levels=1)
+    for phone in phones:
+        assert "Bob wins the game!" in phone.get(f"/t/{phone.table_id}").get_data(as_text=True)
+
+
+def test_csrf_is_required_for_form_posts(phones):
+    _, bob, _ = phones
+    response = bob.client.post(f"/t/{bob.table_id}/act/level.up", data={})
+    assert response.status_code == 400 and "CSRF" in response.get_data(as_text=True)
+    response = bob.client.post(f"/t/{bob.table_id}/act/level.up", data={"csrf_token": "forged"})
+    assert response.status_code == 400
+
+
+def test_names_are_escaped_everywhere(app, phones):
+    alice, _, _ = phones
+    evil = Phone(app)
+    evil.join(alice.join_url(), "<img src=x onerror=1>")
+    for url in (f"/t/{alice.table_id}", f"/t/{alice.table_id}/history"):
+        html = alice.get(url).get_data(as_text=True)
+        assert "<img src=x" not in html and "&lt;img src=x onerror=1&gt;" in html
+
+
+def test_join_refusals_keep_the_form(app, phones):
+    alice, _, _ = phones
+    late = Phone(app)
+    path = alice.join_url()
+    late.get(path)
+    response = late.post(path, {"name": "bob", "sex": "male"})
+    assert response.status_code == 409 and "already called bob" in response.get_data(as_text=True)
+    response = late.post(path, {"name": "Dan", "sex": "robot"})
+    assert response.status_code == 400
+
+
+def test_host_removes_a_player_and_hands_over(phones):
+    alice, bob, cleo = phones
+    cleo_seat = re.search(r'data-seat="([^"]+)" data-name="Cleo"', alice.get(f"/t/{alice.table_id}").get_data(as_text=True)).group(1)
+    assert bob.act("player.remove", seat=cleo_seat).status_code == 403  # not the host
+    assert alice.act("player.remove", seat=cleo_seat).status_code == 200
+    assert cleo.get(f"/t/{cleo.table_id}").status_code == 403  # removed: the seat is gone
+    bob_seat = re.search(r'data-seat="([^"]+)" data-name="Bob"', alice.get(f"/t/{alice.table_id}").get_data(as_text=True)).group(1)
+    assert alice.act("host.transfer", seat=bob_seat).status_code == 200
+    assert "Host tools for Alice" in bob.get(f"/t/{bob.table_id}").get_data(as_text=True)
+
+
+def test_history_lists_changes_and_undo_works(phones):
+    alice, bob, _ = phones
+    bob.act("level.up")
+    bob.act("level.up")
+    history = bob.get(f"/t/{bob.table_id}/history").get_data(as_text=True)
+    assert "Bob level 2 → 3" in history and "Bob level 1 → 2" in history
+    seq = max(int(s) for s in re.findall(r'data-undo="(\d+)"', history))
+    response = bob.post(f"/t/{bob.table_id}/undo/{seq}", {"from": "history"})
+    assert response.status_code == 303
+    history = bob.get(f"/t/{bob.table_id}/history").get_data(as_text=True)
+    assert f"undone by #{seq + 1}" in history and "undo: level 3 → 2" in history
+    # Cleo may not undo Bob's change; already-undone changes cannot be undone twice
+    response = bob.post(f"/t/{bob.table_id}/undo/{seq}", htmx=True)
+    assert response.status_code == 409 and "already undone" in response.get_data(as_text=True)
+
+
+def test_only_author_or_host_may_undo(phones):
+    alice, bob, cleo = phones
+    response = bob.act("level.up")
+    seq = int(re.search(r'data-undo="(\d+)"', response.get_data(as_text=True)).group(1))
+    assert cleo.post(f"/t/{cleo.table_id}/undo/{seq}", htmx=True).status_code == 403
+    assert alice.post(f"/t/{alice.table_id}/undo/{seq}", htmx=True).status_code == 200  # the host may
+
+
+def test_spectator_link_is_read_only(app, phones):
+    alice, _, _ = phones
+    page = alice.get(f"/t/{alice.table_id}").get_data(as_text=True)
+    path = re.search(r'id="spectator-url"[^>]*>([^<]+)<', page).group(1).replace("http://localhost", "")
+    watcher = Phone(app)
+    html = watcher.get(path).get_data(as_text=True)
+    assert 'data-name="Bob"' in html and "data-action" not in html and "join-qr" not in html
+    assert watcher.get(f"/t/{alice.table_id}").status_code == 403
+
+
+def test_oversized_request_is_refused(phones):
+    _, bob, _ = phones
+    response = bob.post(f"/t/{bob.table_id}/act/level.up", {"reason": "x" * 200_000})
+    assert response.status_code == 413
+
+
+def test_rules_pages(client):
+    assert "Level 1 is the floor" in client.get("/rules").get_data(as_text=True)
+    assert client.get("/rules/level.floor").status_code == 200
+    assert client.get("/rules/nope").status_code == 404

@@ -1,0 +1,150 @@
+"""The event-sourced table in the referee: decide, apply, replay and undo."""
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from companion.referee import table as t
+from companion.referee.rules import Refused
+
+
+def new_table(*names):
+    events = [t.create("tid", "Friday", "munchkin-1.6")]
+    state = t.apply(None, events[0])
+    for i, name in enumerate(names):
+        event = t.join(state, f"s{i}", name, "male" if i % 2 else "female")
+        events.append(event)
+        state = t.apply(state, event)
+    return state, events
+
+
+def run(state, events, actor, action, **params):
+    event = t.decide(state, actor, action, params)
+    events.append(event)
+    return t.apply(state, event)
+
+
+def test_creator_is_host_and_players_start_at_level_1():
+    state, _ = new_table("Ann", "Ben")
+    assert state.host == "s0"
+    assert [p.level for p in state.players.values()] == [1, 1]
+
+
+@pytest.mark.parametrize("name, message", [("", "required"), ("x" * 25, "at most 24"), ("a\x00b", "control")])
+def test_bad_names_are_refused(name, message):
+    state, _ = new_table("Ann")
+    with pytest.raises(Refused, match=message):
+        t.join(state, "s9", name, "male")
+
+
+def test_names_are_unique_ignoring_case_and_spacing():
+    state, _ = new_table("Ann")
+    with pytest.raises(Refused, match="already called"):
+        t.join(state, "s9", "  aNN ", "male")
+
+
+def test_eight_seats_then_full():
+    state, _ = new_table(*[f"P{i}" for i in range(8)])
+    with pytest.raises(Refused) as exc:
+        t.join(state, "s9", "Late", "male")
+    assert exc.value.rule.id == "table.players"
+
+
+def test_players_change_only_their_own_character_unless_host():
+    state, events = new_table("Ann", "Ben")
+    with pytest.raises(Refused) as exc:
+        t.decide(state, "s1", "level.up", {"seat": "s0"})
+    assert exc.value.rule.id == "table.host" and exc.value.status == 403
+    state = run(state, events, "s0", "level.up", seat="s1")
+    assert state.players["s1"].level == 2
+
+
+def test_kill_to_ten_wins_and_freezes_the_game():
+    state, events = new_table("Ann", "Ben")
+    for _ in range(8):
+        state = run(state, events, "s1", "level.up")
+    with pytest.raises(Refused) as exc:
+        t.decide(state, "s1", "level.up", {})
+    assert exc.value.rule.id == "level.win-by-kill"
+    state = run(state, events, "s1", "level.kill", levels=1)
+    assert state.winner == "s1" and state.players["s1"].level == 10
+    with pytest.raises(Refused) as exc:
+        t.decide(state, "s0", "level.up", {})
+    assert exc.value.rule.id == "game.won"
+    # undoing the winning kill reopens the game
+    state = t.apply(state, t.inverse(state, events[-1]))
+    assert state.winner is None and state.players["s1"].level == 9
+
+
+def test_undo_is_a_compensating_delta_checked_by_the_rules():
+    state, events = new_table("Ann", "Ben")
+    state = run(state, events, "s1", "level.up")  # Ben 1 -> 2
+    mine = events[-1]
+    state = run(state, events, "s0", "level.up", seat="s1")  # host: Ben 2 -> 3
+    state = t.apply(state, t.inverse(state, mine))
+    assert state.players["s1"].level == 2  # the other change still counts
+    state = run(state, events, "s1", "level.down")  # 2 -> 1
+    with pytest.raises(Refused) as exc:  # undoing the host's +1 would leave Ben at 0
+        t.inverse(state, events[-2])
+    assert exc.value.rule.id == "level.floor"
+
+
+def test_sex_change_and_its_undo():
+    state, events = new_table("Ann")
+    state = run(state, events, "s0", "sex.set", sex="male")
+    assert state.players["s0"].sex == "male"
+    with pytest.raises(Refused, match="already"):
+        t.decide(state, "s0", "sex.set", {"sex": "male"})
+    state = t.apply(state, t.inverse(state, events[-1]))
+    assert state.players["s0"].sex == "female"
+
+
+def test_host_removes_restores_and_hands_over():
+    state, events = new_table("Ann", "Ben", "Cid")
+    with pytest.raises(Refused, match="hand the host role"):
+        t.decide(state, "s0", "player.remove", {"seat": "s0"})
+    state = run(state, events, "s0", "player.remove", seat="s2")
+    assert "s2" not in state.players
+    state = t.apply(state, t.inverse(state, events[-1]))
+    assert state.players["s2"].name == "Cid"
+    state = run(state, events, "s0", "host.transfer", seat="s1")
+    assert state.host == "s1"
+    with pytest.raises(Refused) as exc:
+        t.decide(state, "s0", "player.remove", {"seat": "s1"})
+    assert exc.value.rule.id == "table.host"
+
+
+def test_unknown_action_and_creation_checks():
+    state, _ = new_table("Ann")
+    with pytest.raises(Refused, match="Unknown action"):
+        t.decide(state, "s0", "level.teleport", {})
+    with pytest.raises(Refused, match="unknown rule profile"):
+        t.create("x", "T", "munchkin-99")
+    with pytest.raises(Refused, match="1 to 2"):
+        t.decide(state, "s0", "level.kill", {"levels": 3})
+
+
+ACTIONS = st.sampled_from([("level.up", {}), ("level.down", {}), ("level.kill", {"levels": 1}),
+                           ("level.kill", {"levels": 2}), ("sex.set", {"sex": "male"}), ("sex.set", {"sex": "female"})])
+
+
+@settings(max_examples=60, deadline=None)
+@given(st.lists(st.tuples(st.sampled_from(["s0", "s1", "s2"]), ACTIONS), max_size=60), st.data())
+def test_replay_rebuilds_exactly_and_invariants_hold(steps, data):
+    state, events = new_table("Ann", "Ben", "Cid")
+    for actor, (action, params) in steps:
+        try:
+            state = run(state, events, actor, action, **params)
+        except Refused:
+            continue
+        if data.draw(st.booleans()):  # sometimes undo the change just made
+            try:
+                inverse = t.inverse(state, events[-1])
+            except Refused:
+                continue
+            events.append(inverse)
+            state = t.apply(state, inverse)
+        for p in state.players.values():
+            assert 1 <= p.level <= 10
+            assert (p.level == 10) == (state.winner == p.seat)
+    assert t.replay(events).to_json() == state.to_json()
+    assert state.version == len(events)

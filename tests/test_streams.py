@@ -1,0 +1,92 @@
+"""Live updates: every phone's stream carries each new version; reconnecting catches up."""
+import json
+import re
+
+from sse import Reader, client_lines
+
+
+class Stream:
+    """A phone's open event stream, read in its own thread like a browser would."""
+
+    def __init__(self, client, url, headers=None):
+        self.response = None
+        self.reader = Reader(lambda: self._open(client, url, headers or {}))
+
+    def _open(self, client, url, headers):
+        self.response = client.get(url, buffered=False, headers=headers)
+        assert self.response.status_code == 200 and self.response.mimetype == "text/event-stream"
+        return client_lines(self.response)
+
+    def next(self, **kw):
+        return self.reader.next(**kw)
+
+    def close(self):
+        """Hang up. The server notices when it next writes; the app fixture ends the rest."""
+
+
+def open_stream(phone, headers=None):
+    stream = Stream(phone.client, f"/t/{phone.table_id}/stream", headers)
+    return stream, stream
+
+
+def test_other_phones_receive_the_change(phones):
+    alice, bob, cleo = phones
+    streams = [open_stream(p) for p in (alice, cleo)]
+    first = [reader.next(event="board") for _, reader in streams]
+    assert len({m["id"] for m in first}) == 1  # everyone starts at the same version
+    bob.act("level.up")
+    for response, reader in streams:
+        message = reader.next(event="board")
+        assert int(message["id"]) == int(first[0]["id"]) + 1
+        assert re.search(r'data-name="Bob".*?class="level-value">2<', message["data"], re.S)
+        response.close()
+
+
+def test_own_sheet_in_stream_is_for_the_viewer(phones):
+    alice, bob, cleo = phones
+    response, reader = open_stream(cleo)
+    assert '<h2>Cleo' in reader.next(event="board")["data"]
+    response.close()
+
+
+def test_a_phone_that_was_away_catches_up_on_reconnect(phones):
+    alice, bob, cleo = phones
+    response, reader = open_stream(cleo)
+    seen = int(reader.next(event="board")["id"])
+    response.close()  # the phone sleeps
+    bob.act("level.up")
+    bob.act("level.up")
+    response, reader = open_stream(cleo, headers={"Last-Event-ID": str(seen)})
+    message = reader.next(event="board")
+    assert int(message["id"]) == seen + 2
+    assert re.search(r'data-name="Bob".*?class="level-value">3<', message["data"], re.S)
+    response.close()
+
+
+def test_removed_player_stream_ends(phones):
+    alice, bob, cleo = phones
+    response, reader = open_stream(cleo)
+    html = reader.next(event="board")["data"]
+    seat = re.search(r'data-seat="([^"]+)" data-name="Cleo"', html).group(1)
+    alice.act("player.remove", seat=seat)
+    assert reader.next(event="gone")["event"] == "gone"
+    response.close()
+
+
+def test_spectator_and_api_streams(api, app):
+    client, table_id, tokens, _ = api
+    response = reader = Stream(client, f"/api/v1/tables/{table_id}/stream", {"Authorization": f"Bearer {tokens['Ivo']}"})
+    first = json.loads(reader.next(event="state")["data"])
+    client.post(f"/api/v1/tables/{table_id}/actions", json={"action": "level.up"}, headers={"Authorization": f"Bearer {tokens['Jana']}"})
+    second = json.loads(reader.next(event="state")["data"])
+    assert second["version"] == first["version"] + 1
+    assert [p["level"] for p in second["players"] if p["name"] == "Jana"] == [2]
+    response.close()
+    assert client.get(f"/api/v1/tables/{table_id}/stream").status_code == 401
+    assert client.get("/w/not-a-token/stream").status_code == 404
+
+
+def test_stream_without_seat_is_refused(app, phones):
+    alice, _, _ = phones
+    stranger = app.test_client()
+    assert stranger.get(f"/t/{alice.table_id}/stream").status_code == 401
