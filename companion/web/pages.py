@@ -15,7 +15,7 @@ from ..referee.profiles import DEFAULT_PROFILE, PROFILES
 from ..referee.rules import RULES, Refused
 from ..referee.table import SEXES, UNDOABLE, describe
 from . import seating
-from .render import board, board_context
+from .render import board, board_context, invite_context
 
 bp = Blueprint("pages", __name__)
 
@@ -96,7 +96,7 @@ def table(table_id: str):
     state = store.load(get_db(), table_id)
     if is_htmx():
         return vary(board(state, seat))
-    return vary(render_template("table.html", **board_context(state, seat)))
+    return vary(render_template("table.html", **board_context(state, seat), **invite_context(table_id)))
 
 
 def _answer(table_id: str, seat: str, work):
@@ -114,7 +114,7 @@ def _answer(table_id: str, seat: str, work):
         return vary(board(state, seat, notice), status)
     if status == 200:
         return redirect(url_for("pages.table", table_id=table_id), 303)
-    return vary(render_template("table.html", **board_context(state, seat, notice)), status)
+    return vary(render_template("table.html", **board_context(state, seat, notice), **invite_context(table_id)), status)
 
 
 def _describe_seq(table_id: str, seq: int) -> str:

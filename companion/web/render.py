@@ -17,7 +17,7 @@ def board_context(state: TableState, seat: str | None, notice: dict | None = Non
     """What the board shows ``seat`` (``None`` for a spectator)."""
     players = [p.as_dict() for p in state.players.values()]
     me = state.players.get(seat) if seat else None
-    context = {
+    return {
         "state": state,
         "profile": state.profile,
         "players": players,
@@ -27,11 +27,15 @@ def board_context(state: TableState, seat: str | None, notice: dict | None = Non
         "notice": notice,
         "rules": RULES,
     }
-    if seat:
-        tokens = store.tokens(get_db(), state.id)
-        context["join_url"] = base_url() + url_for("pages.join", token=tokens["join"])
-        context["spectator_url"] = base_url() + url_for("pages.spectate", token=tokens["spectator"])
-    return context
+
+
+def invite_context(table_id: str) -> dict:
+    """The join and spectator URLs (for the invitation's QR code; seated players only)."""
+    tokens = store.tokens(get_db(), table_id)
+    return {
+        "join_url": base_url() + url_for("pages.join", token=tokens["join"]),
+        "spectator_url": base_url() + url_for("pages.spectate", token=tokens["spectator"]),
+    }
 
 
 def board(state: TableState, seat: str | None, notice: dict | None = None) -> str:
