@@ -106,7 +106,7 @@ def test_three_phones_join_by_qr_and_see_a_level_up_live(browser, server, tmp_pa
             page.locator(f'.player[data-name="{name}"]').wait_for()
         page.evaluate("window.__noReload = true")
 
-    bob.click("button[data-action='level.up']")
+    bob.click("#me button[data-action='level.up']")
     expect(bob.locator("#my-level")).to_have_text("2")
     for page in (host, cleo, dan):
         expect(page.locator('.player[data-name="Bob"] .level-value')).to_have_text("2", timeout=10_000)
@@ -138,16 +138,16 @@ def test_refusal_and_win_are_shown_on_the_phones(browser, server, tmp_path):
     bob.wait_for_selector("#my-level")
 
     for level in range(2, 10):
-        bob.click("button[data-action='level.up']")
+        bob.click("#me button[data-action='level.up']")
         expect(bob.locator("#my-level")).to_have_text(str(level))
-    bob.click("button[data-action='level.up']")
+    bob.click("#me button[data-action='level.up']")
     alert = bob.locator(".notice.refused")
     alert.wait_for()
     assert "killing a monster" in alert.inner_text()
     assert "Contradictions Between Cards and Rules, rule 4" in alert.inner_text()
     assert bob.locator("#my-level").inner_text() == "9"
 
-    bob.click("button[data-action='level.kill'] >> nth=0")
+    bob.click("#me button[data-action='level.kill'] >> nth=0")
     for page in (bob, host):
         page.locator(".winner").wait_for()
         assert "Bob wins the game!" in page.locator(".winner").inner_text()

@@ -185,3 +185,13 @@ def test_rules_pages(client):
     assert "Level 1 is the floor" in client.get("/rules").get_data(as_text=True)
     assert client.get("/rules/level.floor").status_code == 200
     assert client.get("/rules/nope").status_code == 404
+
+
+def test_host_can_adjust_a_player_whose_phone_died(phones):
+    alice, bob, _ = phones
+    html = alice.get(f"/t/{alice.table_id}").get_data(as_text=True)
+    bob_seat = re.search(r'data-seat="([^"]+)" data-name="Bob"', html).group(1)
+    assert 'aria-label="Level up for Bob"' in html
+    response = alice.act("level.up", seat=bob_seat)
+    assert response.status_code == 200 and level_of(response.get_data(as_text=True), "Bob") == 2
+    assert 'aria-label="Level up for Alice"' not in bob.get(f"/t/{bob.table_id}").get_data(as_text=True)
