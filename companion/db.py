@@ -13,6 +13,7 @@ from datetime import datetime, timezone
 from pathlib import Path
 
 import sqlite_utils
+from card_db import store as card_store
 from sqlite_utils.migrations import Migrations
 from flask import current_app, g
 
@@ -67,7 +68,8 @@ def _m001_tables(db: sqlite_utils.Database) -> None:
 
 
 def migrate(db: sqlite_utils.Database) -> None:
-    """Apply pending migrations (recorded in ``_sqlite_migrations``).
+    """Apply pending migrations (the app's and the card database's, recorded in
+    ``_sqlite_migrations``) and load the bundled cards if they changed.
 
     The outer ``BEGIN IMMEDIATE`` takes the write lock first, so several worker processes
     starting at once apply each migration exactly once.
@@ -75,6 +77,8 @@ def migrate(db: sqlite_utils.Database) -> None:
     db.conn.execute("BEGIN IMMEDIATE")
     try:
         MIGRATIONS.apply(db)
+        card_store.migrate(db)
+        card_store.load_bundled(db)
         db.conn.execute("COMMIT")
     except BaseException:
         db.conn.execute("ROLLBACK")

@@ -1,0 +1,174 @@
+"""What a card record is: one JSON Schema for every kind of card in the base game and its
+expansions, holding the numbers the referee computes with, not only text.
+
+Validation reports every problem with the record it is in (position and id) and the field
+path, so a player fixing an import file knows exactly where to look.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from jsonschema import Draft202012Validator
+
+LANGUAGES = ("en", "de", "nl", "it", "ru", "fr")
+DECKS = ("door", "treasure")
+DOOR_KINDS = ("monster", "curse", "monster_enhancer", "race", "class", "special")
+TREASURE_KINDS = ("item", "one_shot", "go_up_a_level", "special")
+KINDS = tuple(dict.fromkeys(DOOR_KINDS + TREASURE_KINDS))
+SLOTS = ("headgear", "armor", "footgear", "one_hand", "two_hands", "none")
+RACES = ("elf", "dwarf", "halfling", "human")
+CLASSES = ("warrior", "wizard", "cleric", "thief")
+SEXES = ("male", "female")
+
+_text = {"type": "string", "minLength": 1, "maxLength": 2000}
+_names = {
+    "type": "object",
+    "properties": {lang: {"type": "string", "minLength": 1, "maxLength": 80} for lang in LANGUAGES},
+    "required": ["en"],
+    "additionalProperties": False,
+}
+_texts = {"type": "object", "properties": {lang: _text for lang in LANGUAGES}, "additionalProperties": False}
+_who = {  # a race, class or sex a bonus, penalty or restriction is about
+    "type": "object",
+    "properties": {"race": {"enum": list(RACES)}, "class": {"enum": list(CLASSES)}, "sex": {"enum": list(SEXES)}},
+    "minProperties": 1, "maxProperties": 1, "additionalProperties": False,
+}
+_int = {"type": "integer", "minimum": -100, "maximum": 100}
+_effect = {  # a lasting or one-off effect the referee applies
+    "type": "object",
+    "properties": {
+        "type": {"enum": ["combat_bonus", "run_away_bonus", "lose_levels", "lose_item", "change_sex",
+                          "lose_race", "lose_class", "other"]},
+        "value": _int,
+        "slot": {"enum": list(SLOTS)},
+        "until": {"enum": ["next_combat", "removed", "next_run_away"]},
+    },
+    "required": ["type"], "additionalProperties": False,
+}
+
+CARD_SCHEMA: dict = {
+    "$schema": "https://json-schema.org/draft/2020-12/schema",
+    "title": "Munchkin card",
+    "type": "object",
+    "required": ["id", "deck", "kind", "names", "set"],
+    "additionalProperties": False,
+    "properties": {
+        "id": {"type": "string", "pattern": "^[a-z0-9]+(-[a-z0-9]+)*$", "maxLength": 80},
+        "deck": {"enum": list(DECKS)},
+        "kind": {"enum": list(KINDS)},
+        "set": {"type": "string", "pattern": "^[a-z0-9]+(-[a-z0-9]+)*$"},
+        "copies": {"type": "integer", "minimum": 1, "maximum": 20, "default": 1},
+        "names": _names,
+        "text": _texts,
+        "monster": {
+            "type": "object", "additionalProperties": False,
+            "required": ["level", "treasures"],
+            "properties": {
+                "level": {"type": "integer", "minimum": 0, "maximum": 100},
+                "treasures": {"type": "integer", "minimum": 0, "maximum": 20},
+                "levels": {"type": "integer", "minimum": 1, "maximum": 5, "default": 1},
+                "undead": {"type": "boolean", "default": False},
+                "modifiers": {"type": "array", "items": {
+                    "type": "object", "required": ["against", "value"], "additionalProperties": False,
+                    "properties": {"against": _who, "value": _int}}},
+                "will_not_pursue": {"type": "object", "additionalProperties": False, "properties": {
+                    "max_level": {"type": "integer", "minimum": 1, "maximum": 20}, "who": _who}},
+                "run_away_modifier": _int,
+                "bad_stuff": {"type": "object", "additionalProperties": False, "properties": {
+                    "text": _texts, "levels_lost": {"type": "integer", "minimum": 0, "maximum": 10},
+                    "death": {"type": "boolean"}, "effects": {"type": "array", "items": _effect}}},
+            },
+        },
+        "curse": {
+            "type": "object", "additionalProperties": False, "required": ["timing"],
+            "properties": {"timing": {"enum": ["immediate", "persistent"]},
+                           "effects": {"type": "array", "items": _effect}},
+        },
+        "enhancer": {
+            "type": "object", "additionalProperties": False,
+            "properties": {"level_change": _int, "treasure_change": _int, "mate": {"type": "boolean"}},
+        },
+        "item": {
+            "type": "object", "additionalProperties": False, "required": ["bonus", "slot", "gold"],
+            "properties": {
+                "bonus": _int, "slot": {"enum": list(SLOTS)}, "big": {"type": "boolean", "default": False},
+                "gold": {"type": "integer", "minimum": 0, "maximum": 10000},
+                "usable_by": {"type": "array", "items": _who},
+                "not_usable_by": {"type": "array", "items": _who},
+                "run_away_bonus": _int,
+                # a different bonus while the wearer is of this race, class or sex (Horny Helmet: +3 for Elves)
+                "bonus_if": {"type": "array", "items": {"type": "object", "required": ["who", "value"],
+                                                         "properties": {"who": _who, "value": _int},
+                                                         "additionalProperties": False}},
+            },
+        },
+        "one_shot": {
+            "type": "object", "additionalProperties": False, "required": ["gold"],
+            "properties": {"bonus": _int, "either_side": {"type": "boolean", "default": True},
+                           "gold": {"type": "integer", "minimum": 0, "maximum": 10000},
+                           "usable_by": {"type": "array", "items": _who}, "run_away_bonus": _int},
+        },
+        "levels": {"type": "integer", "minimum": 1, "maximum": 5},
+        "rulings": {"type": "array", "items": {
+            "type": "object", "required": ["question", "answer"], "additionalProperties": False,
+            "properties": {"question": _text, "answer": _text, "rule": {"type": "string"}}}},
+        "sources": {"type": "array", "items": {
+            "type": "object", "required": ["facts", "checked"], "additionalProperties": False,
+            "properties": {"facts": {"type": "array", "items": {"type": "string"}, "minItems": 1},
+                           "checked": {"type": "string", "minLength": 3}}}},
+    },
+    "allOf": [
+        {"if": {"properties": {"kind": {"const": "monster"}}}, "then": {"required": ["monster"]}},
+        {"if": {"properties": {"kind": {"const": "curse"}}}, "then": {"required": ["curse"]}},
+        {"if": {"properties": {"kind": {"const": "monster_enhancer"}}}, "then": {"required": ["enhancer"]}},
+        {"if": {"properties": {"kind": {"const": "item"}}}, "then": {"required": ["item"]}},
+        {"if": {"properties": {"kind": {"const": "one_shot"}}}, "then": {"required": ["one_shot"]}},
+        {"if": {"properties": {"kind": {"const": "go_up_a_level"}}}, "then": {"required": ["levels"]}},
+        {"if": {"properties": {"deck": {"const": "door"}}},
+         "then": {"properties": {"kind": {"enum": list(DOOR_KINDS)}}}},
+        {"if": {"properties": {"deck": {"const": "treasure"}}},
+         "then": {"properties": {"kind": {"enum": list(TREASURE_KINDS)}}}},
+    ],
+}
+
+_VALIDATOR = Draft202012Validator(CARD_SCHEMA)
+
+
+@dataclass(frozen=True)
+class Problem:
+    """One thing wrong with one record of an import, located precisely."""
+
+    index: int  # position of the record in the file (0-based)
+    card_id: str | None
+    field: str  # dotted path inside the record, "" for the record itself
+    message: str
+
+    def __str__(self) -> str:
+        where = f"record {self.index + 1}" + (f" ({self.card_id})" if self.card_id else "")
+        return f"{where}, {self.field or 'record'}: {self.message}"
+
+
+def validate(records: list) -> list[Problem]:
+    """Every problem in ``records``: schema errors, and ids used twice."""
+    problems: list[Problem] = []
+    seen: dict[str, int] = {}
+    for index, record in enumerate(records):
+        card_id = record.get("id") if isinstance(record, dict) and isinstance(record.get("id"), str) else None
+        for error in sorted(_VALIDATOR.iter_errors(record), key=lambda e: list(map(str, e.absolute_path))):
+            field = ".".join(str(part) for part in error.absolute_path)
+            problems.append(Problem(index, card_id, field, _message(error)))
+        if card_id:
+            if card_id in seen:
+                problems.append(Problem(index, card_id, "id", f"the id is already used by record {seen[card_id] + 1}"))
+            seen.setdefault(card_id, index)
+    return problems
+
+
+def _message(error) -> str:
+    if error.validator == "required":
+        return error.message.replace("is a required property", "is required")
+    if error.validator == "enum":
+        return f"{error.instance!r} is not one of {', '.join(map(str, error.validator_value))}"
+    if error.validator == "additionalProperties":
+        return error.message.replace("Additional properties are not allowed", "unknown field(s)")
+    return error.message
