@@ -10,6 +10,13 @@ import sys
 
 import click
 
+import json
+from pathlib import Path
+
+from card_db import formats
+from card_db import search as card_search
+from card_db import store as card_store
+
 from . import datadir, db, store
 from .qr import terminal
 
@@ -90,9 +97,10 @@ def tables():
     """Inspect the tables stored in the data directory."""
 
 
-def _open(data_dir):
+def _open(data_dir, create: bool = False):
+    """The data directory's database; ``create`` makes it (with the bundled cards) if missing."""
     path = datadir.resolve(data_dir) / "companion.sqlite3"
-    if not path.exists():
+    if not path.exists() and not create:
         raise click.ClickException(f"No database at {path}; start the app once with `companion serve`.")
     conn = db.connect(path)
     db.migrate(conn)
@@ -119,3 +127,95 @@ def tables_verify(data_dir):
     if bad:
         raise click.ClickException(f"{len(bad)} table(s) differ from their event log: {', '.join(bad)}")
     click.echo(f"All {len(store.table_ids(conn))} table(s) match their event logs.")
+
+
+@main.group()
+def cards():
+    """Look up, import, export and validate cards."""
+
+
+@cards.command("search")
+@click.argument("query")
+@click.option("--deck", type=click.Choice(["door", "treasure"]))
+@click.option("--kind", default=None, help="monster, curse, monster_enhancer, race, class, special, item, one_shot, go_up_a_level")
+@click.option("--limit", default=10, show_default=True, type=click.IntRange(1, 100))
+@click.option("--json", "as_json", is_flag=True, help="One JSON object per line.")
+@data_dir_option
+def cards_search(query, deck, kind, limit, as_json, data_dir):
+    """Find cards by any of their names, in any language, forgiving typos and accents."""
+    conn = _open(data_dir, create=True)
+    for hit in card_search.search(conn, query, deck=deck, kind=kind, limit=limit, cache_key="cli"):
+        card = card_store.get(conn, hit.card_id)
+        if as_json:
+            click.echo(json.dumps({"id": hit.card_id, "name": card["names"]["en"], "matched": hit.name,
+                                   "lang": hit.lang, "score": hit.score}, ensure_ascii=False))
+        else:
+            click.echo(f"{hit.card_id:40} {card['names']['en']}" + (f"  ({hit.name})" if hit.name != card["names"]["en"] else ""))
+
+
+@cards.command("show")
+@click.argument("card_id")
+@data_dir_option
+def cards_show(card_id, data_dir):
+    """Print one card's record as JSON."""
+    card = card_store.get(_open(data_dir, create=True), card_id)
+    if card is None:
+        raise click.ClickException(f"No card with id {card_id!r}; try `companion cards search`.")
+    click.echo(json.dumps(card, ensure_ascii=False, indent=1, sort_keys=True))
+
+
+def _read_cards(path: str, fmt: str | None) -> list:
+    data = Path(path).read_bytes()
+    try:
+        return formats.parse(data, fmt or formats.detect(path, data))
+    except formats.FormatError as exc:
+        raise click.ClickException(f"{path}: {exc}") from None
+
+
+@cards.command("validate")
+@click.argument("file", type=click.Path(exists=True, dir_okay=False))
+@click.option("--format", "fmt", type=click.Choice(["json", "csv"]), help="Default: from the file name or content.")
+def cards_validate(file, fmt):
+    """Check a JSON or CSV card file without importing it; lists every problem."""
+    records = _read_cards(file, fmt)
+    from card_db.schema import validate
+
+    problems = validate(records)
+    for problem in problems:
+        click.echo(str(problem), err=True)
+    if problems:
+        raise click.ClickException(f"{len(problems)} problem(s) in {len(records)} card(s).")
+    click.echo(f"{len(records)} card(s) are valid.")
+
+
+@cards.command("import")
+@click.argument("file", type=click.Path(exists=True, dir_okay=False))
+@click.option("--format", "fmt", type=click.Choice(["json", "csv"]), help="Default: from the file name or content.")
+@data_dir_option
+def cards_import(file, fmt, data_dir):
+    """Add or replace your own cards (expansions, house cards) from JSON or CSV, all or nothing."""
+    records = _read_cards(file, fmt)
+    conn = _open(data_dir, create=True)
+    try:
+        count = card_store.import_cards(conn, records)
+    except card_store.InvalidCards as exc:
+        for problem in exc.problems:
+            click.echo(str(problem), err=True)
+        raise click.ClickException(f"Nothing imported: {len(exc.problems)} problem(s).") from None
+    click.echo(f"Imported {count} card(s).")
+
+
+@cards.command("export")
+@click.option("--format", "fmt", type=click.Choice(["json", "csv"]), default="json", show_default=True)
+@click.option("--origin", type=click.Choice(["bundled", "imported"]), help="Only the base game, or only your own cards.")
+@click.option("-o", "--output", type=click.Path(dir_okay=False, writable=True), help="Default: standard output.")
+@data_dir_option
+def cards_export(fmt, origin, output, data_dir):
+    """Write cards in the import format (re-importing gives the same cards)."""
+    records = card_store.export(_open(data_dir, create=True), origin=origin)
+    text = formats.to_json(records) if fmt == "json" else formats.to_csv(records)
+    if output:
+        Path(output).write_text(text, encoding="utf-8")
+        click.echo(f"Wrote {len(records)} card(s) to {output}.", err=True)
+    else:
+        click.echo(text, nl=False)

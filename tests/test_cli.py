@@ -1,4 +1,5 @@
 """The CLI: its reference in docs/cli.md is generated from the commands and cannot drift."""
+import json
 import os
 from pathlib import Path
 
@@ -62,3 +63,36 @@ def test_missing_database_is_a_readable_error(tmp_path):
 def test_lan_address_is_an_ipv4_address():
     parts = lan_address().split(".")
     assert len(parts) == 4 and all(p.isdigit() for p in parts)
+
+
+def test_cards_commands(tmp_path):
+    runner = CliRunner()
+    data = ["--data-dir", str(tmp_path / "data")]
+    found = runner.invoke(main, ["cards", "search", "wutend", *data])
+    assert found.exit_code == 0 and found.output.startswith("enraged") and "Wütend" in found.output
+    as_json = runner.invoke(main, ["cards", "search", "impiegatroll", "--json", *data])
+    assert json.loads(as_json.output.splitlines()[0])["id"] == "net-troll"
+    shown = runner.invoke(main, ["cards", "show", "net-troll", *data])
+    assert json.loads(shown.output)["monster"]["level"] == 10
+    missing = runner.invoke(main, ["cards", "show", "nope", *data])
+    assert missing.exit_code == 1 and "No card with id 'nope'" in missing.output
+
+    house = tmp_path / "house.csv"
+    house.write_text("id,deck,kind,set,name_en,level,treasures\ngoblin-king,door,monster,house,Goblin King,9,3\n")
+    assert runner.invoke(main, ["cards", "validate", str(house)]).exit_code == 0
+    imported = runner.invoke(main, ["cards", "import", str(house), *data])
+    assert imported.exit_code == 0 and "Imported 1 card(s)" in imported.output
+    out = tmp_path / "mine.json"
+    exported = runner.invoke(main, ["cards", "export", "--origin", "imported", "-o", str(out), *data])
+    assert exported.exit_code == 0
+    assert json.loads(out.read_text())["cards"][0]["monster"] == {"level": 9, "treasures": 3}
+
+    broken = tmp_path / "broken.csv"
+    broken.write_text("id,deck,kind,set,name_en,level,treasures\nbad,door,monster,house,Bad,high,3\n")
+    result = runner.invoke(main, ["cards", "import", str(broken), *data])
+    assert result.exit_code == 1 and "record 1 (bad), monster.level: 'high' is not of type 'integer'" in result.output
+    assert "Nothing imported" in result.output
+    garbage = tmp_path / "garbage.json"
+    garbage.write_text("{nope")
+    result = runner.invoke(main, ["cards", "validate", str(garbage)])
+    assert result.exit_code == 1 and "not valid JSON" in result.output and "Traceback" not in result.output

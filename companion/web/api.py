@@ -9,12 +9,15 @@ from __future__ import annotations
 
 from flask import Blueprint, jsonify, request, url_for
 
+from card_db import describe as card_describe
+from card_db import store as card_store
+
 from .. import actions, csrf, store
 from ..db import get_db
 from ..referee.profiles import DEFAULT_PROFILE, PROFILES
 from ..referee.rules import RULES, Refused
 from ..referee.table import UNDOABLE, describe
-from . import seating
+from . import cards, seating
 from .openapi import spec
 from .render import base_url
 
@@ -107,6 +110,25 @@ def undo(table_id: str, seq: int):
         raise Refused("The body must be a JSON object or empty.", status=400)
     state, new_seq = actions.undo(table_id, seat.seat, seq, data)
     return jsonify({"table": state.public(), "event": _event_json(table_id, new_seq)})
+
+
+@bp.get("/cards")
+def cards_search():
+    """Search by any name in any language; without ``q`` nothing is listed (use export for all)."""
+    args = cards.search_args()
+    return jsonify({"cards": [
+        {"id": r["hit"].card_id, "name": r["card"]["names"]["en"], "matched": r["hit"].name, "lang": r["hit"].lang,
+         "score": r["hit"].score, "deck": r["card"]["deck"], "kind": r["card"]["kind"],
+         "summary": card_describe.headline(r["card"])}
+        for r in cards.find(args)]})
+
+
+@bp.get("/cards/<card_id>")
+def card_detail(card_id: str):
+    card = card_store.get(get_db(), card_id)
+    if card is None:
+        raise Refused(f"There is no card {card_id!r}.", status=404)
+    return jsonify({"card": card})
 
 
 @bp.get("/spectate/<token>")

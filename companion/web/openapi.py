@@ -90,6 +90,25 @@ def spec() -> dict:
                 "responses": {"200": {"description": "text/event-stream",
                                       "content": {"text/event-stream": {"schema": {"type": "string"}}}},
                               **_errors("401", "403")}}},
+            "/api/v1/cards": {"get": {
+                "summary": "Type-ahead card search: any name, any language, typos and accents forgiven",
+                "parameters": [
+                    {"name": "q", "in": "query", "required": False, "schema": {"type": "string", "maxLength": 100}},
+                    {"name": "deck", "in": "query", "required": False, "schema": {"enum": ["door", "treasure"]}},
+                    {"name": "kind", "in": "query", "required": False, "schema": {"type": "string"}},
+                    {"name": "limit", "in": "query", "required": False,
+                     "schema": {"type": "integer", "minimum": 1, "maximum": 100, "default": 20}}],
+                "responses": {"200": _json({"type": "object", "properties": {"cards": {"type": "array", "items": {
+                    "type": "object", "properties": {
+                        "id": {"type": "string"}, "name": {"type": "string"}, "matched": {"type": "string"},
+                        "lang": {"type": "string"}, "score": {"type": "number"}, "deck": {"type": "string"},
+                        "kind": {"type": "string"}, "summary": {"type": "string"}}}}}}, "Best matches first"),
+                              **_errors("400")}}},
+            "/api/v1/cards/{card_id}": {"get": {
+                "summary": "One card's full record (the card schema: numbers, names, text, rulings, sources)",
+                "parameters": [{"name": "card_id", "in": "path", "required": True, "schema": {"type": "string"}}],
+                "responses": {"200": _json({"type": "object", "properties": {"card": {"type": "object"}}}, "The card"),
+                              **_errors("404")}}},
             "/api/v1/spectate/{token}": {"get": {
                 "summary": "Read-only state by spectator token",
                 "parameters": [{"name": "token", "in": "path", "required": True, "schema": {"type": "string"}}],

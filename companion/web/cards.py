@@ -1,0 +1,105 @@
+"""Card pages: type-ahead search, a phone-sized card page, and import/export of players' cards."""
+from __future__ import annotations
+
+from flask import Blueprint, Response, abort, current_app, render_template, request
+
+from card_db import describe, formats
+from card_db import search as card_search
+from card_db import store as card_store
+from card_db.schema import DECKS, KINDS
+
+from ..db import get_db
+from ..referee.rules import Refused
+from .pages import is_htmx, vary
+
+bp = Blueprint("cards", __name__)
+
+IMPORT_MAX_BYTES = 1024 * 1024
+
+
+def search_args() -> dict:
+    """``q``, ``deck``, ``kind`` and ``limit`` from the query string, checked."""
+    deck = request.args.get("deck") or None
+    kind = request.args.get("kind") or None
+    if deck is not None and deck not in DECKS:
+        raise Refused(f"deck must be one of: {', '.join(DECKS)}.", status=400)
+    if kind is not None and kind not in KINDS:
+        raise Refused(f"kind must be one of: {', '.join(KINDS)}.", status=400)
+    try:
+        limit = int(request.args.get("limit", 20))
+    except ValueError:
+        raise Refused("limit must be a whole number.", status=400) from None
+    if not 1 <= limit <= 100:
+        raise Refused("limit must be between 1 and 100.", status=400)
+    query = request.args.get("q", "")
+    if len(query) > 100:
+        raise Refused("The search text can be at most 100 characters.", status=400)
+    return {"query": query, "deck": deck, "kind": kind, "limit": limit}
+
+
+def find(args: dict) -> list[dict]:
+    """Search results with each card's record, for pages and the API alike."""
+    db = get_db()
+    hits = card_search.search(db, args["query"], deck=args["deck"], kind=args["kind"], limit=args["limit"],
+                              cache_key=current_app.config["DATABASE"])
+    return [{"hit": hit, "card": card_store.get(db, hit.card_id)} for hit in hits]
+
+
+@bp.app_template_filter("card_headline")
+def card_headline(card: dict) -> str:
+    return describe.headline(card)
+
+
+@bp.get("/cards")
+def search_page():
+    args = search_args()
+    results = find(args) if args["query"].strip() else []
+    context = {"args": args, "results": results, "kinds": KINDS, "decks": DECKS, "count": card_store.count(get_db())}
+    return vary(render_template("_card_results.html" if is_htmx() else "cards.html", **context))
+
+
+@bp.get("/cards/<card_id>")
+def card_page(card_id: str):
+    card = card_store.get(get_db(), card_id)
+    if card is None:
+        abort(404, f"There is no card {card_id!r}. Search for it by name instead.")
+    return render_template("card.html", card=card, facts=describe.facts(card))
+
+
+@bp.route("/cards/import", methods=["GET", "POST"])
+def import_page():
+    if request.method == "GET":
+        return render_template("cards_import.html", problems=None, imported=None, error=None)
+    request.max_content_length = IMPORT_MAX_BYTES + 16 * 1024
+    upload = request.files.get("file")
+    error, problems, imported = None, None, None
+    if upload is None or not upload.filename:
+        error = "Choose a JSON or CSV file to import."
+    else:
+        data = upload.read(IMPORT_MAX_BYTES + 1)
+        if len(data) > IMPORT_MAX_BYTES:
+            error = f"The file is larger than {IMPORT_MAX_BYTES // 1024} KiB."
+        else:
+            try:
+                records = formats.parse(data, formats.detect(upload.filename, data))
+                imported = card_store.import_cards(get_db(), records)
+            except formats.FormatError as exc:
+                error = f"{upload.filename}: {exc}"
+            except card_store.InvalidCards as exc:
+                problems = exc.problems
+    status = 200 if imported is not None else 400
+    return render_template("cards_import.html", problems=problems, imported=imported, error=error), status
+
+
+@bp.get("/cards/export.<fmt>")
+def export(fmt: str):
+    if fmt not in ("json", "csv"):
+        abort(404)
+    origin = request.args.get("origin") or None
+    if origin not in (None, "bundled", "imported"):
+        raise Refused("origin must be bundled or imported.", status=400)
+    records = card_store.export(get_db(), origin=origin)
+    body = formats.to_json(records) if fmt == "json" else formats.to_csv(records)
+    mimetype = "application/json" if fmt == "json" else "text/csv"
+    name = f"cards-{origin or 'all'}.{fmt}"
+    return Response(body, mimetype=mimetype, headers={"Content-Disposition": f'attachment; filename="{name}"'})
