@@ -59,6 +59,9 @@ CARD_SCHEMA: dict = {
         "set": {"type": "string", "pattern": "^[a-z0-9]+(-[a-z0-9]+)*$"},
         "copies": {"type": "integer", "minimum": 1, "maximum": 20, "default": 1},
         "names": _names,
+        # other names a card is known by (a category such as "Go Up a Level", an older printing)
+        "aka": {"type": "object", "additionalProperties": False, "properties": {
+            lang: {"type": "array", "items": {"type": "string", "minLength": 1, "maxLength": 80}} for lang in LANGUAGES}},
         "text": _texts,
         "monster": {
             "type": "object", "additionalProperties": False,

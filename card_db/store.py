@@ -109,7 +109,9 @@ def _write(db: sqlite_utils.Database, records: list[dict], origin: str, replace_
             db.execute("INSERT OR REPLACE INTO cards (id, deck, kind, set_id, origin, data) VALUES (?,?,?,?,?,?)",
                        [record["id"], record["deck"], record["kind"], record["set"], origin,
                         json.dumps(record, ensure_ascii=False, sort_keys=True)])
-            rows = [(record["id"], lang, name, key) for lang, name in record["names"].items() for key in variants(name)]
+            names = [(lang, name) for lang, name in record["names"].items()]
+            names += [(lang, name) for lang, more in record.get("aka", {}).items() for name in more]
+            rows = [(record["id"], lang, name, key) for lang, name in names for key in variants(name)]
             db.conn.executemany("INSERT INTO card_names (card_id, lang, name, key) VALUES (?,?,?,?)", rows)
         db.execute("INSERT INTO card_meta (key, value) VALUES ('version', '1') "
                    "ON CONFLICT(key) DO UPDATE SET value = CAST(value AS INTEGER) + 1")

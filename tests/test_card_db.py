@@ -42,7 +42,7 @@ RULEBOOK_NUMBERS = [
     ("drooling-slime", "monster.modifiers", [{"against": {"race": "elf"}, "value": 4}], "1.6 Asking for Help: +4 with an Elf"),
     ("mate", "enhancer.mate", True, "1.6 Monster Enhancers"),
     ("wishing-ring", "one_shot.either_side", False, "1.6 One-shot Treasures: usable outside combat"),
-    ("go-up-a-level", "levels", 1, "1.6 Other Treasures"),
+    ("whine-at-the-gm", "levels", 1, "1.6 Other Treasures: a Go Up a Level card gives one level"),
 ]
 
 
@@ -81,8 +81,11 @@ def test_every_card_the_rulebooks_mention_is_there(db):
                     "mace-of-sharpness", "flaming-armor", "staff-of-napalm", "kneepads-of-allure", "wishing-ring",
                     "elf", "dwarf", "halfling", "warrior", "wizard", "cleric", "thief", "half-breed",
                     "super-munchkin", "divine-intervention", "lose-your-armor", "change-sex",
-                    "chicken-on-your-head", "go-up-a-level"]:
+                    "chicken-on-your-head"]:
         assert card(db, card_id) is not None, card_id
+    go_up = search.search(db, "go up a level", kind="go_up_a_level", limit=20, cache_key=str(id(db)))
+    assert len(go_up) == 9 and all(card(db, h.card_id)["levels"] == 1 for h in go_up)
+    assert search.search(db, "Получи Уровень", limit=1, cache_key=str(id(db)))[0].card_id in {h.card_id for h in go_up}
 
 
 @pytest.mark.parametrize("query, expected", [
