@@ -114,7 +114,9 @@ CARD_SCHEMA: dict = {
         "levels": {"type": "integer", "minimum": 1, "maximum": 5},
         "rulings": {"type": "array", "items": {
             "type": "object", "required": ["question", "answer"], "additionalProperties": False,
-            "properties": {"question": _text, "answer": _text, "rule": {"type": "string"}}}},
+            "properties": {"question": _text, "answer": _text,
+                           "rule": {"type": "string", "description": "id of the referee's rule entry, if there is one"},
+                           "citation": {"type": "string", "description": "edition and section the answer follows"}}}},
         "sources": {"type": "array", "items": {
             "type": "object", "required": ["facts", "checked"], "additionalProperties": False,
             "properties": {"facts": {"type": "array", "items": {"type": "string"}, "minItems": 1},

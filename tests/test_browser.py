@@ -157,3 +157,17 @@ def test_refusal_and_win_are_shown_on_the_phones(browser, server, tmp_path):
     expect(host.locator(".winner")).to_have_count(0)
     assert level_of(host, "Bob") == "9"
     assert [e for e in errors if "status of 422" not in e] == []  # the refusal is a 422 by design
+
+
+def test_card_type_ahead_and_card_page(browser, server):
+    errors: list[str] = []
+    page = phone(browser, errors)
+    page.goto(server.url + "/cards")
+    page.fill("input[name=q]", "wutend")
+    expect(page.locator("li[data-card=enraged]")).to_be_visible()
+    page.fill("input[name=q]", "impiegatrol")
+    expect(page.locator("li[data-card=net-troll]")).to_be_visible()
+    page.click("li[data-card=net-troll] a")
+    expect(page.locator(".carddetail h1")).to_have_text("Net Troll")
+    assert "Impiegatroll" in page.locator(".names").inner_text()
+    assert errors == []

@@ -85,3 +85,12 @@ def test_export_downloads_round_trip_through_import(client):
     again = upload(client, "again.csv", csv_text.data)
     assert "Imported 1 card(s)" in again.get_data(as_text=True)
     assert client.get("/cards/export.xml").status_code == 404
+
+
+def test_card_page_rulings_and_related_rules(client):
+    html = client.get("/cards/whine-at-the-gm").get_data(as_text=True)
+    assert "Can a Go Up a Level card make me 10?" in html
+    assert "Contradictions Between Cards and Rules, rule 4" in html
+    assert 'href="/rules/level.win-by-kill"' in html
+    mate = client.get("/cards/mate").get_data(as_text=True)
+    assert "whatever order" in mate and "Monster Enhancers" in mate

@@ -9,7 +9,7 @@ from card_db import store as card_store
 from card_db.schema import DECKS, KINDS
 
 from ..db import get_db
-from ..referee.rules import Refused
+from ..referee.rules import RULES, Refused
 from .pages import is_htmx, vary
 
 bp = Blueprint("cards", __name__)
@@ -63,7 +63,22 @@ def card_page(card_id: str):
     card = card_store.get(get_db(), card_id)
     if card is None:
         abort(404, f"There is no card {card_id!r}. Search for it by name instead.")
-    return render_template("card.html", card=card, facts=describe.facts(card))
+    return render_template("card.html", card=card, facts=describe.facts(card), related=related_rules(card))
+
+
+#: The referee's rules that matter for a kind of card, beyond those its rulings name.
+RULES_BY_KIND = {
+    "go_up_a_level": ["level.win-by-kill", "level.floor"],
+    "monster": ["level.win-by-kill", "game.won"],
+    "curse": ["level.floor"],
+}
+
+
+def related_rules(card: dict) -> list:
+    ids = [r["rule"] for r in card.get("rulings", []) if r.get("rule")] + RULES_BY_KIND.get(card["kind"], [])
+    if card["kind"] == "curse" and not any(e.get("type") == "lose_levels" for e in card["curse"].get("effects", [])):
+        ids.remove("level.floor")
+    return [RULES[i] for i in dict.fromkeys(ids) if i in RULES]
 
 
 @bp.route("/cards/import", methods=["GET", "POST"])
