@@ -12,6 +12,8 @@ from collections.abc import Mapping
 
 from flask import current_app
 
+from card_db import store as card_store
+
 from . import store
 from .db import get_db
 from .referee.rules import Refused
@@ -19,7 +21,10 @@ from .referee.table import ACTIONS, TableState
 
 REASON_MAX = 140
 
-#: Parameters each action accepts and their types (values arrive as strings from forms).
+_ITEM_FIELDS = {"name": str, "bonus": int, "slot": str, "big": bool, "gold": int, "run_away_bonus": int}
+
+#: Parameters each action accepts and their types (values arrive as strings from forms;
+#: ``list`` takes repeated form fields or a JSON list, ``dict`` only comes from JSON).
 PARAMS: dict[str, dict[str, type]] = {
     "level.up": {"seat": str},
     "level.down": {"seat": str},
@@ -27,8 +32,26 @@ PARAMS: dict[str, dict[str, type]] = {
     "sex.set": {"seat": str, "sex": str},
     "player.remove": {"seat": str},
     "host.transfer": {"seat": str},
+    "race.add": {"seat": str, "race": str},
+    "race.remove": {"seat": str, "race": str},
+    "class.add": {"seat": str, "class": str},
+    "class.remove": {"seat": str, "class": str},
+    "half_breed.add": {"seat": str},
+    "half_breed.remove": {"seat": str},
+    "super_munchkin.add": {"seat": str},
+    "super_munchkin.remove": {"seat": str},
+    "item.add": {"seat": str, "card": str, "item": dict, **_ITEM_FIELDS},
+    "item.use": {"seat": str, "uid": str},
+    "item.carry": {"seat": str, "uid": str},
+    "item.remove": {"seat": str, "uid": str},
+    "item.sell": {"seat": str, "uids": list, "double": str},
+    "item.give": {"seat": str, "uid": str, "to": str},
+    "curse.add": {"seat": str, "card": str, "curse": dict, "name": str, "combat_bonus": int},
+    "curse.remove": {"seat": str, "uid": str},
+    "character.die": {"seat": str},
 }
 assert PARAMS.keys() == ACTIONS.keys()
+_TRUE, _FALSE = {"1", "true", "on", "yes"}, {"0", "false", "off", "no"}
 
 
 def _feed():
@@ -67,16 +90,67 @@ def parse_params(action: str, raw: Mapping) -> dict:
         raise Refused(f"Unknown parameter(s) for {action}: {', '.join(sorted(extra))}.", status=400)
     params = {}
     for key, kind in spec.items():
+        if kind is list:
+            value = raw.getlist(key) if hasattr(raw, "getlist") else raw.get(key)
+            if value in (None, []):
+                continue
+            if not isinstance(value, list) or not all(isinstance(v, str) for v in value) or len(value) > 50:
+                raise Refused(f"{key} must be a list of at most 50 texts.", status=400)
+            params[key] = value
+            continue
         value = raw.get(key)
         if value in (None, ""):
             continue
         if kind is int:
             params[key] = _int(value, key)
+        elif kind is bool:
+            if isinstance(value, bool):
+                params[key] = value
+            elif isinstance(value, str) and value.lower() in _TRUE | _FALSE:
+                params[key] = value.lower() in _TRUE
+            else:
+                raise Refused(f"{key} must be true or false.", status=400)
+        elif kind is dict:
+            if not isinstance(value, dict):
+                raise Refused(f"{key} must be an object.", status=400)
+            params[key] = value
         elif not isinstance(value, str):
             raise Refused(f"{key} must be text.", status=400)
         else:
             params[key] = value
     return params
+
+
+def _from_cards(action: str, params: dict) -> dict:
+    """Resolve ``card`` (a card id) or hand-typed fields into the item or curse the referee takes."""
+    if action not in ("item.add", "curse.add"):
+        return params
+    rest = {k: v for k, v in params.items() if k in ("seat",)}
+    card_id = params.get("card")
+    if card_id:
+        card = card_store.get(get_db(), card_id)
+        if card is None:
+            raise Refused(f"There is no card {card_id!r}.", status=404)
+        if action == "item.add":
+            if card["kind"] != "item":
+                raise Refused(f"{card['names']['en']} is a {card['kind'].replace('_', ' ')}, not an item to put into play.",
+                              status=400)
+            item = {"name": card["names"]["en"], "card_id": card_id, **card["item"]}
+            return {**rest, "item": item}
+        if card["kind"] != "curse" or card["curse"]["timing"] != "persistent":
+            raise Refused(f"{card['names']['en']} is not a curse that stays: it acts once and is discarded.",
+                          rule="curses.lasting")
+        lasting = [e for e in card["curse"].get("effects", [])]
+        return {**rest, "curse": {"name": card["names"]["en"], "card_id": card_id, "effects": lasting}}
+    if action == "item.add":
+        item = params.get("item") or {k: params[k] for k in _ITEM_FIELDS if k in params}
+        return {**rest, "item": item}
+    curse = params.get("curse")
+    if curse is None:
+        curse = {"name": params.get("name", "")}
+        if params.get("combat_bonus"):
+            curse["effects"] = [{"type": "combat_bonus", "value": params["combat_bonus"], "until": "removed"}]
+    return {**rest, "curse": curse}
 
 
 def create_table(name, profile_id, host_name, host_sex):
@@ -94,7 +168,7 @@ def join(join_token: str, name, sex):
 
 def perform(table_id: str, actor: str, action: str, raw: Mapping) -> tuple[TableState, int]:
     """Run the named action for the player in seat ``actor``; returns ``(state, seq)``."""
-    params = parse_params(action, raw)
+    params = _from_cards(action, parse_params(action, raw))
     state, seq = store.act(get_db(), table_id, actor, action, params,
                            reason=_reason(raw.get("reason")),
                            expected_version=_int(raw.get("expected_version"), "expected_version"))

@@ -46,11 +46,3 @@ def change_level(profile: Profile, level: int, delta: int, cause: str) -> LevelV
             )
         return LevelVerdict(level, profile.top_level, wins=True)
     return LevelVerdict(level, after, wins=False)
-
-
-def combat_strength(level: int) -> tuple[int, list[dict]]:
-    """A character's combat strength and its breakdown, one line per source.
-
-    Only the level counts until items, curses and powers arrive on the character sheet.
-    """
-    return level, [{"source": "Level", "value": level}]

@@ -51,6 +51,82 @@ RULES: dict[str, Rule] = {
             "Munchkin 1.6 (2011), Character Stats",
         ),
         Rule(
+            "race.one",
+            "One race, or two with Half-Breed",
+            "Without a race card you are human. You may have one race, two only with Half-Breed, "
+            "and never two copies of the same race. You may discard a race at any time.",
+            "Munchkin 1.6 (2011), Character Stats, Race",
+        ),
+        Rule(
+            "class.one",
+            "One class, or two with Super Munchkin",
+            "You may have one class, two only with Super Munchkin, and never two copies of the same class. "
+            "You may discard a class at any time.",
+            "Munchkin 1.6 (2011), Character Stats, Class",
+        ),
+        Rule(
+            "half-breed.needs-race",
+            "Half-Breed and Super Munchkin need something to hang on",
+            "Half-Breed can only be played on a race and Super Munchkin only on a class; "
+            "they go when the race or class they depend on goes.",
+            "Munchkin 1.6 (2011), Classes and Races; Death",
+        ),
+        Rule(
+            "items.big",
+            "Only one Big item",
+            "You may carry any number of small items but only one Big one, unless something such as the Dwarf "
+            "race lets you have more. Losing that ability means getting rid of all but one Big item at once.",
+            "Munchkin 1.6 (2011), Items",
+        ),
+        Rule(
+            "items.slots",
+            "One hat, one armor, one footgear, two hands",
+            "Only one headgear, one armor, one footgear and two 1-hand items (or one 2-hands item) can be in use; "
+            "the rest is carried and does not help.",
+            "Munchkin 1.6 (2011), Items",
+        ),
+        Rule(
+            "items.restricted",
+            "Restricted items help only who qualifies",
+            "Anyone may carry any item, but an item for a race, class or sex only counts while the character "
+            "is, at that moment, of that race, class or sex.",
+            "Munchkin 1.6 (2011), Items",
+        ),
+        Rule(
+            "items.carried",
+            "Carried items do not count",
+            "Items turned sideways are carried but not in use: they give no bonus until they are put to use, "
+            "which cannot happen during a combat or while running away.",
+            "Munchkin 1.6 (2011), Items; When to Play Cards, Items – Using Them",
+        ),
+        Rule(
+            "items.sell",
+            "Sell items for levels: 1,000 gold a level, no change",
+            "On your turn you may discard items worth 1,000 gold pieces or more for one level per full 1,000; "
+            "whatever is left over is lost.",
+            "Munchkin 1.6 (2011), Items, Selling Items for Levels",
+        ),
+        Rule(
+            "items.sell-not-to-win",
+            "No buying the winning level",
+            "Selling items can never take you to the winning level.",
+            "Munchkin 1.6 (2011), Items, Selling Items for Levels",
+        ),
+        Rule(
+            "curses.lasting",
+            "Lasting curses stay until removed",
+            "Most curses act at once and are discarded; those with a lasting effect stay in front of you and "
+            "keep affecting you until removed or until their penalty has taken effect.",
+            "Munchkin 1.6 (2011), Curses",
+        ),
+        Rule(
+            "death.keep",
+            "Death takes your stuff, not your character",
+            "A dead character loses every item but keeps level, race(s), class(es), Half-Breed and Super Munchkin, "
+            "and the curses that were affecting it.",
+            "Munchkin 1.6 (2011), Death",
+        ),
+        Rule(
             "table.host",
             "The host has the last word",
             "Disputes the rules do not settle go to the owner of the game, so the table's host "

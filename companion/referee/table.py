@@ -13,7 +13,8 @@ import copy
 import unicodedata
 from dataclasses import asdict, dataclass, field
 
-from .levels import change_level, combat_strength
+from . import sheet
+from .levels import change_level
 from .profiles import get_profile
 from .rules import Refused
 
@@ -29,7 +30,26 @@ ACTIONS = {
     "sex.set": "Change the character's sex.",
     "player.remove": "Host only: remove a player from the table.",
     "host.transfer": "Host only: hand the host role to another player.",
+    "race.add": "Play a race card (elf, dwarf, halfling); a second one needs Half-Breed.",
+    "race.remove": "Discard a race (allowed at any time).",
+    "class.add": "Play a class card (warrior, wizard, cleric, thief); a second one needs Super Munchkin.",
+    "class.remove": "Discard a class (allowed at any time).",
+    "half_breed.add": "Play Half-Breed on your race.",
+    "half_breed.remove": "Discard Half-Breed.",
+    "super_munchkin.add": "Play Super Munchkin on your class.",
+    "super_munchkin.remove": "Discard Super Munchkin.",
+    "item.add": "Put an item into play (from the card database or typed in); in use if it fits, else carried.",
+    "item.use": "Put a carried item to use; what it displaces is turned to carried.",
+    "item.carry": "Turn an item sideways: carried, not in use.",
+    "item.remove": "An item leaves play (lost to a curse or Bad Stuff, discarded for a power, ...).",
+    "item.sell": "Sell items for levels: 1,000 gold a level, no change, never the winning level.",
+    "item.give": "Give an item to another player (it goes into their play).",
+    "curse.add": "A curse with a lasting effect stays on the character.",
+    "curse.remove": "A lasting curse is removed.",
+    "character.die": "Death: lose every item; level, race, class and curses stay.",
 }
+SHEET_ACTIONS = {name for name in ACTIONS if name.split(".")[0] in
+                 ("race", "class", "half_breed", "super_munchkin", "item", "curse", "character")}
 
 
 @dataclass
@@ -38,10 +58,19 @@ class Player:
     name: str
     sex: str
     level: int = 1
+    races: list = field(default_factory=list)
+    classes: list = field(default_factory=list)
+    half_breed: bool = False
+    super_munchkin: bool = False
+    items: list = field(default_factory=list)
+    curses: list = field(default_factory=list)
 
     def as_dict(self) -> dict:
-        strength, breakdown = combat_strength(self.level)
-        return {**asdict(self), "strength": strength, "strength_breakdown": breakdown}
+        data = asdict(self)
+        strength = sheet.strength(data)
+        return {**data, "strength": strength["total"], "strength_breakdown": strength["lines"],
+                "not_counting": strength["not_counting"], "pending": strength["pending"],
+                "problems": [{"rule": v.rule, "message": v.message} for v in sheet.check(data)]}
 
 
 @dataclass
@@ -148,6 +177,8 @@ def decide(state: TableState, actor: str, action: str, params: dict) -> Event:
         return _decide_host_action(state, actor, action, params)
     seat = _target(state, actor, params)
     _check_game_running(state)
+    if action in SHEET_ACTIONS:
+        return _decide_sheet(state, seat, action, params)
     player = state.players[seat]
     if action == "sex.set":
         sex = clean_sex(params.get("sex"))
@@ -207,9 +238,89 @@ def _decide_host_action(state: TableState, actor: str, action: str, params: dict
     return Event("player.removed", {"player": asdict(state.players[seat])})
 
 
+# --- the character sheet -------------------------------------------------------------------
+
+def _decide_sheet(state: TableState, seat: str, action: str, params: dict) -> Event:
+    p = asdict(state.players[seat])
+    uid = f"u{state.version + 1}"
+    profile = state.profile
+    summary = ""
+    if action in ("race.add", "race.remove", "class.add", "class.remove"):
+        field_name = "races" if action.startswith("race") else "classes"
+        value = params.get("race" if field_name == "races" else "class")
+        ops = sheet.race_ops(p, seat, field_name, value, action.endswith(".add"))
+        summary = f"{'plays' if action.endswith('.add') else 'discards'} {str(value).title()}"
+    elif action.startswith(("half_breed.", "super_munchkin.")):
+        flag = action.split(".")[0]
+        on = action.endswith(".add")
+        ops = sheet.flag_ops(p, seat, flag, on)
+        summary = f"{'plays' if on else 'discards'} {sheet.FLAG_NAMES[flag]}"
+    elif action == "item.add":
+        item = sheet.new_item(params.get("item") or {}, uid)
+        ops = sheet.add_item_ops(p, seat, item)
+        summary = f"plays {item['name']} ({'in use' if ops[0]['value']['in_use'] else 'carried'})"
+    elif action == "item.use":
+        ops = sheet.use_item_ops(p, seat, params.get("uid"))
+        summary = f"uses {sheet._item(p, params.get('uid'))['name']}"
+    elif action == "item.carry":
+        item = sheet._item(p, params.get("uid"))
+        if not item.get("in_use"):
+            raise Refused(f"{item['name']} is already only carried.", status=409)
+        ops = [{"op": "patch", "seat": seat, "field": "items", "uid": item["uid"], "key": "in_use", "from": True, "to": False}]
+        summary = f"carries {item['name']} without using it"
+    elif action == "item.remove":
+        item = sheet._item(p, params.get("uid"))
+        ops = [{"op": "remove", "seat": seat, "field": "items", "value": item}]
+        summary = f"loses {item['name']}"
+    elif action == "item.sell":
+        ops, gold, levels = sheet.sell_ops(p, seat, params.get("uids") or [], profile, params.get("double"))
+        summary = f"sells items worth {gold:,} gold for {levels} level{'s' if levels > 1 else ''}"
+    elif action == "item.give":
+        item = sheet._item(p, params.get("uid"))
+        to = params.get("to")
+        if to not in state.players or to == seat:
+            raise Refused("Give it to another player at this table.", status=400)
+        receiver = asdict(state.players[to])
+        moved = {**item, "in_use": False}
+        ops = [{"op": "remove", "seat": seat, "field": "items", "value": item}] + sheet.add_item_ops(receiver, to, moved)
+        summary = f"gives {item['name']} to {state.players[to].name}"
+    elif action == "curse.add":
+        raw = params.get("curse") or {}
+        name = str(raw.get("name") or "").strip()
+        if not name or len(name) > 60:
+            raise Refused("A curse needs a name of at most 60 characters.", status=400)
+        curse = {"uid": uid, "name": name, "effects": list(raw.get("effects") or [])}
+        if raw.get("card_id"):
+            curse["card_id"] = raw["card_id"]
+        ops = [{"op": "add", "seat": seat, "field": "curses", "value": curse}]
+        summary = f"is cursed: {name}"
+    elif action == "curse.remove":
+        curse = next((c for c in p.get("curses", []) if c["uid"] == params.get("uid")), None)
+        if curse is None:
+            raise Refused("There is no such curse on this character.", status=404)
+        ops = [{"op": "remove", "seat": seat, "field": "curses", "value": curse}]
+        summary = f"is rid of {curse['name']}"
+    else:  # character.die
+        ops = sheet.die_ops(p, seat)
+        summary = "dies and loses every item"
+    allow = frozenset({"items.big"}) if action == "race.remove" else frozenset()
+    return _sheet_event(state, seat, action, ops, summary, allow)
+
+
+def _sheet_event(state: TableState, seat: str, action: str, ops: list[dict], summary: str,
+                 allow: frozenset = frozenset()) -> Event:
+    """The event for ``ops``, refused if they leave any character breaking a new rule."""
+    before = {s: asdict(p) for s, p in state.players.items()}
+    after = copy.deepcopy(before)
+    sheet.apply_ops(after, ops, state.profile)
+    for touched in {op["seat"] for op in ops}:
+        sheet.refuse_new_violations(before[touched], after[touched], allow)
+    return Event("sheet.changed", {"seat": seat, "action": action, "summary": summary, "ops": ops})
+
+
 # --- undo --------------------------------------------------------------------------------
 
-UNDOABLE = {"level.changed", "sex.changed", "host.transferred", "player.removed", "player.restored"}
+UNDOABLE = {"level.changed", "sex.changed", "host.transferred", "player.removed", "player.restored", "sheet.changed"}
 
 
 def inverse(state: TableState, event: Event) -> Event:
@@ -237,6 +348,12 @@ def inverse(state: TableState, event: Event) -> Event:
         if player.sex != p["to"]:
             raise Refused(f"{player.name}'s sex has changed again since; undo that first.", status=409)
         return Event("sex.changed", {"seat": p["seat"], "from": p["to"], "to": p["from"]})
+    if event.kind == "sheet.changed":
+        missing = {op["seat"] for op in p["ops"]} - set(state.players)
+        if missing:
+            raise Refused("A player this change touched has left the table.", status=409)
+        _check_game_running(state)
+        return _sheet_event(state, p["seat"], "undo", sheet.invert_ops(p["ops"]), f"undo: {p['summary']}")
     if event.kind == "host.transferred":
         if state.host != p["to"] or p["from"] not in state.players:
             raise Refused("The host role has moved on since; it cannot go back.", status=409)
@@ -282,6 +399,11 @@ def apply(state: TableState | None, event: Event) -> TableState:
         del new.players[p["player"]["seat"]]
     elif event.kind == "player.restored":
         new.players[p["player"]["seat"]] = Player(**p["player"])
+    elif event.kind == "sheet.changed":
+        characters = {seat: asdict(player) for seat, player in new.players.items()}
+        sheet.apply_ops(characters, p["ops"], new.profile)
+        for seat in {op["seat"] for op in p["ops"]}:
+            new.players[seat] = Player(**characters[seat])
     else:
         raise ValueError(f"unknown event kind {event.kind!r}")
     return new
@@ -322,4 +444,6 @@ def describe(event: Event, names: dict[str, str]) -> str:
         return f"{p['player']['name']} was removed from the table"
     if event.kind == "player.restored":
         return f"{p['player']['name']} is back at the table"
+    if event.kind == "sheet.changed":
+        return f"{who(p['seat'])} {p['summary']}"
     return event.kind

@@ -132,6 +132,16 @@ def spec() -> dict:
                     "seat": {"type": "string", "description": "Whose character (default: your own; others: host only)."},
                     "levels": {"type": "integer", "minimum": 1, "maximum": 2, "description": "level.kill only"},
                     "sex": {"enum": list(SEXES), "description": "sex.set only"},
+                    "race": {"enum": ["elf", "dwarf", "halfling"], "description": "race.add / race.remove"},
+                    "class": {"enum": ["warrior", "wizard", "cleric", "thief"], "description": "class.add / class.remove"},
+                    "card": {"type": "string", "description": "item.add / curse.add: a card id from /api/v1/cards"},
+                    "item": {"type": "object", "description": "item.add by hand: name, bonus, slot, big, gold, "
+                             "usable_by, not_usable_by, bonus_if, run_away_bonus (the card schema's item part)"},
+                    "curse": {"type": "object", "description": "curse.add by hand: name and effects"},
+                    "uid": {"type": "string", "description": "the item or curse on the sheet (item.use/carry/remove/give, curse.remove)"},
+                    "uids": {"type": "array", "items": {"type": "string"}, "description": "item.sell: the items sold"},
+                    "double": {"type": "string", "description": "item.sell: the one item a Halfling sells at double price"},
+                    "to": {"type": "string", "description": "item.give: the receiving seat"},
                     "reason": {"type": "string", "maxLength": 140},
                     "expected_version": {"type": "integer", "description": "Refuse with 409 if the table has moved on."}}},
                 "Table": {"type": "object", "properties": {
@@ -141,7 +151,12 @@ def spec() -> dict:
                     "players": {"type": "array", "items": {"type": "object", "properties": {
                         "seat": {"type": "string"}, "name": {"type": "string"}, "sex": {"enum": list(SEXES)},
                         "level": {"type": "integer"}, "strength": {"type": "integer"},
-                        "strength_breakdown": {"type": "array"}}}}}},
+                        "races": {"type": "array"}, "classes": {"type": "array"}, "half_breed": {"type": "boolean"},
+                        "super_munchkin": {"type": "boolean"}, "items": {"type": "array"}, "curses": {"type": "array"},
+                        "strength_breakdown": {"type": "array", "description": "one line per source: level, items, curses"},
+                        "not_counting": {"type": "array", "description": "items that do not count, with reason, rule, citation"},
+                        "pending": {"type": "array", "description": "curse effects waiting for the next combat"},
+                        "problems": {"type": "array", "description": "rules the character breaks now (e.g. Big items after losing Dwarf)"}}}}}},
                 "Event": {"type": "object", "properties": {
                     "seq": {"type": "integer"}, "kind": {"type": "string"}, "actor": {"type": ["string", "null"]},
                     "payload": {"type": "object"}, "reason": {"type": ["string", "null"]}, "at": {"type": "string"},

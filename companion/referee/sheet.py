@@ -1,0 +1,351 @@
+"""The character sheet: race, class, items and lasting curses, and what actually counts.
+
+A character is plain data (see :class:`Character`). Every change to it is a list of small
+*operations* (add or remove a race, an item or a curse, turn an item to use or to carried,
+set Half-Breed, change the level by a delta). :func:`apply_ops` performs them,
+:func:`invert_ops` gives the operations that undo them, and :func:`check` lists what a
+character breaks; a change (or an undo) is refused when it *adds* a violation. Losing the
+Dwarf race is the one change allowed to leave too many Big items: the sheet then says
+which must go, and nothing else may make it worse. Losing a race or class turns the
+items it allowed sideways (carried).
+
+:func:`strength` totals the combat strength with a line per source, and for every item
+that does not count, the reason and the rule.
+"""
+from __future__ import annotations
+
+import copy
+from dataclasses import dataclass
+
+from .levels import change_level
+from .profiles import Profile
+from .rules import RULES, Refused
+
+RACES = ("elf", "dwarf", "halfling")
+CLASSES = ("warrior", "wizard", "cleric", "thief")
+SLOTS = ("headgear", "armor", "footgear", "one_hand", "two_hands", "none")
+HANDS = {"one_hand": 1, "two_hands": 2}
+SLOT_NAMES = {"headgear": "headgear", "armor": "armor", "footgear": "footgear", "one_hand": "1-hand item",
+              "two_hands": "2-hands item", "none": "item"}
+LIST_FIELDS = ("races", "classes", "items", "curses")
+FLAG_FIELDS = ("half_breed", "super_munchkin")
+
+
+@dataclass(frozen=True)
+class Violation:
+    rule: str
+    message: str
+
+
+def races_of(p: dict) -> list[str]:
+    """The character's races; none means human."""
+    return p.get("races") or ["human"]
+
+
+def is_(p: dict, who: dict) -> bool:
+    """Whether the character is of the race, class or sex ``who`` names (``{"class": "cleric"}``)."""
+    (key, value), = who.items()
+    if key == "race":
+        return value in races_of(p)
+    if key == "class":
+        return value in p.get("classes", [])
+    return p.get("sex") == value
+
+
+def restriction_problem(p: dict, item: dict) -> str | None:
+    """Why the character cannot use ``item`` right now, or ``None``."""
+    allowed = item.get("usable_by") or []
+    if allowed and not any(is_(p, who) for who in allowed):
+        return f"only for {describe_who(allowed)}"
+    banned = [who for who in item.get("not_usable_by") or [] if is_(p, who)]
+    if banned:
+        return f"not for {describe_who(banned)}"
+    return None
+
+
+PLURALS = {"elf": "Elves", "dwarf": "Dwarves", "halfling": "Halflings", "human": "Humans", "warrior": "Warriors",
+           "wizard": "Wizards", "cleric": "Clerics", "thief": "Thieves", "male": "male characters",
+           "female": "female characters"}
+
+
+def describe_who(entries: list[dict]) -> str:
+    """``[{"class": "cleric"}, {"race": "elf"}]`` → "Clerics or Elves"."""
+    return " or ".join(PLURALS.get(value, value) for who in entries for value in who.values())
+
+
+def big_allowance(p: dict) -> int | None:
+    """How many Big items the character may have; ``None`` for any number (Dwarf)."""
+    return None if "dwarf" in p.get("races", []) else 1
+
+
+def check(p: dict) -> list[Violation]:
+    """Every rule the character breaks as it stands."""
+    out: list[Violation] = []
+    races, classes = p.get("races", []), p.get("classes", [])
+    if len(set(races)) != len(races):
+        out.append(Violation("race.one", "Two copies of the same race."))
+    if len(races) > (2 if p.get("half_breed") else 1):
+        out.append(Violation("race.one", "More races than allowed: a second race needs Half-Breed."))
+    if len(set(classes)) != len(classes):
+        out.append(Violation("class.one", "Two copies of the same class."))
+    if len(classes) > (2 if p.get("super_munchkin") else 1):
+        out.append(Violation("class.one", "More classes than allowed: a second class needs Super Munchkin."))
+    if p.get("half_breed") and not races:
+        out.append(Violation("half-breed.needs-race", "Half-Breed needs a race."))
+    if p.get("super_munchkin") and not classes:
+        out.append(Violation("half-breed.needs-race", "Super Munchkin needs a class."))
+    items = p.get("items", [])
+    allowance = big_allowance(p)
+    bigs = [i for i in items if i.get("big")]
+    if allowance is not None and len(bigs) > allowance:
+        out.append(Violation("items.big", f"{len(bigs)} Big items ({', '.join(i['name'] for i in bigs)}): "
+                                          "without the Dwarf race only one may stay — sell, trade or give the others away."))
+    used = [i for i in items if i.get("in_use")]
+    for slot in ("headgear", "armor", "footgear"):
+        worn = [i for i in used if i["slot"] == slot]
+        if len(worn) > 1:
+            out.append(Violation("items.slots", f"Only one {slot} can be in use ({', '.join(i['name'] for i in worn)})."))
+    hands = sum(HANDS.get(i["slot"], 0) for i in used)
+    if hands > 2:
+        out.append(Violation("items.slots", "Only two hands' worth of items can be in use."))
+    return out
+
+
+def refuse_new_violations(before: dict, after: dict, allow: frozenset = frozenset()) -> None:
+    """Refuse (with its rule) the first violation ``after`` has that ``before`` did not.
+
+    ``allow`` names rules a change may break for now: losing the Dwarf race is always
+    allowed, and the sheet then says which Big items must go.
+    """
+    old = set(check(before))
+    for violation in check(after):
+        if violation not in old and violation.rule not in allow:
+            raise Refused(violation.message, rule=violation.rule)
+
+
+# --- operations ------------------------------------------------------------------------------
+
+def apply_ops(players: dict[str, dict], ops: list[dict], profile: Profile) -> None:
+    """Perform ``ops`` on the players' character dicts, in place."""
+    for op in ops:
+        p = players[op["seat"]]
+        kind = op["op"]
+        if kind == "add":
+            p.setdefault(op["field"], []).append(copy.deepcopy(op["value"]))
+        elif kind == "remove":
+            values = p.get(op["field"], [])
+            index = _find(values, op["value"])
+            if index is None:
+                raise Refused("That has changed since; it is no longer there.", status=409)
+            values.pop(index)
+        elif kind == "set":
+            if p.get(op["field"], False) != op["from"]:
+                raise Refused("That has changed since.", status=409)
+            p[op["field"]] = op["to"]
+        elif kind == "patch":
+            item = next((i for i in p.get("items", []) if i["uid"] == op["uid"]), None)
+            if item is None or item.get(op["key"]) != op["from"]:
+                raise Refused("That item has changed since.", status=409)
+            item[op["key"]] = op["to"]
+        elif kind == "level":
+            p["level"] = change_level(profile, p["level"], op["delta"], op.get("cause", "up")).after
+        else:
+            raise ValueError(f"unknown operation {kind!r}")
+
+
+def _find(values: list, value) -> int | None:
+    for index, existing in enumerate(values):
+        if existing == value or (isinstance(value, dict) and isinstance(existing, dict)
+                                 and "uid" in value and existing.get("uid") == value["uid"]):
+            return index
+    return None
+
+
+def invert_ops(ops: list[dict]) -> list[dict]:
+    """The operations that undo ``ops`` (in reverse order)."""
+    out = []
+    for op in reversed(ops):
+        if op["op"] in ("add", "remove"):
+            out.append({**op, "op": "remove" if op["op"] == "add" else "add"})
+        elif op["op"] in ("set", "patch"):
+            out.append({**op, "from": op["to"], "to": op["from"]})
+        elif op["op"] == "level":
+            out.append({**op, "delta": -op["delta"], "cause": "undo"})
+    return out
+
+
+# --- deciding actions ---------------------------------------------------------------------------
+
+def new_item(raw: dict, uid: str) -> dict:
+    """An item in play from a card record's ``item`` part or hand-typed fields, checked."""
+    name = str(raw.get("name") or "").strip()
+    if not name or len(name) > 60:
+        raise Refused("An item needs a name of at most 60 characters.", status=400)
+    slot = raw.get("slot", "none")
+    if slot not in SLOTS:
+        raise Refused(f"slot must be one of: {', '.join(SLOTS)}.", status=400)
+    item = {"uid": uid, "name": name, "slot": slot, "in_use": False}
+    for key, low, high in (("bonus", -20, 20), ("gold", 0, 10000), ("run_away_bonus", -10, 10)):
+        value = raw.get(key, 0) or 0
+        if isinstance(value, bool) or not isinstance(value, int) or not low <= value <= high:
+            raise Refused(f"{key} must be a whole number from {low} to {high}.", status=400)
+        item[key] = value
+    item["big"] = bool(raw.get("big", False))
+    for key in ("usable_by", "not_usable_by", "bonus_if"):
+        if raw.get(key):
+            item[key] = copy.deepcopy(raw[key])
+    if raw.get("card_id"):
+        item["card_id"] = raw["card_id"]
+    return item
+
+
+def add_item_ops(p: dict, seat: str, item: dict) -> list[dict]:
+    """Play an item: in use when it fits and the character may use it, else carried."""
+    item = dict(item)
+    item["in_use"] = fits(p, item) and restriction_problem(p, item) is None
+    return [{"op": "add", "seat": seat, "field": "items", "value": item}]
+
+
+def fits(p: dict, item: dict, ignoring: set[str] = frozenset()) -> bool:
+    """Whether ``item`` can be in use next to the items already in use (slots only)."""
+    used = [i for i in p.get("items", []) if i.get("in_use") and i["uid"] not in ignoring and i["uid"] != item["uid"]]
+    if item["slot"] in ("headgear", "armor", "footgear"):
+        return not any(i["slot"] == item["slot"] for i in used)
+    if item["slot"] in HANDS:
+        return sum(HANDS.get(i["slot"], 0) for i in used) + HANDS[item["slot"]] <= 2
+    return True
+
+
+def use_item_ops(p: dict, seat: str, uid: str) -> list[dict]:
+    """Put an item to use; the items it displaces (same slot, or hands) are turned to carried."""
+    item = _item(p, uid)
+    if item.get("in_use"):
+        raise Refused(f"{item['name']} is already in use.", status=409)
+    problem = restriction_problem(p, item)
+    if problem:
+        raise Refused(f"{item['name']} cannot be used: {problem}.", rule="items.restricted")
+    ops = []
+    used = [i for i in p.get("items", []) if i.get("in_use")]
+    if item["slot"] in ("headgear", "armor", "footgear"):
+        displaced = [i for i in used if i["slot"] == item["slot"]]
+    elif item["slot"] in HANDS:
+        displaced, hands = [], sum(HANDS.get(i["slot"], 0) for i in used)
+        for other in sorted((i for i in used if i["slot"] in HANDS), key=lambda i: HANDS[i["slot"]], reverse=True):
+            if hands + HANDS[item["slot"]] <= 2:
+                break
+            displaced.append(other)
+            hands -= HANDS[other["slot"]]
+    else:
+        displaced = []
+    for other in displaced:
+        ops.append({"op": "patch", "seat": seat, "field": "items", "uid": other["uid"], "key": "in_use",
+                    "from": True, "to": False})
+    ops.append({"op": "patch", "seat": seat, "field": "items", "uid": uid, "key": "in_use", "from": False, "to": True})
+    return ops
+
+
+def _item(p: dict, uid) -> dict:
+    item = next((i for i in p.get("items", []) if i["uid"] == uid), None)
+    if item is None:
+        raise Refused("There is no such item on this character.", status=404)
+    return item
+
+
+def sell_ops(p: dict, seat: str, uids: list, profile: Profile, double: str | None = None) -> tuple[list[dict], int, int]:
+    """Sell items for levels: ``(ops, gold, levels)``; the Halfling may sell one item at double price."""
+    if not uids or len(set(uids)) != len(uids):
+        raise Refused("Choose the items to sell, each once.", status=400)
+    items = [_item(p, uid) for uid in uids]
+    if double is not None:
+        if "halfling" not in p.get("races", []):
+            raise Refused("Only a Halfling sells an item at double price (the Halfling card's ability).")
+        if double not in uids:
+            raise Refused("The double-price item must be one of the items sold.", status=400)
+    gold = sum(i["gold"] * (2 if i["uid"] == double else 1) for i in items)
+    levels = gold // 1000
+    if levels < 1:
+        raise Refused(f"{gold:,} gold pieces is not enough: a level costs 1,000 and there is no change.", rule="items.sell")
+    if p["level"] + levels >= profile.top_level:
+        raise Refused(f"Selling {gold:,} gold would reach Level {p['level'] + levels}: the winning level cannot be bought.",
+                      rule="items.sell-not-to-win")
+    ops = [{"op": "remove", "seat": seat, "field": "items", "value": i} for i in items]
+    ops.append({"op": "level", "seat": seat, "delta": levels, "cause": "up"})
+    return ops, gold, levels
+
+
+def race_ops(p: dict, seat: str, field: str, value: str, adding: bool) -> list[dict]:
+    """Add or discard a race or class; discarding the last one also takes Half-Breed / Super Munchkin."""
+    known = RACES if field == "races" else CLASSES
+    if value not in known:
+        raise Refused(f"{field[:-1].title()} must be one of: {', '.join(known)}.", status=400)
+    current = p.get(field, [])
+    noun = "race" if field == "races" else "class"
+    if adding:
+        if value in current:
+            raise Refused(f"Already {value.title()}: never two copies of the same {noun}.",
+                          rule="race.one" if field == "races" else "class.one")
+        return [{"op": "add", "seat": seat, "field": field, "value": value}]
+    if value not in current:
+        raise Refused(f"Not {value.title()}.", status=404)
+    ops = [{"op": "remove", "seat": seat, "field": field, "value": value}]
+    flag = "half_breed" if field == "races" else "super_munchkin"
+    if len(current) == 1 and p.get(flag):
+        ops.append({"op": "set", "seat": seat, "field": flag, "from": True, "to": False})
+    # items the character can no longer use are turned sideways (carried)
+    remaining = {**p, field: [v for v in current if v != value]}
+    for item in p.get("items", []):
+        if item.get("in_use") and restriction_problem(remaining, item):
+            ops.append({"op": "patch", "seat": seat, "field": "items", "uid": item["uid"], "key": "in_use",
+                        "from": True, "to": False})
+    return ops
+
+
+def flag_ops(p: dict, seat: str, flag: str, on: bool) -> list[dict]:
+    if bool(p.get(flag)) == on:
+        raise Refused(f"{'Already' if on else 'No'} {FLAG_NAMES[flag]}.", status=409)
+    return [{"op": "set", "seat": seat, "field": flag, "from": not on, "to": on}]
+
+
+FLAG_NAMES = {"half_breed": "Half-Breed", "super_munchkin": "Super Munchkin"}
+
+
+def die_ops(p: dict, seat: str) -> list[dict]:
+    """Death: every item goes; level, races, classes and curses stay."""
+    if not p.get("items"):
+        raise Refused("Nothing to lose: this character has no items.", status=409)
+    return [{"op": "remove", "seat": seat, "field": "items", "value": i} for i in p["items"]]
+
+
+# --- combat strength -----------------------------------------------------------------------------
+
+def strength(p: dict) -> dict:
+    """Combat strength with every line's source, and why the other items do not count."""
+    lines = [{"source": "Level", "value": p["level"]}]
+    not_counting = []
+    for item in p.get("items", []):
+        problem = restriction_problem(p, item)
+        if not item.get("in_use") and not problem:
+            not_counting.append({"source": item["name"], "uid": item["uid"], "reason": "carried, not in use",
+                                 "rule": "items.carried", "citation": RULES["items.carried"].citation})
+            continue
+        if problem:
+            not_counting.append({"source": item["name"], "uid": item["uid"], "reason": problem,
+                                 "rule": "items.restricted", "citation": RULES["items.restricted"].citation})
+            continue
+        bonus = item.get("bonus", 0)
+        for special in item.get("bonus_if", []):
+            if is_(p, special["who"]):
+                bonus = special["value"]
+        if bonus:
+            lines.append({"source": item["name"], "value": bonus, "uid": item["uid"]})
+    pending = []
+    for curse in p.get("curses", []):
+        for effect in curse.get("effects", []):
+            if effect.get("type") != "combat_bonus" or not effect.get("value"):
+                continue
+            if effect.get("until") == "next_combat":
+                pending.append({"source": curse["name"], "value": effect["value"], "when": "in your next combat"})
+            else:
+                lines.append({"source": curse["name"], "value": effect["value"], "uid": curse["uid"]})
+    return {"total": sum(line["value"] for line in lines), "lines": lines, "not_counting": not_counting,
+            "pending": pending}

@@ -1,0 +1,282 @@
+"""The character sheet in the referee: table-driven cases from the rulebooks, and invariants."""
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from companion.referee import table as t
+from companion.referee.rules import Refused
+
+CHAINSAW = {"name": "Chainsaw of Bloody Dismemberment", "bonus": 3, "slot": "two_hands", "big": True, "gold": 600}
+MACE = {"name": "Mace of Sharpness", "bonus": 4, "slot": "one_hand", "gold": 600, "usable_by": [{"class": "cleric"}]}
+HELM = {"name": "Helm of Courage", "bonus": 1, "slot": "headgear", "gold": 200}
+HORNY = {"name": "Horny Helmet", "bonus": 1, "slot": "headgear", "gold": 600, "bonus_if": [{"who": {"race": "elf"}, "value": 3}]}
+SWORD = {"name": "Sneaky Bastard Sword", "bonus": 2, "slot": "one_hand", "gold": 400}
+BUCKLER = {"name": "Buckler of Swashing", "bonus": 2, "slot": "one_hand", "gold": 400}
+ROCK = {"name": "Huge Rock", "bonus": 3, "slot": "two_hands", "big": True, "gold": 0}
+LADDER = {"name": "Stepladder", "bonus": 3, "slot": "none", "big": True, "gold": 400, "usable_by": [{"race": "halfling"}]}
+BOOTS = {"name": "Boots of Butt-Kicking", "bonus": 2, "slot": "footgear", "gold": 400}
+
+
+class Game:
+    """A table with Ann (host) and Ben, driven through decide/apply like the store does."""
+
+    def __init__(self):
+        self.events = [t.create("tid", "T", "munchkin-1.6")]
+        self.state = t.apply(None, self.events[0])
+        for seat, name in (("a", "Ann"), ("b", "Ben")):
+            self._record(t.join(self.state, seat, name, "female" if seat == "a" else "male"))
+
+    def _record(self, event):
+        self.events.append(event)
+        self.state = t.apply(self.state, event)
+        return event
+
+    def do(self, action, actor="a", **params):
+        return self._record(t.decide(self.state, actor, action, params))
+
+    def undo(self, event):
+        return self._record(t.inverse(self.state, event))
+
+    def refused(self, action, actor="a", **params):
+        with pytest.raises(Refused) as exc:
+            t.decide(self.state, actor, action, params)
+        return exc.value
+
+    def p(self, seat="a"):
+        return self.state.players[seat].as_dict()
+
+    def item(self, name, seat="a"):
+        return next(i for i in self.state.players[seat].items if i["name"] == name)
+
+    def level(self, n, seat="a"):
+        while self.state.players[seat].level < n:
+            self.do("level.up", actor=seat)
+
+
+@pytest.fixture
+def g():
+    return Game()
+
+
+def test_nobody_starts_with_a_race_or_class_and_is_human(g):
+    assert g.p()["races"] == [] and g.p()["classes"] == []
+    assert g.p()["strength"] == 1  # 1.6 Character Creation: a Level 1 human with no class
+
+
+@pytest.mark.parametrize("first, second, rule, source", [
+    ("elf", "dwarf", "race.one", "1.6 Character Stats: one race unless Half-Breed"),
+    ("elf", "elf", "race.one", "1.6 Character Stats: never two copies of the same race"),
+])
+def test_races(g, first, second, rule, source):
+    g.do("race.add", race=first)
+    assert g.refused("race.add", race=second).rule.id == rule, source
+
+
+def test_half_breed_needs_a_race_allows_two_and_goes_with_the_last(g):
+    assert g.refused("half_breed.add").rule.id == "half-breed.needs-race"  # 1.6 Classes and Races
+    g.do("race.add", race="elf")
+    g.do("half_breed.add")
+    g.do("race.add", race="dwarf")
+    assert g.p()["races"] == ["elf", "dwarf"]
+    g.do("race.remove", race="elf")
+    assert g.p()["half_breed"] is True  # one race left: Half-Breed stays
+    g.do("race.remove", race="dwarf")
+    assert g.p()["half_breed"] is False and g.p()["races"] == []  # it goes with the last race
+
+
+def test_super_munchkin_for_classes(g):
+    g.do("class.add", **{"class": "warrior"})
+    assert g.refused("class.add", **{"class": "wizard"}).rule.id == "class.one"
+    g.do("super_munchkin.add")
+    g.do("class.add", **{"class": "wizard"})
+    assert g.refused("class.add", **{"class": "wizard"}).rule.id == "class.one"
+
+
+def test_second_headgear_is_carried_and_does_not_count(g):
+    g.do("item.add", item=HELM)
+    g.do("item.add", item=HORNY)
+    assert g.item("Horny Helmet")["in_use"] is False
+    p = g.p()
+    assert p["strength"] == 2
+    reasons = {line["source"]: line for line in p["not_counting"]}
+    assert reasons["Horny Helmet"]["reason"] == "carried, not in use"
+    assert reasons["Horny Helmet"]["citation"].startswith("Munchkin 1.6 (2011), Items")
+
+
+def test_using_an_item_displaces_the_one_in_its_slot(g):
+    g.do("item.add", item=HELM)
+    g.do("item.add", item=HORNY)
+    g.do("race.add", race="elf")
+    g.do("item.use", uid=g.item("Horny Helmet")["uid"])
+    assert g.item("Helm of Courage")["in_use"] is False
+    assert g.p()["strength"] == 1 + 3  # Horny Helmet gives an Elf +3
+
+
+def test_hands(g):
+    g.do("item.add", item=SWORD)
+    g.do("item.add", item=BUCKLER)
+    assert g.p()["strength"] == 1 + 2 + 2
+    g.do("item.add", item=ROCK)
+    assert g.item("Huge Rock")["in_use"] is False  # both hands are busy
+    g.do("item.use", uid=g.item("Huge Rock")["uid"])
+    assert not g.item("Sneaky Bastard Sword")["in_use"] and not g.item("Buckler of Swashing")["in_use"]
+    assert g.p()["strength"] == 1 + 3
+
+
+def test_one_big_item_unless_dwarf(g):
+    g.do("item.add", item=CHAINSAW)
+    refusal = g.refused("item.add", item=ROCK)
+    assert refusal.rule.id == "items.big"  # 1.6 Items: only one Big item
+    g.do("race.add", race="dwarf")
+    g.do("item.add", item=ROCK)
+    g.do("race.remove", race="dwarf")  # allowed at any time...
+    problems = g.p()["problems"]
+    assert problems and problems[0]["rule"] == "items.big"  # ...but the sheet says what must go
+    assert g.refused("item.add", item=LADDER).rule.id == "items.big"  # and nothing may make it worse
+    g.do("item.remove", uid=g.item("Huge Rock")["uid"])
+    assert g.p()["problems"] == []
+
+
+def test_restricted_item_counts_only_while_qualifying(g):
+    g.do("item.add", item=MACE)
+    assert g.item("Mace of Sharpness")["in_use"] is False  # a non-Cleric can only carry it
+    assert g.refused("item.use", uid=g.item("Mace of Sharpness")["uid"]).rule.id == "items.restricted"
+    g.do("class.add", **{"class": "cleric"})
+    g.do("item.use", uid=g.item("Mace of Sharpness")["uid"])
+    assert g.p()["strength"] == 1 + 4
+    g.do("class.remove", **{"class": "cleric"})  # discarding a class is always allowed
+    p = g.p()
+    assert p["strength"] == 1
+    assert [line["reason"] for line in p["not_counting"]] == ["only for Clerics"]
+
+
+def test_selling(g):
+    g.do("item.add", item=CHAINSAW)
+    g.do("item.add", item=BOOTS)
+    assert g.refused("item.sell", uids=[g.item("Chainsaw of Bloody Dismemberment")["uid"]]).rule.id == "items.sell"
+    g.do("item.sell", uids=[g.item("Chainsaw of Bloody Dismemberment")["uid"], g.item("Boots of Butt-Kicking")["uid"]])
+    assert g.p()["level"] == 2 and g.p()["items"] == []  # 1,000 gold: one level, no change
+
+
+def test_no_selling_to_the_winning_level(g):
+    g.level(9)
+    g.do("item.add", item={**HELM, "gold": 1000})
+    assert g.refused("item.sell", uids=[g.item("Helm of Courage")["uid"]]).rule.id == "items.sell-not-to-win"
+
+
+def test_halfling_sells_one_item_at_double_price(g):
+    g.do("item.add", item=BOOTS)
+    g.do("item.add", item=HELM)
+    uids = [g.item("Boots of Butt-Kicking")["uid"], g.item("Helm of Courage")["uid"]]
+    assert g.refused("item.sell", uids=uids, double=uids[0]).message.startswith("Only a Halfling")
+    g.do("race.add", race="halfling")
+    g.do("item.sell", uids=uids, double=uids[0])  # 800 + 200 = 1,000
+    assert g.p()["level"] == 2
+
+
+def test_giving_an_item_goes_into_the_receivers_play(g):
+    g.do("item.add", item=BOOTS)
+    g.do("item.give", uid=g.item("Boots of Butt-Kicking")["uid"], to="b")
+    assert g.p("a")["items"] == [] and g.item("Boots of Butt-Kicking", "b")["in_use"] is True
+    assert g.p("b")["strength"] == 3
+
+
+def test_lasting_curse_changes_strength_until_removed(g):
+    g.do("curse.add", curse={"name": "Chicken on Your Head", "effects": [{"type": "combat_bonus", "value": -1, "until": "removed"}]})
+    assert g.p()["strength"] == 0
+    g.do("curse.add", curse={"name": "Change Sex", "effects": [{"type": "combat_bonus", "value": -5, "until": "next_combat"}]})
+    assert g.p()["strength"] == 0 and g.p()["pending"][0]["value"] == -5
+    g.do("curse.remove", uid=g.state.players["a"].curses[0]["uid"])
+    assert g.p()["strength"] == 1
+
+
+def test_death_keeps_level_race_class_and_curses(g):
+    g.level(5)
+    g.do("race.add", race="elf")
+    g.do("item.add", item=BOOTS)
+    g.do("curse.add", curse={"name": "Chicken on Your Head"})
+    g.do("character.die")
+    p = g.p()
+    assert (p["level"], p["races"], p["items"], len(p["curses"])) == (5, ["elf"], [], 1)  # 1.6 Death
+
+
+def test_undo_of_sheet_changes_and_its_checks(g):
+    added = g.do("item.add", item=CHAINSAW)
+    g.undo(added)
+    assert g.p()["items"] == []
+    sold_items = [g.do("item.add", item=BOOTS), g.do("item.add", item=HELM)]
+    assert sold_items
+    g.do("item.add", item={**SWORD, "gold": 400})
+    sale = g.do("item.sell", uids=[i["uid"] for i in g.state.players["a"].items])
+    g.undo(sale)  # items back, level back
+    assert g.p()["level"] == 1 and len(g.p()["items"]) == 3
+    dwarf = g.do("race.add", race="dwarf")
+    g.do("item.add", item=CHAINSAW)
+    g.do("item.add", item=ROCK)
+    with pytest.raises(Refused) as exc:
+        t.inverse(g.state, dwarf)  # undoing the Dwarf would leave two Big items
+    assert exc.value.rule.id == "items.big"
+
+
+def test_only_host_edits_another_sheet(g):
+    assert g.refused("item.add", actor="b", seat="a", item=BOOTS).rule.id == "table.host"
+    g.do("item.add", actor="a", seat="b", item=BOOTS)
+    assert g.item("Boots of Butt-Kicking", "b")
+
+
+@pytest.mark.parametrize("item, message", [
+    ({"bonus": 1}, "needs a name"),
+    ({"name": "X", "slot": "pocket"}, "slot must be"),
+    ({"name": "X", "bonus": 99}, "bonus must be"),
+    ({"name": "X", "gold": -1}, "gold must be"),
+])
+def test_hand_typed_items_are_checked(g, item, message):
+    assert message in g.refused("item.add", item=item).message
+
+
+ITEMS = [CHAINSAW, MACE, HELM, HORNY, SWORD, BUCKLER, ROCK, LADDER, BOOTS]
+STEPS = st.one_of(
+    st.tuples(st.just("item.add"), st.sampled_from(ITEMS)),
+    st.tuples(st.sampled_from(["item.use", "item.carry", "item.remove"]), st.integers(0, 8)),
+    st.tuples(st.sampled_from(["race.add", "race.remove"]), st.sampled_from(["elf", "dwarf", "halfling"])),
+    st.tuples(st.sampled_from(["class.add", "class.remove"]), st.sampled_from(["cleric", "warrior"])),
+    st.tuples(st.sampled_from(["half_breed.add", "half_breed.remove", "level.down", "character.die"]), st.none()),
+)
+
+
+@settings(max_examples=80, deadline=None)
+@given(st.lists(STEPS, max_size=40))
+def test_sheet_invariants(steps):
+    g = Game()
+    for action, arg in steps:
+        before = g.p()
+        params = {}
+        if action == "item.add":
+            params = {"item": arg}
+        elif action in ("item.use", "item.carry", "item.remove"):
+            items = g.state.players["a"].items
+            if not items:
+                continue
+            params = {"uid": items[arg % len(items)]["uid"]}
+        elif action.startswith("race."):
+            params = {"race": arg}
+        elif action.startswith("class."):
+            params = {"class": arg}
+        try:
+            g.do(action, **params)
+        except Refused:
+            assert g.p() == before
+            continue
+        after = g.p()
+        assert after["level"] >= 1
+        if action == "item.add":  # adding never lowers strength (nothing is displaced)
+            assert after["strength"] >= before["strength"]
+        counted = {line.get("uid") for line in after["strength_breakdown"]}
+        for item in g.state.players["a"].items:
+            if not item["in_use"]:
+                assert item["uid"] not in counted  # carried items never count
+        assert not [v for v in after["problems"] if v["rule"] in ("items.slots", "race.one", "class.one")]
+        for item in g.state.players["a"].items:  # in use means usable: restricted items are turned sideways
+            if item["in_use"] and item.get("usable_by"):
+                assert item["uid"] in counted or item.get("bonus", 0) == 0
+    assert t.replay(g.events).to_json() == g.state.to_json()
