@@ -59,15 +59,20 @@ def phone(browser, errors):
 def decode_qr(page, tmp_path: Path) -> str:
     """Screenshot the QR code the page shows and decode it with OpenCV, as a phone camera would.
 
-    Like a camera app it tries a few frames (the board may be re-rendered by a live
-    update between two frames); a frame that does not decode is kept for inspection.
+    Like a camera app it tries a few frames and scales: OpenCV's classic detector misses
+    some perfectly valid codes at full size (seen with certain join tokens), which the
+    same detector reads at half size and the ArUco-based detector reads as they are.
+    A frame that decodes in no way is kept for inspection.
     """
     for attempt in range(3):
         png = page.locator("#join-qr").screenshot()
-        image = cv2.imdecode(np.frombuffer(png, np.uint8), cv2.IMREAD_COLOR)
-        text, _, _ = cv2.QRCodeDetector().detectAndDecode(image)
-        if text:
-            return text
+        image = cv2.imdecode(np.frombuffer(png, np.uint8), cv2.IMREAD_GRAYSCALE)
+        half = cv2.resize(image, None, fx=0.5, fy=0.5, interpolation=cv2.INTER_AREA)
+        for detector, frame in ((cv2.QRCodeDetector(), image), (cv2.QRCodeDetector(), half),
+                                (cv2.QRCodeDetectorAruco(), image)):
+            text = detector.detectAndDecode(frame)[0]
+            if text:
+                return text
         (tmp_path / f"qr-undecoded-{attempt}.png").write_bytes(png)
     raise AssertionError(f"OpenCV found no QR code in the screenshots (kept in {tmp_path})")
 
