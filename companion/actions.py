@@ -40,7 +40,7 @@ PARAMS: dict[str, dict[str, type]] = {
     "half_breed.remove": {"seat": str},
     "super_munchkin.add": {"seat": str},
     "super_munchkin.remove": {"seat": str},
-    "item.add": {"seat": str, "card": str, "item": dict, **_ITEM_FIELDS},
+    "item.add": {"seat": str, "card": str, "item": dict, "only_for": str, **_ITEM_FIELDS},
     "item.use": {"seat": str, "uid": str},
     "item.carry": {"seat": str, "uid": str},
     "item.remove": {"seat": str, "uid": str},
@@ -144,6 +144,11 @@ def _from_cards(action: str, params: dict) -> dict:
         return {**rest, "curse": {"name": card["names"]["en"], "card_id": card_id, "effects": lasting}}
     if action == "item.add":
         item = params.get("item") or {k: params[k] for k in _ITEM_FIELDS if k in params}
+        if params.get("only_for"):
+            key, _, value = params["only_for"].partition(":")
+            if key not in ("race", "class", "sex") or not value:
+                raise Refused("only_for must look like race:elf, class:cleric or sex:female.", status=400)
+            item = {**item, "usable_by": [{key: value}]}
         return {**rest, "item": item}
     curse = params.get("curse")
     if curse is None:

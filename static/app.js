@@ -1,13 +1,13 @@
 // Table Referee: the little JavaScript the pages need beyond htmx (no inline script: CSP).
-// Live updates arrive as server-sent events (htmx's SSE extension); this file only keeps
-// them in order, and refreshes the board at once when a phone wakes up or its Wi-Fi
+// Live updates arrive as server-sent events (htmx's SSE extension) and are morphed into
+// the page (idiomorph); this file keeps them in order, and refreshes the board at once when a phone wakes up or its Wi-Fi
 // returns instead of waiting for the event stream to reconnect.
 (function () {
   "use strict";
   function refresh() {
     var live = document.getElementById("live");
     if (!live || !live.dataset.refresh || !window.htmx) return;
-    window.htmx.ajax("GET", live.dataset.refresh, { target: "#board", swap: "innerHTML" });
+    window.htmx.ajax("GET", live.dataset.refresh, { target: "#board", swap: "morph:innerHTML" });
   }
   // The phone that made a change already shows its result (with the notice and its Undo
   // button); the stream's copy of the same version must not wipe that, and an older
@@ -18,6 +18,14 @@
     var incoming = parseInt(e.detail.lastEventId, 10);
     if (!isNaN(shown) && !isNaN(incoming) && incoming <= shown) e.preventDefault();
   });
+  // Updates morph the board in place (idiomorph) instead of replacing it, so a tap that
+  // lands while another player's change arrives still hits its button, and a <details>
+  // the player opened stays open.
+  if (window.Idiomorph) {
+    window.Idiomorph.defaults.callbacks.beforeAttributeUpdated = function (name, node) {
+      return !(name === "open" && node.tagName === "DETAILS");
+    };
+  }
   document.addEventListener("visibilitychange", function () {
     if (document.visibilityState === "visible") refresh();
   });

@@ -77,6 +77,28 @@ def decode_qr(page, tmp_path: Path) -> str:
     raise AssertionError(f"OpenCV found no QR code in the screenshots (kept in {tmp_path})")
 
 
+def open_table(browser, errors, server, name: str, sex: str):
+    """A phone that starts a table as host."""
+    page = phone(browser, errors)
+    page.goto(server.url + "/")
+    page.fill("input[name=player_name]", name)
+    page.check(f"input[name=sex][value={sex}]")
+    page.click("button.primary")
+    page.wait_for_selector("#my-level")
+    return page
+
+
+def join_by_qr(browser, errors, host, tmp_path, name: str, sex: str):
+    """A phone that joins by the URL decoded from the host's QR code."""
+    page = phone(browser, errors)
+    page.goto(decode_qr(host, tmp_path))
+    page.fill("input[name=name]", name)
+    page.check(f"input[name=sex][value={sex}]")
+    page.click("button.primary")
+    page.wait_for_selector("#my-level")
+    return page
+
+
 def level_of(page, name: str) -> str:
     return page.locator(f'.player[data-name="{name}"] .level-value').inner_text()
 
@@ -128,19 +150,8 @@ def test_three_phones_join_by_qr_and_see_a_level_up_live(browser, server, tmp_pa
 
 def test_refusal_and_win_are_shown_on_the_phones(browser, server, tmp_path):
     errors: list[str] = []
-    host = phone(browser, errors)
-    host.goto(server.url + "/")
-    host.fill("input[name=player_name]", "Alice")
-    host.check("input[name=sex][value=female]")
-    host.click("button.primary")
-    host.wait_for_selector("#my-level")
-    join_url = decode_qr(host, tmp_path)
-    bob = phone(browser, errors)
-    bob.goto(join_url)
-    bob.fill("input[name=name]", "Bob")
-    bob.check("input[name=sex][value=male]")
-    bob.click("button.primary")
-    bob.wait_for_selector("#my-level")
+    host = open_table(browser, errors, server, "Alice", "female")
+    bob = join_by_qr(browser, errors, host, tmp_path, "Bob", "male")
 
     for level in range(2, 10):
         bob.click("#me button[data-action='level.up']")
@@ -176,3 +187,34 @@ def test_card_type_ahead_and_card_page(browser, server):
     expect(page.locator(".carddetail h1")).to_have_text("Net Troll")
     assert "Impiegatroll" in page.locator(".names").inner_text()
     assert errors == []
+
+
+def test_sheet_items_and_strength_on_every_phone(browser, server, tmp_path):
+    errors: list[str] = []
+    aric = open_table(browser, errors, server, "Aric", "male")
+    suzan = join_by_qr(browser, errors, aric, tmp_path, "Suzan", "female")
+
+    suzan.click("#me details.more summary >> text=Play a race or class")
+    suzan_details = suzan.locator("#me details.more").first
+    expect(suzan_details).to_have_attribute("open", "")
+    suzan.evaluate("document.querySelector('#me h2').keptNode = 'kept'")
+
+    aric.fill("#add-to-sheet input[name=q]", "chainsw")  # a typo, as thumbs do
+    aric.click("#pick-results li[data-card=chainsaw-of-bloody-dismemberment] button")
+    expect(aric.locator("#my-strength")).to_have_text("4")
+    aric.fill("#add-to-sheet input[name=q]", "mace")
+    aric.click("#pick-results li[data-card=mace-of-sharpness] button")
+    mace = aric.locator("#my-items li[data-item='Mace of Sharpness']")
+    expect(mace).to_contain_text("does not count: only for Clerics")
+    expect(mace).to_contain_text("Munchkin 1.6 (2011), Items")
+    expect(suzan.locator('.player[data-name="Aric"] .str b')).to_have_text("4")  # live on the other phone
+    # the update was morphed in place: Suzan's open menu stayed open, her elements are the same nodes
+    expect(suzan_details).to_have_attribute("open", "")
+    assert suzan.evaluate("document.querySelector('#me h2').keptNode") == "kept"
+
+    aric.fill("#add-to-sheet input[name=q]", "huge rock")
+    aric.click("#pick-results li[data-card=huge-rock] button")
+    alert = aric.locator(".notice.refused")
+    expect(alert).to_contain_text("Big")
+    expect(alert).to_contain_text("Munchkin 1.6 (2011), Items")
+    assert [e for e in errors if "status of 422" not in e] == []

@@ -280,3 +280,34 @@ def test_sheet_invariants(steps):
             if item["in_use"] and item.get("usable_by"):
                 assert item["uid"] in counted or item.get("bonus", 0) == 0
     assert t.replay(g.events).to_json() == g.state.to_json()
+
+
+def test_looting_order_highest_level_first_ties_roll(g):
+    g._record(t.join(g.state, "c", "Cid", "male"))
+    g.level(4, "b")
+    g.level(4, "c")
+    g.do("item.add", item=BOOTS)
+    death = g.do("character.die")
+    assert death.payload["summary"].endswith("looting order: Ben = Cid (roll)")  # 1.6 Death, Looting the Body
+
+
+@pytest.mark.parametrize("levels, races, hand, expected, source", [
+    ({"a": 3, "b": 1}, [], 5, {"excess": 0}, "1.6 Charity: five cards may stay"),
+    ({"a": 3, "b": 1}, [], 7, {"excess": 2, "shares": [{"seat": "b", "cards": 2}]}, "1.6 Charity: excess to the lowest"),
+    ({"a": 1, "b": 1}, [], 7, {"excess": 2, "discard": True}, "1.6 Charity: lowest yourself, discard"),
+    ({"a": 3, "b": 1}, ["dwarf"], 7, {"excess": 1, "limit": 6}, "Dwarf card: six cards"),
+])
+def test_charity(levels, races, hand, expected, source):
+    from companion.referee import sheet
+    from companion.referee.profiles import get_profile
+    players = {seat: {"level": level, "races": races if seat == "a" else []} for seat, level in levels.items()}
+    result = sheet.charity(players, "a", hand, get_profile("munchkin-1.6"))
+    assert {k: result[k] for k in expected} == expected, source
+
+
+def test_charity_splits_ties_evenly():
+    from companion.referee import sheet
+    from companion.referee.profiles import get_profile
+    players = {"a": {"level": 5}, "b": {"level": 2}, "c": {"level": 2}}
+    result = sheet.charity(players, "a", 8, get_profile("munchkin-1.6"))
+    assert [s["cards"] for s in result["shares"]] == [2, 1] and result["giver_chooses_bigger"]

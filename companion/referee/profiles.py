@@ -25,6 +25,8 @@ class Profile:
     top_level: int = 10
     top_level_needs_kill: bool = True
     max_kill_levels: int = 2  # the most levels a single kill gives (some monsters give 2)
+    hand_limit: int = 5  # cards kept at the end of a turn (Charity)
+    dwarf_hand_limit: int = 6  # 1.6: printed on the Dwarf card; the classic books put it in the rules
     recommended_players: tuple[int, int] = (3, 6)
 
     def as_dict(self) -> dict:
@@ -39,6 +41,8 @@ class Profile:
             "top_level": self.top_level,
             "top_level_needs_kill": self.top_level_needs_kill,
             "recommended_players": list(self.recommended_players),
+            "hand_limit": self.hand_limit,
+            "dwarf_hand_limit": self.dwarf_hand_limit,
         }
 
 

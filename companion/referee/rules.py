@@ -127,6 +127,20 @@ RULES: dict[str, Rule] = {
             "Munchkin 1.6 (2011), Death",
         ),
         Rule(
+            "death.looting",
+            "Looting the body",
+            "The dead character's hand and items are laid out; starting with the highest level (a die settles "
+            "ties), every other player takes one card; the rest is discarded.",
+            "Munchkin 1.6 (2011), Death, Looting the Body",
+        ),
+        Rule(
+            "charity",
+            "Charity: five cards at the end of the turn",
+            "Cards over the hand limit (5; 6 for a Dwarf) go to the lowest-level player, split as evenly as "
+            "possible when several are tied; if you are the lowest yourself, discard them.",
+            "Munchkin 1.6 (2011), Turn Phases, Charity; the Dwarf card",
+        ),
+        Rule(
             "table.host",
             "The host has the last word",
             "Disputes the rules do not settle go to the owner of the game, so the table's host "

@@ -202,6 +202,11 @@ def new_item(raw: dict, uid: str) -> dict:
 def add_item_ops(p: dict, seat: str, item: dict) -> list[dict]:
     """Play an item: in use when it fits and the character may use it, else carried."""
     item = dict(item)
+    bigs = [i["name"] for i in p.get("items", []) if i.get("big")]
+    allowance = big_allowance(p)
+    if item.get("big") and allowance is not None and len(bigs) >= allowance:
+        raise Refused(f"{item['name']} is Big and you already have a Big item ({', '.join(bigs)}): "
+                      "only one, unless you are a Dwarf.", rule="items.big")
     item["in_use"] = fits(p, item) and restriction_problem(p, item) is None
     return [{"op": "add", "seat": seat, "field": "items", "value": item}]
 
@@ -349,3 +354,32 @@ def strength(p: dict) -> dict:
                 lines.append({"source": curse["name"], "value": effect["value"], "uid": curse["uid"]})
     return {"total": sum(line["value"] for line in lines), "lines": lines, "not_counting": not_counting,
             "pending": pending}
+
+
+# --- the end of a turn and the end of a character ------------------------------------------------
+
+def looting_order(players: dict[str, dict], dead: str) -> list[list[str]]:
+    """Who picks from the body first: groups of seats by level, highest first.
+
+    A group of more than one seat is a tie the players settle with a die.
+    """
+    levels = sorted({p["level"] for seat, p in players.items() if seat != dead}, reverse=True)
+    return [[seat for seat, p in players.items() if seat != dead and p["level"] == level] for level in levels]
+
+
+def charity(players: dict[str, dict], seat: str, hand: int, profile: Profile) -> dict:
+    """What to do with ``hand`` cards at the end of the turn: how many go, and to whom."""
+    if not 0 <= hand <= 100:
+        raise Refused("The number of cards in hand must be between 0 and 100.", status=400)
+    p = players[seat]
+    limit = profile.dwarf_hand_limit if "dwarf" in p.get("races", []) else profile.hand_limit
+    excess = max(0, hand - limit)
+    lowest = min(other["level"] for other in players.values())
+    receivers = [s for s, other in players.items() if other["level"] == lowest and s != seat]
+    if excess == 0:
+        return {"limit": limit, "excess": 0, "discard": False, "shares": []}
+    if p["level"] == lowest:
+        return {"limit": limit, "excess": excess, "discard": True, "shares": []}
+    base, extra = divmod(excess, len(receivers))
+    shares = [{"seat": s, "cards": base + (1 if i < extra else 0)} for i, s in enumerate(receivers)]
+    return {"limit": limit, "excess": excess, "discard": False, "shares": shares, "giver_chooses_bigger": extra > 0}

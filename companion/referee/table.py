@@ -302,7 +302,10 @@ def _decide_sheet(state: TableState, seat: str, action: str, params: dict) -> Ev
         summary = f"is rid of {curse['name']}"
     else:  # character.die
         ops = sheet.die_ops(p, seat)
-        summary = "dies and loses every item"
+        order = sheet.looting_order({s: asdict(pl) for s, pl in state.players.items()}, seat)
+        picks = ", then ".join(" = ".join(state.players[s].name for s in group) + (" (roll)" if len(group) > 1 else "")
+                               for group in order)
+        summary = f"dies and loses every item; looting order: {picks}" if picks else "dies and loses every item"
     allow = frozenset({"items.big"}) if action == "race.remove" else frozenset()
     return _sheet_event(state, seat, action, ops, summary, allow)
 

@@ -17,7 +17,7 @@ from ..db import get_db
 from ..referee.profiles import DEFAULT_PROFILE, PROFILES
 from ..referee.rules import RULES, Refused
 from ..referee.table import UNDOABLE, describe
-from . import cards, seating
+from . import cards, pages, seating
 from .openapi import spec
 from .render import base_url
 
@@ -92,6 +92,13 @@ def act(table_id: str):
         raise Refused("'action' must name an action.", status=400)
     state, seq = actions.perform(table_id, seat.seat, action, data)
     return jsonify({"table": state.public(), "event": _event_json(table_id, seq)})
+
+
+@bp.get("/tables/<table_id>/charity")
+def charity(table_id: str):
+    """End of turn: how many of ``hand`` cards must go, and to whom (nothing is recorded)."""
+    seat = seating.bearer_seat(table_id)
+    return jsonify(pages.charity_answer(table_id, seat.seat))
 
 
 @bp.get("/tables/<table_id>/history")

@@ -8,8 +8,10 @@ from card_db import search as card_search
 from card_db import store as card_store
 from card_db.schema import DECKS, KINDS
 
+from .. import store as table_store
 from ..db import get_db
 from ..referee.rules import RULES, Refused
+from . import seating
 from .pages import is_htmx, vary
 
 bp = Blueprint("cards", __name__)
@@ -63,7 +65,23 @@ def card_page(card_id: str):
     card = card_store.get(get_db(), card_id)
     if card is None:
         abort(404, f"There is no card {card_id!r}. Search for it by name instead.")
-    return render_template("card.html", card=card, facts=describe.facts(card), related=related_rules(card))
+    return render_template("card.html", card=card, facts=describe.facts(card), related=related_rules(card),
+                           use_at=usable_tables(card))
+
+
+def usable_tables(card: dict) -> list[dict]:
+    """The tables this phone sits at where the card can go straight onto the sheet."""
+    if card["kind"] == "item":
+        action = "item.add"
+    elif card["kind"] == "curse" and card["curse"]["timing"] == "persistent":
+        action = "curse.add"
+    else:
+        return []
+    out = []
+    for table_id in seating.my_tables():
+        if seating.cookie_seat(table_id):
+            out.append({"id": table_id, "name": table_store.load(get_db(), table_id).name, "action": action})
+    return out
 
 
 #: The referee's rules that matter for a kind of card, beyond those its rulings name.

@@ -73,6 +73,15 @@ def spec() -> dict:
                 "parameters": [TABLE_PARAM],
                 "requestBody": {"required": True, "content": {"application/json": {"schema": _ref("Action")}}},
                 "responses": {"200": changed, **_errors("400", "401", "403", "404", "409", "422")}}},
+            "/api/v1/tables/{table_id}/charity": {"get": {
+                "summary": "End of turn: how many of `hand` cards go over the limit, and to whom (nothing is recorded)",
+                "security": AUTH, "parameters": [TABLE_PARAM, {"name": "hand", "in": "query", "required": True,
+                                                              "schema": {"type": "integer", "minimum": 0, "maximum": 100}}],
+                "responses": {"200": _json({"type": "object", "properties": {
+                    "limit": {"type": "integer"}, "excess": {"type": "integer"}, "discard": {"type": "boolean"},
+                    "shares": {"type": "array", "items": {"type": "object", "properties": {
+                        "seat": {"type": "string"}, "name": {"type": "string"}, "cards": {"type": "integer"}}}},
+                    "citation": {"type": "string"}}}, "The verdict"), **_errors("400", "401", "403")}}},
             "/api/v1/tables/{table_id}/history": {"get": {
                 "summary": "Every change, newest first", "security": AUTH, "parameters": [TABLE_PARAM],
                 "responses": {"200": _json({"type": "object", "properties": {"events": {"type": "array", "items": _ref("Event")}}}, "History"),

@@ -6,6 +6,8 @@ a plain POST is answered with a redirect (success) or the full page with the ref
 """
 from __future__ import annotations
 
+from dataclasses import asdict
+
 from flask import Blueprint, abort, make_response, redirect, render_template, request, url_for
 
 from .. import actions, store
@@ -13,9 +15,16 @@ from ..db import get_db
 from ..qr import svg as qr_svg
 from ..referee.profiles import DEFAULT_PROFILE, PROFILES
 from ..referee.rules import RULES, Refused
+from ..referee import sheet
 from ..referee.table import SEXES, UNDOABLE, describe
 from . import seating
 from .render import board, board_context, invite_context
+
+
+def find(args: dict) -> list[dict]:
+    from .cards import find as find_cards  # the cards blueprint imports this module
+
+    return find_cards(args)
 
 bp = Blueprint("pages", __name__)
 
@@ -126,6 +135,41 @@ def _describe_seq(table_id: str, seq: int) -> str:
 def act(table_id: str, action: str):
     seat = _seat_or_403(table_id)
     return _answer(table_id, seat, lambda: actions.perform(table_id, seat, action, request.form))
+
+
+@bp.get("/t/<table_id>/pick")
+def pick(table_id: str):
+    """Cards a player can put on their sheet (items and lasting curses), as they type."""
+    _seat_or_403(table_id)
+    state = store.load(get_db(), table_id)
+    query = request.args.get("q", "")
+    if len(query) > 100:
+        raise Refused("The search text can be at most 100 characters.", status=400)
+    results = [r for r in find({"query": query, "deck": None, "kind": None, "limit": 30})
+               if r["card"]["kind"] == "item"
+               or (r["card"]["kind"] == "curse" and r["card"]["curse"]["timing"] == "persistent")][:8] if query.strip() else []
+    template = "_pick_results.html" if is_htmx() else "pick.html"
+    return vary(render_template(template, state=state, query=query, results=results))
+
+
+def charity_answer(table_id: str, seat: str) -> dict:
+    """The Charity verdict for ``?hand=N`` cards in this seat's hand (pages and API alike)."""
+    state = store.load(get_db(), table_id)
+    try:
+        hand = int(request.args.get("hand", ""))
+    except ValueError:
+        raise Refused("hand must be the number of cards in your hand.", status=400) from None
+    players = {s: asdict(p) for s, p in state.players.items()}
+    result = sheet.charity(players, seat, hand, state.profile)
+    result["shares"] = [{**share, "name": state.players[share["seat"]].name} for share in result["shares"]]
+    result["citation"] = RULES["charity"].citation
+    return result
+
+
+@bp.get("/t/<table_id>/charity")
+def charity(table_id: str):
+    seat = _seat_or_403(table_id)
+    return vary(render_template("_charity.html", result=charity_answer(table_id, seat)))
 
 
 @bp.post("/t/<table_id>/undo/<int:seq>")

@@ -1,0 +1,136 @@
+"""The character sheet through the pages and the JSON API: the same rules, the same answers."""
+import re
+
+import pytest
+
+
+def auth(token):
+    return {"Authorization": f"Bearer {token}"}
+
+
+def me(client, table_id, token):
+    body = client.get(f"/api/v1/tables/{table_id}", headers=auth(token)).json
+    return next(p for p in body["table"]["players"] if p["seat"] == body["seat"])
+
+
+def act(client, table_id, token, **body):
+    return client.post(f"/api/v1/tables/{table_id}/actions", json=body, headers=auth(token))
+
+
+# (steps, expected status of the last one, rule, edition and section) — the same cases as the referee tests
+CASES = [
+    ([{"action": "race.add", "race": "elf"}, {"action": "race.add", "race": "dwarf"}], 422, "race.one",
+     "1.6 Character Stats, Race"),
+    ([{"action": "half_breed.add"}], 422, "half-breed.needs-race", "1.6 Classes and Races"),
+    ([{"action": "class.add", "class": "thief"}, {"action": "class.add", "class": "thief"}], 422, "class.one",
+     "1.6 Character Stats, Class"),
+    ([{"action": "item.add", "card": "chainsaw-of-bloody-dismemberment"}, {"action": "item.add", "card": "huge-rock"}],
+     422, "items.big", "1.6 Items"),
+    ([{"action": "item.add", "card": "boots-of-butt-kicking"}, {"action": "item.sell", "uids": ["FIRST"]}], 422,
+     "items.sell", "1.6 Selling Items for Levels"),
+]
+
+
+@pytest.mark.parametrize("steps, status, rule, source", CASES)
+def test_api_refusals_name_the_rule(api, steps, status, rule, source):
+    client, table_id, tokens, _ = api
+    response = None
+    for step in steps:
+        if step.get("uids") == ["FIRST"]:
+            step = {**step, "uids": [me(client, table_id, tokens["Ivo"])["items"][0]["uid"]]}
+        response = act(client, table_id, tokens["Ivo"], **step)
+    assert response.status_code == status and response.json["rule"] == rule, source
+    assert response.json["citation"].startswith("Munchkin 1.6")
+
+
+def test_api_item_from_card_and_strength_breakdown(api):
+    client, table_id, tokens, _ = api
+    assert act(client, table_id, tokens["Ivo"], action="item.add", card="mace-of-sharpness").status_code == 200
+    sheet = me(client, table_id, tokens["Ivo"])
+    assert sheet["strength"] == 1
+    assert sheet["not_counting"][0]["reason"] == "only for Clerics"
+    assert sheet["not_counting"][0]["citation"] == "Munchkin 1.6 (2011), Items"
+    act(client, table_id, tokens["Ivo"], action="class.add", **{"class": "cleric"})
+    uid = sheet["items"][0]["uid"]
+    assert act(client, table_id, tokens["Ivo"], action="item.use", uid=uid).status_code == 200
+    sheet = me(client, table_id, tokens["Ivo"])
+    assert sheet["strength"] == 5 and sheet["strength_breakdown"][1] == {"source": "Mace of Sharpness", "value": 4, "uid": uid}
+
+
+def test_api_card_errors(api):
+    client, table_id, tokens, _ = api
+    missing = act(client, table_id, tokens["Ivo"], action="item.add", card="no-such-card")
+    assert missing.status_code == 404 and "no-such-card" in missing.json["error"]
+    monster = act(client, table_id, tokens["Ivo"], action="item.add", card="net-troll")
+    assert monster.status_code == 400 and "not an item" in monster.json["error"]
+    once = act(client, table_id, tokens["Ivo"], action="curse.add", card="lose-your-armor")
+    assert once.status_code == 422 and once.json["rule"] == "curses.lasting"
+    assert act(client, table_id, tokens["Ivo"], action="curse.add", card="chicken-on-your-head").status_code == 200
+    assert act(client, table_id, tokens["Ivo"], action="item.sell", uids="not a list").status_code == 400
+    assert act(client, table_id, tokens["Ivo"], action="item.add", item="boots").status_code == 400
+
+
+def test_api_give_and_undo(api):
+    client, table_id, tokens, _ = api
+    act(client, table_id, tokens["Ivo"], action="item.add", card="boots-of-butt-kicking")
+    uid = me(client, table_id, tokens["Ivo"])["items"][0]["uid"]
+    jana = me(client, table_id, tokens["Jana"])["seat"]
+    given = act(client, table_id, tokens["Ivo"], action="item.give", uid=uid, to=jana)
+    assert given.status_code == 200 and "gives Boots of Butt-Kicking to Jana" in given.json["event"]["text"]
+    assert me(client, table_id, tokens["Jana"])["strength"] == 3
+    undone = client.post(f"/api/v1/tables/{table_id}/history/{given.json['event']['seq']}/undo", headers=auth(tokens["Ivo"]))
+    assert undone.status_code == 200
+    assert me(client, table_id, tokens["Ivo"])["items"][0]["uid"] == uid and me(client, table_id, tokens["Jana"])["items"] == []
+
+
+def test_pages_sheet_forms(phones):
+    alice, bob, _ = phones
+    html = bob.act("item.add", name="Lucky Sock", bonus=2, slot="footgear", gold=300).get_data(as_text=True)
+    assert 'data-item="Lucky Sock"' in html and re.search(r'id="my-strength">3<', html)
+    assert "Bob plays Lucky Sock (in use)" in html
+    html = bob.act("item.add", card="boots-of-butt-kicking").get_data(as_text=True)
+    assert re.search(r'data-item="Boots of Butt-Kicking"', html)  # second footgear: carried
+    uids = re.findall(r'name="uids" value="([^"]+)"', html)
+    response = bob.post(f"/t/{bob.table_id}/act/item.sell", {"uids": uids}, htmx=True)  # 700 gold: refused
+    assert response.status_code == 422 and "no change" in response.get_data(as_text=True)
+    bob.act("item.add", name="Gold Tooth", gold=300)
+    uids = re.findall(r'name="uids" value="([^"]+)"', bob.get(f"/t/{bob.table_id}").get_data(as_text=True))
+    response = bob.client.post(f"/t/{bob.table_id}/act/item.sell", data={"csrf_token": bob.csrf, "uids": uids},
+                               headers={"HX-Request": "true"})
+    assert response.status_code == 200 and re.search(r'id="my-level">2<', response.get_data(as_text=True))
+
+
+def test_pick_shows_items_and_lasting_curses_only(phones):
+    _, bob, _ = phones
+    html = bob.get(f"/t/{bob.table_id}/pick?q=boots", headers={"HX-Request": "true"}).get_data(as_text=True)
+    assert 'data-card="boots-of-butt-kicking"' in html
+    html = bob.get(f"/t/{bob.table_id}/pick?q=chicken", headers={"HX-Request": "true"}).get_data(as_text=True)
+    assert 'data-card="chicken-on-your-head"' in html and 'data-card="large-angry-chicken"' not in html
+
+
+def test_card_page_adds_to_my_sheet_in_one_tap(phones):
+    _, bob, _ = phones
+    html = bob.get("/cards/boots-of-butt-kicking").get_data(as_text=True)
+    assert f'data-use="{bob.table_id}"' in html and "Add to my sheet at “Friday”" in html
+    response = bob.post(f"/t/{bob.table_id}/act/item.add", {"card": "boots-of-butt-kicking"})
+    assert response.status_code == 303
+    assert 'data-item="Boots of Butt-Kicking"' in bob.get(f"/t/{bob.table_id}").get_data(as_text=True)
+    assert "data-use" not in bob.get("/cards/net-troll").get_data(as_text=True)  # a monster is not for the sheet
+
+
+def test_charity_page_and_api(phones, api):
+    alice, bob, _ = phones
+    bob.act("level.up")
+    html = bob.get(f"/t/{bob.table_id}/charity?hand=8").get_data(as_text=True)
+    assert "3 card(s) over your limit of 5" in html and "Alice" in html and "Cleo" in html
+    assert bob.get(f"/t/{bob.table_id}/charity?hand=lots").status_code == 400
+    client, table_id, tokens, _ = api
+    verdict = client.get(f"/api/v1/tables/{table_id}/charity?hand=5", headers=auth(tokens["Ivo"])).json
+    assert verdict["excess"] == 0 and verdict["citation"].startswith("Munchkin 1.6")
+
+
+def test_hand_typed_restricted_item(phones):
+    _, bob, _ = phones
+    html = bob.act("item.add", name="Holy Sock", bonus=2, only_for="class:cleric").get_data(as_text=True)
+    assert "does not count: only for Clerics" in html
+    assert bob.act("item.add", name="Odd", only_for="planet:mars").status_code == 400
