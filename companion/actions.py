@@ -49,6 +49,8 @@ PARAMS: dict[str, dict[str, type]] = {
     "curse.add": {"seat": str, "card": str, "curse": dict, "name": str, "combat_bonus": int},
     "curse.remove": {"seat": str, "uid": str},
     "character.die": {"seat": str},
+    "combat.start": {},
+    "combat.end": {},
 }
 assert PARAMS.keys() == ACTIONS.keys()
 _TRUE, _FALSE = {"1", "true", "on", "yes"}, {"0", "false", "off", "no"}

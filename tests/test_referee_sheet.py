@@ -311,3 +311,25 @@ def test_charity_splits_ties_evenly():
     players = {"a": {"level": 5}, "b": {"level": 2}, "c": {"level": 2}}
     result = sheet.charity(players, "a", 8, get_profile("munchkin-1.6"))
     assert [s["cards"] for s in result["shares"]] == [2, 1] and result["giver_chooses_bigger"]
+
+
+def test_no_item_changes_in_a_fight_but_races_may_go(g):
+    g.do("item.add", item=BOOTS)
+    g.do("item.add", item=HELM)
+    g.do("combat.start")
+    assert g.state.combat == {"fighter": "a"}
+    for action, params in [("item.add", {"item": SWORD}), ("item.carry", {"uid": g.item("Helm of Courage")["uid"]}),
+                           ("item.give", {"uid": g.item("Boots of Butt-Kicking")["uid"], "to": "b"}),
+                           ("item.sell", {"uids": [g.item("Boots of Butt-Kicking")["uid"]]})]:
+        assert g.refused(action, **params).rule.id == "items.not-in-combat", action  # 1.6 Items
+    g.do("item.add", actor="b", item=SWORD)  # Ben is not in the fight
+    assert g.refused("item.give", actor="b", uid=g.item("Sneaky Bastard Sword", "b")["uid"], to="a").rule.id == "items.not-in-combat"
+    g.do("race.add", race="elf")
+    g.do("race.remove", race="elf")  # a race may be discarded even in combat
+    assert g.refused("combat.start", actor="b").rule.id == "combat.one"
+    assert g.refused("combat.end", actor="b").rule.id == "table.host"
+    ended = g.do("combat.end")
+    g.undo(ended)
+    assert g.state.combat == {"fighter": "a"}
+    g.do("combat.end")
+    g.do("item.carry", uid=g.item("Helm of Courage")["uid"])

@@ -134,3 +134,18 @@ def test_hand_typed_restricted_item(phones):
     html = bob.act("item.add", name="Holy Sock", bonus=2, only_for="class:cleric").get_data(as_text=True)
     assert "does not count: only for Clerics" in html
     assert bob.act("item.add", name="Odd", only_for="planet:mars").status_code == 400
+
+
+def test_fight_banner_and_item_lock(phones, api):
+    alice, bob, cleo = phones
+    html = bob.act("combat.start").get_data(as_text=True)
+    assert "Bob is fighting" in html and 'data-action="combat.end"' in html
+    assert "Bob is fighting" in cleo.get(f"/t/{cleo.table_id}").get_data(as_text=True)
+    response = bob.act("item.add", name="Late Sword", bonus=3, slot="one_hand")
+    assert response.status_code == 422 and "is in a fight" in response.get_data(as_text=True)
+    assert 'data-action="combat.end"' not in cleo.get(f"/t/{cleo.table_id}").get_data(as_text=True)
+    assert alice.act("combat.end").status_code == 200  # the host may end it
+    client, table_id, tokens, _ = api
+    assert act(client, table_id, tokens["Ivo"], action="combat.start").status_code == 200
+    refused = act(client, table_id, tokens["Ivo"], action="item.add", card="boots-of-butt-kicking")
+    assert refused.status_code == 422 and refused.json["rule"] == "items.not-in-combat"

@@ -100,6 +100,21 @@ RULES: dict[str, Rule] = {
             "Munchkin 1.6 (2011), Items; When to Play Cards, Items – Using Them",
         ),
         Rule(
+            "items.not-in-combat",
+            "No shopping in the middle of a fight",
+            "While you are in a fight (fighting or helping) you may not play new items, change which items are "
+            "in use, trade, give or sell them: you fight with what you had when the fight began. Races and "
+            "classes may still be discarded, and one-shots are played as usual.",
+            "Munchkin 1.6 (2011), Items (Trading; no changes during combat); When to Play Cards, Items; "
+            "German rules (2003), Gegenstände verkaufen",
+        ),
+        Rule(
+            "combat.one",
+            "One fight at a time",
+            "A fight belongs to the player who kicked open the door; it ends before the next one starts.",
+            "Munchkin 1.6 (2011), Turn Phases; Combat",
+        ),
+        Rule(
             "items.sell",
             "Sell items for levels: 1,000 gold a level, no change",
             "On your turn you may discard items worth 1,000 gold pieces or more for one level per full 1,000; "

@@ -47,7 +47,11 @@ ACTIONS = {
     "curse.add": "A curse with a lasting effect stays on the character.",
     "curse.remove": "A lasting curse is removed.",
     "character.die": "Death: lose every item; level, race, class and curses stay.",
+    "combat.start": "Kick open the door: a fight begins for you, on every phone.",
+    "combat.end": "The fight is over (the fighter or the host).",
 }
+#: Sheet actions refused for whoever is in a fight (1.6 Items; When to Play Cards).
+NOT_IN_COMBAT = {"item.add", "item.use", "item.carry", "item.give", "item.sell"}
 SHEET_ACTIONS = {name for name in ACTIONS if name.split(".")[0] in
                  ("race", "class", "half_breed", "super_munchkin", "item", "curse", "character")}
 
@@ -82,6 +86,7 @@ class TableState:
     host: str | None = None
     winner: str | None = None
     players: dict[str, Player] = field(default_factory=dict)
+    combat: dict | None = None  # {"fighter": seat}; the combat issue (#5) adds monsters and helpers
 
     @property
     def profile(self):
@@ -96,6 +101,7 @@ class TableState:
             "host": self.host,
             "winner": self.winner,
             "players": [asdict(p) for p in self.players.values()],
+            "combat": self.combat,
         }
 
     @classmethod
@@ -175,8 +181,12 @@ def decide(state: TableState, actor: str, action: str, params: dict) -> Event:
         raise Refused(f"Unknown action {action!r}; known: {', '.join(ACTIONS)}.", status=400)
     if action in ("player.remove", "host.transfer"):
         return _decide_host_action(state, actor, action, params)
+    if action.startswith("combat."):
+        return _decide_combat(state, actor, action)
     seat = _target(state, actor, params)
     _check_game_running(state)
+    if action in NOT_IN_COMBAT:
+        _check_not_fighting(state, seat, params.get("to"))
     if action in SHEET_ACTIONS:
         return _decide_sheet(state, seat, action, params)
     player = state.players[seat]
@@ -236,6 +246,34 @@ def _decide_host_action(state: TableState, actor: str, action: str, params: dict
     if action == "host.transfer":
         return Event("host.transferred", {"from": actor, "to": seat})
     return Event("player.removed", {"player": asdict(state.players[seat])})
+
+
+# --- the fight (the frame the combat issue fills in) ------------------------------------------
+
+def in_fight(state: TableState) -> set[str]:
+    """The seats taking part in the current fight."""
+    return {state.combat["fighter"]} if state.combat else set()
+
+
+def _check_not_fighting(state: TableState, *seats: str | None) -> None:
+    for seat in seats:
+        if seat in in_fight(state):
+            raise Refused(f"{state.players[seat].name} is in a fight: items cannot be played, swapped, traded "
+                          "or sold until it is over.", rule="items.not-in-combat")
+
+
+def _decide_combat(state: TableState, actor: str, action: str) -> Event:
+    _check_game_running(state)
+    if action == "combat.start":
+        if state.combat:
+            fighter = state.players[state.combat["fighter"]].name
+            raise Refused(f"{fighter} is already fighting; that fight ends first.", rule="combat.one", status=409)
+        return Event("combat.started", {"fighter": actor})
+    if not state.combat:
+        raise Refused("No fight is on.", status=409)
+    if actor not in (state.combat["fighter"], state.host):
+        raise Refused("Only the fighter or the host can end the fight.", rule="table.host", status=403)
+    return Event("combat.ended", {"fighter": state.combat["fighter"]})
 
 
 # --- the character sheet -------------------------------------------------------------------
@@ -323,7 +361,8 @@ def _sheet_event(state: TableState, seat: str, action: str, ops: list[dict], sum
 
 # --- undo --------------------------------------------------------------------------------
 
-UNDOABLE = {"level.changed", "sex.changed", "host.transferred", "player.removed", "player.restored", "sheet.changed"}
+UNDOABLE = {"level.changed", "sex.changed", "host.transferred", "player.removed", "player.restored", "sheet.changed",
+            "combat.started", "combat.ended"}
 
 
 def inverse(state: TableState, event: Event) -> Event:
@@ -351,6 +390,13 @@ def inverse(state: TableState, event: Event) -> Event:
         if player.sex != p["to"]:
             raise Refused(f"{player.name}'s sex has changed again since; undo that first.", status=409)
         return Event("sex.changed", {"seat": p["seat"], "from": p["to"], "to": p["from"]})
+    if event.kind in ("combat.started", "combat.ended"):
+        starting = event.kind == "combat.ended"  # undoing an end starts the fight again
+        if starting and state.combat:
+            raise Refused("Another fight is on now.", rule="combat.one", status=409)
+        if not starting and (not state.combat or state.combat["fighter"] != p["fighter"]):
+            raise Refused("That fight is no longer on.", status=409)
+        return Event("combat.started" if starting else "combat.ended", {"fighter": p["fighter"]})
     if event.kind == "sheet.changed":
         missing = {op["seat"] for op in p["ops"]} - set(state.players)
         if missing:
@@ -400,8 +446,14 @@ def apply(state: TableState | None, event: Event) -> TableState:
         new.host = p["to"]
     elif event.kind == "player.removed":
         del new.players[p["player"]["seat"]]
+        if new.combat and new.combat["fighter"] == p["player"]["seat"]:
+            new.combat = None
     elif event.kind == "player.restored":
         new.players[p["player"]["seat"]] = Player(**p["player"])
+    elif event.kind == "combat.started":
+        new.combat = {"fighter": p["fighter"]}
+    elif event.kind == "combat.ended":
+        new.combat = None
     elif event.kind == "sheet.changed":
         characters = {seat: asdict(player) for seat, player in new.players.items()}
         sheet.apply_ops(characters, p["ops"], new.profile)
@@ -449,4 +501,8 @@ def describe(event: Event, names: dict[str, str]) -> str:
         return f"{p['player']['name']} is back at the table"
     if event.kind == "sheet.changed":
         return f"{who(p['seat'])} {p['summary']}"
+    if event.kind == "combat.started":
+        return f"{who(p['fighter'])} kicks open the door: a fight"
+    if event.kind == "combat.ended":
+        return f"{who(p['fighter'])}'s fight is over"
     return event.kind

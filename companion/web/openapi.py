@@ -157,6 +157,7 @@ def spec() -> dict:
                     "id": {"type": "string"}, "name": {"type": "string"}, "profile_id": {"type": "string"},
                     "profile": {"type": "object"}, "version": {"type": "integer"},
                     "host": {"type": ["string", "null"]}, "winner": {"type": ["string", "null"]},
+                    "combat": {"type": ["object", "null"], "description": "the fight on now: {fighter: seat}"},
                     "players": {"type": "array", "items": {"type": "object", "properties": {
                         "seat": {"type": "string"}, "name": {"type": "string"}, "sex": {"enum": list(SEXES)},
                         "level": {"type": "integer"}, "strength": {"type": "integer"},
