@@ -18,7 +18,7 @@ from ..referee.rules import RULES, Refused
 from ..referee import sheet
 from ..referee.table import SEXES, UNDOABLE, describe
 from . import seating
-from .render import board, board_context, invite_context
+from .render import action_button, board, board_context, invite_context
 
 
 def find(args: dict) -> list[dict]:
@@ -42,7 +42,7 @@ def vary(body, status: int = 200):
 
 @bp.app_context_processor
 def helpers():
-    return {"qr_svg": qr_svg, "SEXES": SEXES}
+    return {"qr_svg": qr_svg, "SEXES": SEXES, "action": action_button}
 
 
 @bp.get("/")

@@ -12,6 +12,7 @@ clients get the table state as JSON (``event: state``).
 from __future__ import annotations
 
 import json
+import re
 import time
 
 from flask import Blueprint, Response, current_app, request, stream_with_context
@@ -24,9 +25,14 @@ from .render import board
 bp = Blueprint("streams", __name__)
 
 
+_LINE_BREAKS = re.compile(r"\s*\n\s*")
+
+
 def _sse(event: str, data: str, version: int) -> str:
-    lines = "".join(f"data: {line}\n" for line in data.splitlines() or [""])
-    return f"id: {version}\nevent: {event}\n{lines}\n"
+    """One SSE message. HTML line breaks (and the indentation after them) become single
+    spaces, which HTML renders the same (the boards hold no <pre> or <textarea>): one
+    ``data:`` line instead of hundreds, and a quarter fewer bytes to every phone."""
+    return f"id: {version}\nevent: {event}\ndata: {_LINE_BREAKS.sub(' ', data).strip()}\n\n"
 
 
 def _known_version() -> int | None:
