@@ -51,6 +51,7 @@ PARAMS: dict[str, dict[str, type]] = {
     "character.die": {"seat": str},
     "combat.start": {},
     "combat.end": {},
+    "turn.end": {},
 }
 assert PARAMS.keys() == ACTIONS.keys()
 _TRUE, _FALSE = {"1", "true", "on", "yes"}, {"0", "false", "off", "no"}

@@ -326,10 +326,48 @@ def test_no_item_changes_in_a_fight_but_races_may_go(g):
     assert g.refused("item.give", actor="b", uid=g.item("Sneaky Bastard Sword", "b")["uid"], to="a").rule.id == "items.not-in-combat"
     g.do("race.add", race="elf")
     g.do("race.remove", race="elf")  # a race may be discarded even in combat
-    assert g.refused("combat.start", actor="b").rule.id == "combat.one"
+    assert g.refused("combat.start", actor="b").rule.id == "turn.own"  # not Ben's turn
+    assert g.refused("combat.start").rule.id == "combat.one"
+    assert g.refused("turn.end").rule.id == "turn.own"  # not in the middle of a fight
     assert g.refused("combat.end", actor="b").rule.id == "table.host"
     ended = g.do("combat.end")
     g.undo(ended)
     assert g.state.combat == {"fighter": "a"}
     g.do("combat.end")
     g.do("item.carry", uid=g.item("Helm of Courage")["uid"])
+
+
+def test_turns_pass_in_order_and_gate_the_door_and_selling(g):
+    g._record(t.join(g.state, "c", "Cid", "male"))
+    assert g.state.turn == {"seat": "a", "number": 1}  # the host starts
+    g.do("item.add", actor="b", item={**HELM, "gold": 1000})
+    refusal = g.refused("item.sell", actor="b", uids=[g.item("Helm of Courage", "b")["uid"]])
+    assert refusal.rule.id == "turn.own"  # 1.6 Selling Items for Levels: during your turn
+    assert g.refused("combat.start", actor="b").rule.id == "turn.own"
+    assert g.refused("turn.end", actor="b").rule.id == "turn.own"
+    passed = g.do("turn.end")
+    assert g.state.turn == {"seat": "b", "number": 2}
+    g.do("item.sell", actor="b", uids=[g.item("Helm of Courage", "b")["uid"]])
+    g.do("turn.end", actor="b")
+    g.do("turn.end", actor="a")  # the host may end anyone's turn
+    assert g.state.turn == {"seat": "a", "number": 4}  # Cid's turn passed back to Ann
+    with pytest.raises(Refused):
+        t.inverse(g.state, passed)  # the turn has moved on since
+    g.undo(g.events[-1])
+    assert g.state.turn == {"seat": "c", "number": 3}
+
+
+def test_halfling_double_price_once_a_turn(g):
+    g.do("race.add", race="halfling")
+    for _ in range(2):
+        g.do("item.add", item=BOOTS)
+        g.do("item.add", item=HELM)
+    boots = [i["uid"] for i in g.state.players["a"].items if i["name"] == "Boots of Butt-Kicking"]
+    helms = [i["uid"] for i in g.state.players["a"].items if i["name"] == "Helm of Courage"]
+    g.do("item.sell", uids=[boots[0], helms[0]], double=boots[0])
+    assert g.refused("item.sell", uids=[boots[1], helms[1]], double=boots[1]).rule.id == "halfling.double"
+    g._record(t.join(g.state, "c", "Cid", "male"))
+    for actor in ("a", "b", "c"):
+        g.do("turn.end", actor=actor)
+    g.do("item.sell", uids=[boots[1], helms[1]], double=boots[1])  # a new turn
+    assert g.p()["level"] == 3

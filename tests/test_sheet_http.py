@@ -34,6 +34,7 @@ CASES = [
 @pytest.mark.parametrize("steps, status, rule, source", CASES)
 def test_api_refusals_name_the_rule(api, steps, status, rule, source):
     client, table_id, tokens, _ = api
+    act(client, table_id, tokens["Hana"], action="turn.end")  # Ivo's turn (selling needs it)
     response = None
     for step in steps:
         if step.get("uids") == ["FIRST"]:
@@ -85,6 +86,7 @@ def test_api_give_and_undo(api):
 
 def test_pages_sheet_forms(phones):
     alice, bob, _ = phones
+    alice.act("turn.end")  # Bob's turn: he may sell
     html = bob.act("item.add", name="Lucky Sock", bonus=2, slot="footgear", gold=300).get_data(as_text=True)
     assert 'data-item="Lucky Sock"' in html and re.search(r'id="my-strength">3<', html)
     assert "Bob plays Lucky Sock (in use)" in html
@@ -138,6 +140,10 @@ def test_hand_typed_restricted_item(phones):
 
 def test_fight_banner_and_item_lock(phones, api):
     alice, bob, cleo = phones
+    refused = bob.act("combat.start")
+    assert refused.status_code == 422 and "It is Alice&#39;s turn" in refused.get_data(as_text=True)
+    passed = alice.act("turn.end").get_data(as_text=True)
+    assert "Bob&#39;s turn" in passed and 'data-action="turn.end"' in bob.get(f"/t/{bob.table_id}").get_data(as_text=True)
     html = bob.act("combat.start").get_data(as_text=True)
     assert "Bob is fighting" in html and 'data-action="combat.end"' in html
     assert "Bob is fighting" in cleo.get(f"/t/{cleo.table_id}").get_data(as_text=True)
@@ -146,6 +152,7 @@ def test_fight_banner_and_item_lock(phones, api):
     assert 'data-action="combat.end"' not in cleo.get(f"/t/{cleo.table_id}").get_data(as_text=True)
     assert alice.act("combat.end").status_code == 200  # the host may end it
     client, table_id, tokens, _ = api
+    act(client, table_id, tokens["Hana"], action="turn.end")
     assert act(client, table_id, tokens["Ivo"], action="combat.start").status_code == 200
     refused = act(client, table_id, tokens["Ivo"], action="item.add", card="boots-of-butt-kicking")
     assert refused.status_code == 422 and refused.json["rule"] == "items.not-in-combat"

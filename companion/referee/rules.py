@@ -109,6 +109,19 @@ RULES: dict[str, Rule] = {
             "German rules (2003), Gegenstände verkaufen",
         ),
         Rule(
+            "turn.own",
+            "Your turn, your door",
+            "Players take turns in order. Kicking open the door (and so starting a fight) and selling items for "
+            "levels happen on your own turn; a turn ends after Charity, never in the middle of a fight.",
+            "Munchkin 1.6 (2011), Turn Phases; Items, Selling Items for Levels",
+        ),
+        Rule(
+            "halfling.double",
+            "The Halfling's double price: once a turn",
+            "A Halfling may sell one item a turn for double its value (the Halfling card).",
+            "Munchkin 1.6 (2011), the Halfling card; German rules (2003), Gegenstände verkaufen",
+        ),
+        Rule(
             "combat.one",
             "One fight at a time",
             "A fight belongs to the player who kicked open the door; it ends before the next one starts.",

@@ -28,7 +28,6 @@ HANDS = {"one_hand": 1, "two_hands": 2}
 SLOT_NAMES = {"headgear": "headgear", "armor": "armor", "footgear": "footgear", "one_hand": "1-hand item",
               "two_hands": "2-hands item", "none": "item"}
 LIST_FIELDS = ("races", "classes", "items", "curses")
-FLAG_FIELDS = ("half_breed", "super_munchkin")
 
 
 @dataclass(frozen=True)

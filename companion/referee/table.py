@@ -47,8 +47,9 @@ ACTIONS = {
     "curse.add": "A curse with a lasting effect stays on the character.",
     "curse.remove": "A lasting curse is removed.",
     "character.die": "Death: lose every item; level, race, class and curses stay.",
-    "combat.start": "Kick open the door: a fight begins for you, on every phone.",
+    "combat.start": "A monster: your fight begins, on every phone (your turn only).",
     "combat.end": "The fight is over (the fighter or the host).",
+    "turn.end": "End your turn (after Charity): the next player's turn begins (the player or the host).",
 }
 #: Sheet actions refused for whoever is in a fight (1.6 Items; When to Play Cards).
 NOT_IN_COMBAT = {"item.add", "item.use", "item.carry", "item.give", "item.sell"}
@@ -68,6 +69,7 @@ class Player:
     super_munchkin: bool = False
     items: list = field(default_factory=list)
     curses: list = field(default_factory=list)
+    double_sale_turn: int = 0  # the turn in which a Halfling last sold at double price
 
     def as_dict(self) -> dict:
         data = asdict(self)
@@ -87,6 +89,7 @@ class TableState:
     winner: str | None = None
     players: dict[str, Player] = field(default_factory=dict)
     combat: dict | None = None  # {"fighter": seat}; the combat issue (#5) adds monsters and helpers
+    turn: dict | None = None  # {"seat": whose turn, "number": 1, 2, ...}
 
     @property
     def profile(self):
@@ -102,6 +105,7 @@ class TableState:
             "winner": self.winner,
             "players": [asdict(p) for p in self.players.values()],
             "combat": self.combat,
+            "turn": self.turn,
         }
 
     @classmethod
@@ -183,6 +187,8 @@ def decide(state: TableState, actor: str, action: str, params: dict) -> Event:
         return _decide_host_action(state, actor, action, params)
     if action.startswith("combat."):
         return _decide_combat(state, actor, action)
+    if action == "turn.end":
+        return _decide_turn_end(state, actor)
     seat = _target(state, actor, params)
     _check_game_running(state)
     if action in NOT_IN_COMBAT:
@@ -262,9 +268,36 @@ def _check_not_fighting(state: TableState, *seats: str | None) -> None:
                           "or sold until it is over.", rule="items.not-in-combat")
 
 
+def _check_own_turn(state: TableState, seat: str, what: str) -> None:
+    if state.turn and state.turn["seat"] != seat:
+        raise Refused(f"It is {state.players[state.turn['seat']].name}'s turn: {what} only on your own turn.",
+                      rule="turn.own")
+
+
+def next_seat(state: TableState, after: str) -> str:
+    """The seat after ``after`` in joining order (players who left are skipped)."""
+    seats = list(state.players)
+    if after not in seats:
+        return seats[0]
+    return seats[(seats.index(after) + 1) % len(seats)]
+
+
+def _decide_turn_end(state: TableState, actor: str) -> Event:
+    _check_game_running(state)
+    current = state.turn["seat"] if state.turn else actor
+    if actor not in (current, state.host):
+        raise Refused(f"It is {state.players[current].name}'s turn: only they or the host can end it.", rule="turn.own",
+                      status=403)
+    if state.combat:
+        raise Refused("Finish the fight before ending the turn.", rule="turn.own", status=409)
+    number = state.turn["number"] if state.turn else 0
+    return Event("turn.passed", {"from": current, "to": next_seat(state, current), "number": number + 1})
+
+
 def _decide_combat(state: TableState, actor: str, action: str) -> Event:
     _check_game_running(state)
     if action == "combat.start":
+        _check_own_turn(state, actor, "fighting a monster from the door")
         if state.combat:
             fighter = state.players[state.combat["fighter"]].name
             raise Refused(f"{fighter} is already fighting; that fight ends first.", rule="combat.one", status=409)
@@ -311,7 +344,14 @@ def _decide_sheet(state: TableState, seat: str, action: str, params: dict) -> Ev
         ops = [{"op": "remove", "seat": seat, "field": "items", "value": item}]
         summary = f"loses {item['name']}"
     elif action == "item.sell":
+        _check_own_turn(state, seat, "selling items")
+        turn_number = state.turn["number"] if state.turn else 0
+        if params.get("double") and p.get("double_sale_turn") == turn_number and turn_number:
+            raise Refused("A Halfling sells only one item a turn at double price.", rule="halfling.double")
         ops, gold, levels = sheet.sell_ops(p, seat, params.get("uids") or [], profile, params.get("double"))
+        if params.get("double"):
+            ops.append({"op": "set", "seat": seat, "field": "double_sale_turn", "from": p.get("double_sale_turn", 0),
+                        "to": turn_number})
         summary = f"sells items worth {gold:,} gold for {levels} level{'s' if levels > 1 else ''}"
     elif action == "item.give":
         item = sheet._item(p, params.get("uid"))
@@ -362,7 +402,7 @@ def _sheet_event(state: TableState, seat: str, action: str, ops: list[dict], sum
 # --- undo --------------------------------------------------------------------------------
 
 UNDOABLE = {"level.changed", "sex.changed", "host.transferred", "player.removed", "player.restored", "sheet.changed",
-            "combat.started", "combat.ended"}
+            "combat.started", "combat.ended", "turn.passed"}
 
 
 def inverse(state: TableState, event: Event) -> Event:
@@ -390,6 +430,14 @@ def inverse(state: TableState, event: Event) -> Event:
         if player.sex != p["to"]:
             raise Refused(f"{player.name}'s sex has changed again since; undo that first.", status=409)
         return Event("sex.changed", {"seat": p["seat"], "from": p["to"], "to": p["from"]})
+    if event.kind == "turn.passed":
+        if not state.turn or state.turn["seat"] != p["to"] or state.turn["number"] != p["number"]:
+            raise Refused("The turn has moved on since; it cannot go back.", status=409)
+        if p["from"] not in state.players:
+            raise Refused("That player has left the table.", status=409)
+        if state.combat:
+            raise Refused("Finish the fight first.", rule="turn.own", status=409)
+        return Event("turn.passed", {"from": p["to"], "to": p["from"], "number": p["number"] - 1})
     if event.kind in ("combat.started", "combat.ended"):
         starting = event.kind == "combat.ended"  # undoing an end starts the fight again
         if starting and state.combat:
@@ -434,6 +482,7 @@ def apply(state: TableState | None, event: Event) -> TableState:
         new.players[p["seat"]] = Player(seat=p["seat"], name=p["name"], sex=p["sex"])
         if p["host"]:
             new.host = p["seat"]
+            new.turn = {"seat": p["seat"], "number": 1}  # the host starts
     elif event.kind == "level.changed":
         new.players[p["seat"]].level = p["to"]
         if p.get("wins"):
@@ -448,8 +497,12 @@ def apply(state: TableState | None, event: Event) -> TableState:
         del new.players[p["player"]["seat"]]
         if new.combat and new.combat["fighter"] == p["player"]["seat"]:
             new.combat = None
+        if new.turn and new.turn["seat"] == p["player"]["seat"] and new.players:
+            new.turn = {"seat": next_seat(state, p["player"]["seat"]), "number": new.turn["number"] + 1}
     elif event.kind == "player.restored":
         new.players[p["player"]["seat"]] = Player(**p["player"])
+    elif event.kind == "turn.passed":
+        new.turn = {"seat": p["to"], "number": p["number"]}
     elif event.kind == "combat.started":
         new.combat = {"fighter": p["fighter"]}
     elif event.kind == "combat.ended":
@@ -501,8 +554,10 @@ def describe(event: Event, names: dict[str, str]) -> str:
         return f"{p['player']['name']} is back at the table"
     if event.kind == "sheet.changed":
         return f"{who(p['seat'])} {p['summary']}"
+    if event.kind == "turn.passed":
+        return f"{who(p['to'])}'s turn (turn {p['number']})"
     if event.kind == "combat.started":
-        return f"{who(p['fighter'])} kicks open the door: a fight"
+        return f"{who(p['fighter'])} fights a monster"
     if event.kind == "combat.ended":
         return f"{who(p['fighter'])}'s fight is over"
     return event.kind

@@ -158,6 +158,7 @@ def spec() -> dict:
                     "profile": {"type": "object"}, "version": {"type": "integer"},
                     "host": {"type": ["string", "null"]}, "winner": {"type": ["string", "null"]},
                     "combat": {"type": ["object", "null"], "description": "the fight on now: {fighter: seat}"},
+                    "turn": {"type": ["object", "null"], "description": "whose turn: {seat, number}"},
                     "players": {"type": "array", "items": {"type": "object", "properties": {
                         "seat": {"type": "string"}, "name": {"type": "string"}, "sex": {"enum": list(SEXES)},
                         "level": {"type": "integer"}, "strength": {"type": "integer"},
