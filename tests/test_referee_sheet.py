@@ -5,16 +5,11 @@ from hypothesis import strategies as st
 
 from companion.referee import table as t
 from companion.referee.rules import Refused
+from sheet_cases import BOOTS, CASES, CHAINSAW, HELM, HORNY, MACE, ROCK, resolve
 
-CHAINSAW = {"name": "Chainsaw of Bloody Dismemberment", "bonus": 3, "slot": "two_hands", "big": True, "gold": 600}
-MACE = {"name": "Mace of Sharpness", "bonus": 4, "slot": "one_hand", "gold": 600, "usable_by": [{"class": "cleric"}]}
-HELM = {"name": "Helm of Courage", "bonus": 1, "slot": "headgear", "gold": 200}
-HORNY = {"name": "Horny Helmet", "bonus": 1, "slot": "headgear", "gold": 600, "bonus_if": [{"who": {"race": "elf"}, "value": 3}]}
 SWORD = {"name": "Sneaky Bastard Sword", "bonus": 2, "slot": "one_hand", "gold": 400}
 BUCKLER = {"name": "Buckler of Swashing", "bonus": 2, "slot": "one_hand", "gold": 400}
-ROCK = {"name": "Huge Rock", "bonus": 3, "slot": "two_hands", "big": True, "gold": 0}
 LADDER = {"name": "Stepladder", "bonus": 3, "slot": "none", "big": True, "gold": 400, "usable_by": [{"race": "halfling"}]}
-BOOTS = {"name": "Boots of Butt-Kicking", "bonus": 2, "slot": "footgear", "gold": 400}
 
 
 class Game:
@@ -371,3 +366,19 @@ def test_halfling_double_price_once_a_turn(g):
         g.do("turn.end", actor=actor)
     g.do("item.sell", uids=[boots[1], helms[1]], double=boots[1])  # a new turn
     assert g.p()["level"] == 3
+
+
+@pytest.mark.parametrize("steps, expected", CASES.values(), ids=list(CASES))
+def test_rulebook_cases_in_the_referee(steps, expected):
+    g = Game()
+    seats = {"Ann": "a", "Ben": "b"}
+    *setup, (actor, action, params) = steps
+    for who, act, prm in setup:
+        g.do(act, actor=seats[who], **resolve(prm, g.state.players["a"].items))
+    params = resolve(params, g.state.players["a"].items)
+    if expected[0] == "refused":
+        assert g.refused(action, actor=seats[actor], **params).rule.id == expected[1]
+    else:
+        g.do(action, actor=seats[actor], **params)
+        sheet = g.p("a")
+        assert {k: sheet[k] for k in expected[1]} == expected[1]

@@ -156,3 +156,26 @@ def test_fight_banner_and_item_lock(phones, api):
     assert act(client, table_id, tokens["Ivo"], action="combat.start").status_code == 200
     refused = act(client, table_id, tokens["Ivo"], action="item.add", card="boots-of-butt-kicking")
     assert refused.status_code == 422 and refused.json["rule"] == "items.not-in-combat"
+
+
+from sheet_cases import CASES, resolve  # noqa: E402
+
+
+@pytest.mark.parametrize("steps, expected", CASES.values(), ids=list(CASES))
+def test_rulebook_cases_through_the_api(client, steps, expected):
+    created = client.post("/api/v1/tables", json={"name": "Cases", "host": {"name": "Ann", "sex": "female"}}).json
+    tokens = {"Ann": created["token"]}
+    join = created["join_url"].rsplit("/", 1)[-1]
+    tokens["Ben"] = client.post(f"/api/v1/join/{join}", json={"name": "Ben", "sex": "male"}).json["token"]
+    table_id = created["table"]["id"]
+    response = None
+    for who, action, params in steps:
+        params = resolve(params, me(client, table_id, tokens["Ann"])["items"])
+        response = act(client, table_id, tokens[who], action=action, **params)
+    if expected[0] == "refused":
+        assert response.status_code in (403, 409, 422) and response.json["rule"] == expected[1]
+        assert response.json["citation"]
+    else:
+        assert response.status_code == 200, response.json
+        sheet = me(client, table_id, tokens["Ann"])
+        assert {k: sheet[k] for k in expected[1]} == expected[1]
