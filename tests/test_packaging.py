@@ -18,7 +18,8 @@ def test_wheel_contains_templates_and_static_and_serves_from_them(tmp_path):
     names = zipfile.ZipFile(wheel).namelist()
     for path in ["companion/templates/_board.html", "companion/templates/base.html", "companion/static/app.css",
                  "companion/static/app.js", "companion/static/vendor/htmx-2.0.11.min.js",
-                 "companion/static/vendor/LICENSE-htmx.txt"]:
+                 "companion/static/vendor/LICENSE-htmx.txt", "companion/static/vendor/idiomorph-ext-0.8.0.min.js",
+                 "card_db/data/munchkin-base.json"]:
         assert path in names, path
     target = tmp_path / "site"
     subprocess.run([sys.executable, "-m", "pip", "install", "--no-deps", "-q", "--target", str(target), str(wheel)],
@@ -30,6 +31,7 @@ def test_wheel_contains_templates_and_static_and_serves_from_them(tmp_path):
         "c = app.test_client()\n"
         "assert c.get('/').status_code == 200\n"
         "assert c.get('/static/vendor/htmx-ext-sse-2.2.4.min.js').status_code == 200\n"
+        "assert c.get('/api/v1/cards?q=wutend').json['cards'][0]['id'] == 'enraged'\n"
         "print('ok')\n"
     )
     result = subprocess.run([sys.executable, "-c", script], env={"PYTHONPATH": str(target), "PATH": "/usr/bin:/bin"},
