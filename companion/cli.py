@@ -219,3 +219,32 @@ def cards_export(fmt, origin, output, data_dir):
         click.echo(f"Wrote {len(records)} card(s) to {output}.", err=True)
     else:
         click.echo(text, nl=False)
+
+
+@main.group()
+def referee():
+    """Ask the referee without a table (JSON in, JSON out)."""
+
+
+@referee.command("combat")
+@click.argument("file", type=click.File("r", encoding="utf-8"))
+@data_dir_option
+def referee_combat(file, data_dir):
+    """Judge a fight described in FILE (JSON; - for standard input); see docs/combat.md.
+
+    Prints the verdict as JSON. An invalid description prints {"error", "rule"} and exits 1.
+    """
+    from .fights import evaluate
+    from .referee.rules import Refused
+
+    try:
+        fight = json.load(file)
+    except json.JSONDecodeError as exc:
+        click.echo(json.dumps({"error": f"not valid JSON: {exc.msg} at line {exc.lineno}", "rule": None}))
+        sys.exit(1)
+    try:
+        verdict = evaluate(_open(data_dir, create=True), fight)
+    except Refused as exc:
+        click.echo(json.dumps(exc.as_dict(), ensure_ascii=False))
+        sys.exit(1)
+    click.echo(json.dumps(verdict, ensure_ascii=False, indent=1))

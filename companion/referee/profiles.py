@@ -27,6 +27,9 @@ class Profile:
     max_kill_levels: int = 2  # the most levels a single kill gives (some monsters give 2)
     hand_limit: int = 5  # cards kept at the end of a turn (Charity)
     dwarf_hand_limit: int = 6  # 1.6: printed on the Dwarf card; the classic books put it in the rules
+    elf_helper_levels: bool = True  # 1.6: an Elf who helps gains a level per monster slain
+    shared_victory: bool = False  # Faster Play option: the helper also wins when the fighter reaches the top
+    objection_seconds: float = 2.6  # the wait before rewards are taken
     recommended_players: tuple[int, int] = (3, 6)
 
     def as_dict(self) -> dict:
@@ -43,6 +46,9 @@ class Profile:
             "recommended_players": list(self.recommended_players),
             "hand_limit": self.hand_limit,
             "dwarf_hand_limit": self.dwarf_hand_limit,
+            "elf_helper_levels": self.elf_helper_levels,
+            "shared_victory": self.shared_victory,
+            "objection_seconds": self.objection_seconds,
         }
 
 

@@ -122,6 +122,67 @@ RULES: dict[str, Rule] = {
             "Munchkin 1.6 (2011), the Halfling card; German rules (2003), Gegenstände verkaufen",
         ),
         Rule(
+            "combat.compare",
+            "Higher total wins the fight",
+            "Each side adds its levels and every modifier. The players win only with a higher total; a tie or "
+            "less means they lose and must run away.",
+            "Munchkin 1.6 (2011), Combat",
+        ),
+        Rule(
+            "combat.warrior-ties",
+            "A Warrior wins ties",
+            "If a Warrior is fighting or helping, the players also win when the totals are equal.",
+            "Munchkin 1.6 (2011), Combat example; Asking for Help (the Warrior card)",
+        ),
+        Rule(
+            "combat.enhancers",
+            "Enhancers add up, and Mate copies them all",
+            "Every enhancer on a monster adds to its level and treasure. Mate brings an identical monster that "
+            "carries all the enhancers played on the original, in whatever order they came.",
+            "Munchkin 1.6 (2011), Monster Enhancers",
+        ),
+        Rule(
+            "combat.helper-shares",
+            "The helper shares the monster's likes and dislikes",
+            "A monster's bonuses and weaknesses apply to the helper too, but a bonus against a race or class "
+            "counts once even if both fighters have it.",
+            "Munchkin 1.6 (2011), Asking for Help",
+        ),
+        Rule(
+            "combat.one-helper",
+            "Only one helper",
+            "One other player at most may help in a fight; anyone else may still play cards into it.",
+            "Munchkin 1.6 (2011), Asking for Help",
+        ),
+        Rule(
+            "combat.one-shots",
+            "One-shots for either side",
+            "One-shot items can be played in any fight, from the hand or the table, for either side; they are "
+            "discarded afterwards.",
+            "Munchkin 1.6 (2011), Combat; Interfering With Combat",
+        ),
+        Rule(
+            "combat.powers",
+            "Class and race powers",
+            "Warrior: discard up to 3 cards for +1 each, once per fight. Cleric: up to 3 cards for +3 each against "
+            "Undead. Wizard: up to 3 cards for +1 each to run away. Thief: discard a card to give a fighter -2. "
+            "Halfling: reroll one failed escape. Elf: +1 to run away. (As the 1.6 race and class cards give them.)",
+            "Munchkin 1.6 (2011), Combat example; Asking for Help; the race and class cards",
+        ),
+        Rule(
+            "combat.eliminated",
+            "Getting rid of a monster is not killing it",
+            "A monster removed by a card or power is beaten but gives no level; its treasure still counts.",
+            "Munchkin 1.6 (2011), Combat; Fighting Multiple Monsters",
+        ),
+        Rule(
+            "combat.run-away",
+            "Running away: 5 or better",
+            "Each fleeing player rolls once per monster, in the order they choose: 5 or more escapes, with every "
+            "bonus and penalty; a monster that catches you does its Bad Stuff.",
+            "Munchkin 1.6 (2011), Running Away",
+        ),
+        Rule(
             "combat.one",
             "One fight at a time",
             "A fight belongs to the player who kicked open the door; it ends before the next one starts.",

@@ -12,7 +12,7 @@ from flask import Blueprint, jsonify, request, url_for
 from card_db import describe as card_describe
 from card_db import store as card_store
 
-from .. import actions, csrf, store
+from .. import actions, csrf, fights, store
 from ..db import get_db
 from ..referee.profiles import DEFAULT_PROFILE, PROFILES
 from ..referee.rules import RULES, Refused
@@ -136,6 +136,12 @@ def card_detail(card_id: str):
     if card is None:
         raise Refused(f"There is no card {card_id!r}.", status=404)
     return jsonify({"card": card})
+
+
+@bp.post("/combat/evaluate")
+def combat_evaluate():
+    """Judge a complete fight statelessly (no table, no token): totals, outcome, rewards, escapes."""
+    return jsonify(fights.evaluate(get_db(), body()))
 
 
 @bp.get("/spectate/<token>")

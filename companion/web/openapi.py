@@ -5,6 +5,7 @@ document and that every API route appears in it, so the two cannot drift apart.
 """
 from __future__ import annotations
 
+from ..referee.combat import INPUT_SCHEMA
 from ..referee.table import ACTIONS, SEXES
 
 VERSION = "1.0.0"
@@ -118,6 +119,15 @@ def spec() -> dict:
                 "parameters": [{"name": "card_id", "in": "path", "required": True, "schema": {"type": "string"}}],
                 "responses": {"200": _json({"type": "object", "properties": {"card": {"type": "object"}}}, "The card"),
                               **_errors("404")}}},
+            "/api/v1/combat/evaluate": {"post": {
+                "summary": "The referee without a table: judge a complete fight (card ids or inline numbers)",
+                "requestBody": {"required": True, "content": {"application/json": {"schema": _ref("Fight")}}},
+                "responses": {"200": _json({"type": "object", "properties": {
+                    "players": {"type": "object"}, "monsters": {"type": "object"},
+                    "outcome": {"enum": ["win", "lose"]}, "margin": {"type": "integer"}, "why": {"type": "string"},
+                    "levels": {"type": "object"}, "treasures": {"type": "integer"}, "wins_game": {"type": "boolean"},
+                    "run_away": {"type": "array"}}}, "The verdict with every line's source and rule"),
+                              **_errors("400", "404")}}},
             "/api/v1/spectate/{token}": {"get": {
                 "summary": "Read-only state by spectator token",
                 "parameters": [{"name": "token", "in": "path", "required": True, "schema": {"type": "string"}}],
@@ -128,6 +138,7 @@ def spec() -> dict:
             "securitySchemes": {"seatToken": {"type": "http", "scheme": "bearer",
                                               "description": "The token from create or join."}},
             "schemas": {
+                "Fight": {k: v for k, v in INPUT_SCHEMA.items() if k != "$schema"},
                 "Error": {"type": "object", "required": ["error"], "properties": {
                     "error": {"type": "string"}, "rule": {"type": ["string", "null"]},
                     "citation": {"type": "string"}, "rule_summary": {"type": "string"}}},

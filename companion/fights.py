@@ -1,0 +1,63 @@
+"""Fights described with card ids: the card database fills in the numbers, then the referee judges.
+
+Used by ``companion referee combat`` and ``POST /api/v1/combat/evaluate``, so both accept the
+same descriptions and answer the same verdicts.
+"""
+from __future__ import annotations
+
+import copy
+
+import sqlite_utils
+
+from card_db import store as card_store
+
+from .referee import combat
+from .referee.rules import Refused
+
+
+def _card(db: sqlite_utils.Database, card_id, kinds: tuple[str, ...], where: str) -> dict:
+    if not isinstance(card_id, str):
+        raise Refused(f"{where}: card must be a card id.", status=400)
+    card = card_store.get(db, card_id)
+    if card is None:
+        raise Refused(f"{where}: there is no card {card_id!r}.", status=404)
+    if card["kind"] not in kinds:
+        raise Refused(f"{where}: {card['names']['en']} is a {card['kind'].replace('_', ' ')}, not a "
+                      f"{' or '.join(k.replace('_', ' ') for k in kinds)}.", status=400)
+    return card
+
+
+def resolve(db: sqlite_utils.Database, fight: dict) -> dict:
+    """A copy of ``fight`` where every ``card`` reference is replaced by the card's numbers.
+
+    Inline values given next to a card id win over the card's (a house ruling, a typo on a print).
+    """
+    if not isinstance(fight, dict):
+        raise Refused("The fight must be a JSON object.", status=400)
+    fight = copy.deepcopy(fight)
+    for who in ("fighter", "helper"):
+        character = fight.get(who)
+        if isinstance(character, dict):
+            for index, item in enumerate(character.get("items") or []):
+                if isinstance(item, dict) and "card" in item:
+                    card = _card(db, item.pop("card"), ("item",), f"{who}.items.{index}")
+                    character["items"][index] = {"name": card["names"]["en"], **card["item"], **item}
+    for index, monster in enumerate(fight.get("monsters") or []):
+        if not isinstance(monster, dict):
+            continue
+        if "card" in monster:
+            card = _card(db, monster.pop("card"), ("monster",), f"monsters.{index}")
+            fight["monsters"][index] = monster = {"name": card["names"]["en"], **card["monster"], **monster}
+        for e_index, enhancer in enumerate(monster.get("enhancers") or []):
+            if isinstance(enhancer, dict) and "card" in enhancer:
+                card = _card(db, enhancer.pop("card"), ("monster_enhancer",), f"monsters.{index}.enhancers.{e_index}")
+                monster["enhancers"][e_index] = {"name": card["names"]["en"], **card["enhancer"], **enhancer}
+    for index, shot in enumerate(fight.get("one_shots") or []):
+        if isinstance(shot, dict) and "card" in shot:
+            card = _card(db, shot.pop("card"), ("one_shot",), f"one_shots.{index}")
+            fight["one_shots"][index] = {"name": card["names"]["en"], "bonus": card["one_shot"].get("bonus", 0), **shot}
+    return fight
+
+
+def evaluate(db: sqlite_utils.Database, fight: dict) -> dict:
+    return combat.evaluate(resolve(db, fight))

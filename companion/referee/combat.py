@@ -1,0 +1,303 @@
+"""Combat arithmetic: both totals with every line's source and rule, the outcome, the rewards,
+and the running-away rolls.
+
+Stateless: a complete description of a fight goes in (characters, monsters with their
+enhancers, one-shots for either side, powers used, dice already rolled), a verdict comes
+out. The description uses inline data only; the app turns card ids into that data from
+the card database before calling :func:`evaluate`. Invalid descriptions raise
+:class:`~companion.referee.rules.Refused` naming the rule they break.
+"""
+from __future__ import annotations
+
+import copy
+
+from jsonschema import Draft202012Validator
+
+from . import sheet
+from .profiles import Profile, get_profile
+from .rules import RULES, Refused
+
+RUN_AWAY_NEEDS = 5  # 1.6 Running Away: escape on a 5 or better
+
+_who = {"type": "object", "minProperties": 1, "maxProperties": 1, "additionalProperties": False,
+        "properties": {"race": {"type": "string"}, "class": {"type": "string"}, "sex": {"type": "string"}}}
+_int = {"type": "integer", "minimum": -100, "maximum": 100}
+_character = {
+    "type": "object", "additionalProperties": False, "required": ["level"],
+    "properties": {
+        "name": {"type": "string", "maxLength": 40},
+        "level": {"type": "integer", "minimum": 1, "maximum": 100},
+        "sex": {"enum": ["male", "female"]},
+        "races": {"type": "array", "items": {"enum": list(sheet.RACES)}, "maxItems": 2},
+        "classes": {"type": "array", "items": {"enum": list(sheet.CLASSES)}, "maxItems": 2},
+        "half_breed": {"type": "boolean"}, "super_munchkin": {"type": "boolean"},
+        "items": {"type": "array", "maxItems": 40, "items": {"type": "object"}},
+        "curses": {"type": "array", "maxItems": 20, "items": {"type": "object"}},
+        "berserk": {"type": "integer", "minimum": 0, "maximum": 3,
+                    "description": "Warrior: cards discarded for +1 each, once per combat"},
+        "turning": {"type": "integer", "minimum": 0, "maximum": 3,
+                    "description": "Cleric: cards discarded for +3 each against Undead"},
+        "flight": {"type": "integer", "minimum": 0, "maximum": 3,
+                   "description": "Wizard: cards discarded for +1 each to Run Away"},
+        "rolls": {"type": "array", "items": {"type": "integer", "minimum": 1, "maximum": 6},
+                  "description": "the die for each monster when running away, in the order fled"},
+        "reroll": {"type": "integer", "minimum": 1, "maximum": 6,
+                   "description": "Halfling: the second roll after a failed one (once)"},
+    },
+}
+INPUT_SCHEMA: dict = {
+    "$schema": "https://json-schema.org/draft/2020-12/schema",
+    "title": "A fight to evaluate",
+    "type": "object", "additionalProperties": False, "required": ["fighter", "monsters"],
+    "properties": {
+        "profile": {"type": "string"},
+        "fighter": _character,
+        "helper": {"oneOf": [_character, {"type": "null"}]},
+        "helpers": {"type": "array", "description": "refused when it holds more than one helper"},
+        "monsters": {"type": "array", "minItems": 1, "maxItems": 10, "items": {
+            "type": "object", "additionalProperties": False, "required": ["level"],
+            "properties": {
+                "card": {"type": "string"}, "name": {"type": "string", "maxLength": 80},
+                "level": {"type": "integer", "minimum": 0, "maximum": 100},
+                "treasures": {"type": "integer", "minimum": 0, "maximum": 20},
+                "levels": {"type": "integer", "minimum": 1, "maximum": 5},
+                "undead": {"type": "boolean"},
+                "modifiers": {"type": "array", "items": {"type": "object", "required": ["against", "value"],
+                                                         "properties": {"against": _who, "value": _int}}},
+                "run_away_modifier": _int,
+                "will_not_pursue": {"type": "object"},
+                "bad_stuff": {"type": "object"},
+                "enhancers": {"type": "array", "maxItems": 10, "items": {
+                    "type": "object", "properties": {"card": {"type": "string"}, "name": {"type": "string"},
+                                                     "level_change": _int, "treasure_change": _int,
+                                                     "mate": {"type": "boolean"}}}},
+                "eliminated": {"type": "boolean", "description": "removed without being killed (treasure, no level)"},
+            }}},
+        "one_shots": {"type": "array", "maxItems": 20, "items": {
+            "type": "object", "required": ["side"], "additionalProperties": False,
+            "properties": {"card": {"type": "string"}, "name": {"type": "string"}, "bonus": _int,
+                           "side": {"enum": ["players", "monsters"]},
+                           "monster": {"type": "integer", "minimum": 0,
+                                       "description": "which monster a monster-side one-shot helps (default the first)"}}}},
+        "backstabs": {"type": "array", "maxItems": 10, "items": {"enum": ["fighter", "helper"]},
+                      "description": "a Thief's backstab (-2) on the fighter or the helper, one entry each"},
+        "run_away": {"type": "boolean", "description": "evaluate the escape rolls even when the fight is won"},
+    },
+}
+_VALIDATOR = Draft202012Validator(INPUT_SCHEMA)
+
+
+def _line(side: str, source: str, value: int, rule: str | None = None, **extra) -> dict:
+    line = {"side": side, "source": source, "value": value, **extra}
+    if rule:
+        line["rule"] = rule
+        line["citation"] = RULES[rule].citation
+    return line
+
+
+def validate(fight: dict) -> None:
+    """Refuse an invalid description with the first problem and, where one applies, its rule."""
+    if isinstance(fight, dict) and len(fight.get("helpers") or []) > 1:
+        raise Refused("Only one player can help in a fight.", rule="combat.one-helper", status=400)
+    errors = sorted(_VALIDATOR.iter_errors(fight), key=lambda e: list(map(str, e.absolute_path)))
+    if errors:
+        error = errors[0]
+        where = ".".join(str(p) for p in error.absolute_path) or "the fight"
+        raise Refused(f"{where}: {error.message}", status=400)
+
+
+def _prepare(character: dict, who: str) -> dict:
+    """A character dict the sheet functions understand; items count as in use unless told otherwise."""
+    p = {"level": character["level"], "sex": character.get("sex", "male"),
+         "races": list(character.get("races", [])), "classes": list(character.get("classes", [])),
+         "half_breed": character.get("half_breed", False), "super_munchkin": character.get("super_munchkin", False),
+         "items": [], "curses": []}
+    for index, raw in enumerate(character.get("items", [])):
+        item = sheet.new_item(raw, uid=f"{who}-item-{index}")
+        item["in_use"] = raw.get("in_use", True)
+        p["items"].append(item)
+    for index, raw in enumerate(character.get("curses", [])):
+        p["curses"].append({"uid": f"{who}-curse-{index}", "name": str(raw.get("name", "curse")),
+                            "effects": list(raw.get("effects", []))})
+    for violation in sheet.check(p):
+        raise Refused(f"{character.get('name') or who}: {violation.message}", rule=violation.rule, status=400)
+    return p
+
+
+def _expand_mates(monsters: list[dict]) -> list[dict]:
+    """Mate brings a copy of its monster carrying every enhancer, whatever the order played."""
+    out = []
+    for index, monster in enumerate(monsters):
+        enhancers = monster.get("enhancers", [])
+        plain = [e for e in enhancers if not e.get("mate")]
+        copies = 1 + sum(1 for e in enhancers if e.get("mate"))
+        for n in range(copies):
+            name = monster.get("name") or f"Monster {index + 1}"
+            out.append({**copy.deepcopy(monster), "enhancers": plain, "index": index,
+                        "name": name if n == 0 else f"{name}'s Mate"})
+    return out
+
+
+def evaluate(fight: dict) -> dict:
+    """The verdict for a complete description of a fight (see :data:`INPUT_SCHEMA`)."""
+    validate(fight)
+    try:
+        profile: Profile = get_profile(fight.get("profile") or "munchkin-1.6")
+    except KeyError as exc:
+        raise Refused(str(exc.args[0]), status=400) from None
+    for who in ("fighter", "helper"):
+        character = fight.get(who)
+        if character and character["level"] >= profile.top_level:
+            raise Refused(f"{who} is already at Level {character['level']}: the game is won.", rule="game.won", status=400)
+    fighter = _prepare(fight["fighter"], "fighter")
+    helper_raw = fight.get("helper") or ((fight.get("helpers") or [None])[0])
+    helper = _prepare(helper_raw, "helper") if helper_raw else None
+    names = {"fighter": fight["fighter"].get("name") or "Fighter",
+             "helper": (helper_raw or {}).get("name") or "Helper"}
+    party = [("fighter", fighter, fight["fighter"])] + ([("helper", helper, helper_raw)] if helper else [])
+
+    players: list[dict] = []
+    for who, p, raw in party:
+        strength = sheet.strength(p)
+        for line in strength["lines"]:
+            source = f"{names[who]}: {line['source']}"
+            players.append(_line("players", source, line["value"]))
+        for pending in strength["pending"]:  # "your next combat" curses count now
+            players.append(_line("players", f"{names[who]}: {pending['source']}", pending["value"], "curses.lasting"))
+        if raw.get("berserk"):
+            if "warrior" not in p["classes"]:
+                raise Refused(f"{names[who]} is not a Warrior: no Berserking.", rule="combat.powers", status=400)
+            players.append(_line("players", f"{names[who]}: Berserking ({raw['berserk']} cards)", raw["berserk"],
+                                 "combat.powers"))
+    for who in fight.get("backstabs", []):
+        if who == "helper" and not helper:
+            raise Refused("There is no helper to backstab.", status=400)
+        players.append(_line("players", f"Backstab on {names[who]}", -2, "combat.powers"))
+    not_counting = [dict(line, who=names[who]) for who, p, _ in party for line in sheet.strength(p)["not_counting"]]
+
+    monsters = _expand_mates(fight["monsters"])
+    monster_lines: list[dict] = []
+    per_monster = []
+    characters = [p for _, p, _ in party]
+    for m in monsters:
+        total = m["level"]
+        lines = [_line("monsters", f"{m['name']}: level", m["level"])]
+        for enhancer in m["enhancers"]:
+            change = enhancer.get("level_change", 0)
+            if change:
+                lines.append(_line("monsters", f"{m['name']}: {enhancer.get('name', 'enhancer')}", change,
+                                   "combat.enhancers"))
+                total += change
+        for modifier in m.get("modifiers", []):
+            # counted once, however many of the party it applies to (1.6 Asking for Help)
+            if any(sheet.is_(p, modifier["against"]) for p in characters):
+                (key, value), = modifier["against"].items()
+                lines.append(_line("monsters", f"{m['name']}: against {sheet.PLURALS.get(value, value)}",
+                                   modifier["value"], "combat.helper-shares"))
+                total += modifier["value"]
+        if m.get("undead"):
+            for who, p, raw in party:
+                if raw.get("turning"):
+                    if "cleric" not in p["classes"]:
+                        raise Refused(f"{names[who]} is not a Cleric: no Turning.", rule="combat.powers", status=400)
+                    players.append(_line("players", f"{names[who]}: Turning against {m['name']}", 3 * raw["turning"],
+                                         "combat.powers"))
+        per_monster.append({"name": m["name"], "strength": total, "eliminated": bool(m.get("eliminated")),
+                            "treasures": max(0, m.get("treasures", 0) + sum(e.get("treasure_change", 0) for e in m["enhancers"])),
+                            "levels": m.get("levels", 1), "index": m["index"],
+                            "run_away_modifier": m.get("run_away_modifier", 0),
+                            "will_not_pursue": (m.get("will_not_pursue") or {}).get("max_level")})
+        if not m.get("eliminated"):
+            monster_lines.extend(lines)
+        else:
+            monster_lines.append(_line("monsters", f"{m['name']}: eliminated (no level, treasure kept)", 0,
+                                       "combat.eliminated"))
+
+    for shot in fight.get("one_shots", []):
+        line = _line(shot["side"], shot.get("name", "one-shot"), shot.get("bonus", 0), "combat.one-shots")
+        (players if shot["side"] == "players" else monster_lines).append(line)
+
+    player_total = sum(line["value"] for line in players)
+    monster_total = sum(line["value"] for line in monster_lines)
+    warrior = any("warrior" in p["classes"] for p in characters)
+    if player_total > monster_total:
+        outcome, why = "win", "players' total is higher"
+    elif player_total == monster_total and warrior:
+        outcome, why = "win", "a tie, and a Warrior wins ties"
+    else:
+        outcome, why = "lose", "the monsters' total is equal or higher" if not warrior else "the monsters' total is higher"
+    result = {
+        "players": {"total": player_total, "lines": players, "not_counting": not_counting},
+        "monsters": {"total": monster_total, "lines": monster_lines, "each": per_monster},
+        "outcome": outcome, "margin": player_total - monster_total, "why": why,
+        "rules": ["combat.compare"] + (["combat.warrior-ties"] if player_total == monster_total and warrior else []),
+    }
+    if outcome == "win":
+        result.update(_rewards(per_monster, fighter, helper, profile, bool(helper)))
+    else:
+        result.update({"levels": {"fighter": 0, "helper": 0}, "treasures": 0, "wins_game": False})
+    if outcome == "lose" or fight.get("run_away"):
+        result["run_away"] = _run_away(party, names, per_monster, profile)
+    return result
+
+
+def _rewards(per_monster: list[dict], fighter: dict, helper: dict | None, profile: Profile, helped: bool) -> dict:
+    killed = [m for m in per_monster if not m["eliminated"]]
+    levels = sum(m["levels"] for m in killed)
+    top = profile.top_level
+    fighter_after = min(top, fighter["level"] + levels)
+    helper_levels = 0
+    if helper and "elf" in helper.get("races", []) and profile.elf_helper_levels:
+        helper_levels = min(len(killed), top - 1 - helper["level"]) if not profile.shared_victory else len(killed)
+        helper_levels = max(0, helper_levels)
+    return {
+        "levels": {"fighter": fighter_after - fighter["level"], "helper": helper_levels},
+        "treasures": sum(m["treasures"] for m in per_monster),
+        "treasures_face_up": helped,
+        "wins_game": fighter_after >= top,
+        "rewards_after": f"about {profile.objection_seconds} seconds without objection",
+    }
+
+
+def _run_away(party, names, per_monster, profile: Profile) -> list[dict]:
+    """One roll per monster per fleeing player; 5 or better escapes, with every modifier."""
+    out = []
+    chasing = [m for m in per_monster if not m["eliminated"]]
+    for who, p, raw in party:
+        bonus_lines = []
+        if "elf" in p["races"]:
+            bonus_lines.append({"source": "Elf", "value": 1})
+        for item in p["items"]:
+            if item.get("in_use") and item.get("run_away_bonus") and not sheet.restriction_problem(p, item):
+                bonus_lines.append({"source": item["name"], "value": item["run_away_bonus"]})
+        for curse in p["curses"]:
+            for effect in curse["effects"]:
+                if effect.get("type") == "run_away_bonus":
+                    bonus_lines.append({"source": curse["name"], "value": effect.get("value", 0)})
+        if raw.get("flight"):
+            if "wizard" not in p["classes"]:
+                raise Refused(f"{names[who]} is not a Wizard: no Flight spell.", rule="combat.powers", status=400)
+            bonus_lines.append({"source": f"Flight ({raw['flight']} cards)", "value": raw["flight"]})
+        rolls = list(raw.get("rolls") or [])
+        reroll = raw.get("reroll")
+        if reroll is not None and "halfling" not in p["races"]:
+            raise Refused(f"{names[who]} is not a Halfling: no reroll.", rule="combat.powers", status=400)
+        for position, monster in enumerate(chasing):
+            modifier = monster["run_away_modifier"]
+            lines = bonus_lines + ([{"source": monster["name"], "value": modifier}] if modifier else [])
+            needed = RUN_AWAY_NEEDS - sum(line["value"] for line in lines)
+            entry = {"who": names[who], "monster": monster["name"], "needs": max(1, needed), "modifiers": lines,
+                     "citation": RULES["combat.run-away"].citation}
+            if monster["will_not_pursue"] and p["level"] <= monster["will_not_pursue"]:
+                entry.update({"escaped": True, "why": f"it does not pursue Level {monster['will_not_pursue']} or below"})
+            elif position < len(rolls):
+                roll = rolls[position]
+                entry["roll"] = roll
+                escaped = roll >= needed
+                if not escaped and reroll is not None:
+                    entry["reroll"] = reroll
+                    escaped = reroll >= needed
+                    reroll = None  # once
+                entry["escaped"] = escaped
+            out.append(entry)
+    return out
