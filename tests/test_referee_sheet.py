@@ -85,6 +85,8 @@ def test_super_munchkin_for_classes(g):
     g.do("super_munchkin.add")
     g.do("class.add", **{"class": "wizard"})
     assert g.refused("class.add", **{"class": "wizard"}).rule.id == "class.one"
+    g.do("class.remove", **{"class": "warrior"})  # losing either class takes Super Munchkin (German 2003, Dutch 2001)
+    assert g.p()["super_munchkin"] is False and g.p()["classes"] == ["wizard"]
 
 
 def test_second_headgear_is_carried_and_does_not_count(g):

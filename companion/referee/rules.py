@@ -67,9 +67,9 @@ RULES: dict[str, Rule] = {
         Rule(
             "half-breed.needs-race",
             "Half-Breed and Super Munchkin need something to hang on",
-            "Half-Breed can only be played on a race and Super Munchkin only on a class; "
-            "they go when the race or class they depend on goes.",
-            "Munchkin 1.6 (2011), Classes and Races; Death",
+            "Half-Breed can only be played on a race and Super Munchkin only on a class. Half-Breed goes when "
+            "the last race goes; Super Munchkin goes as soon as either class goes.",
+            "Munchkin 1.6 (2011), Classes and Races; German rules (2003) and Dutch rules (2001), Half-Breed and Super Munchkin",
         ),
         Rule(
             "items.big",

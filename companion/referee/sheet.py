@@ -278,7 +278,7 @@ def sell_ops(p: dict, seat: str, uids: list, profile: Profile, double: str | Non
 
 
 def race_ops(p: dict, seat: str, field: str, value: str, adding: bool) -> list[dict]:
-    """Add or discard a race or class; discarding the last one also takes Half-Breed / Super Munchkin."""
+    """Add or discard a race or class; Half-Breed goes with the last race, Super Munchkin with either class."""
     known = RACES if field == "races" else CLASSES
     if value not in known:
         raise Refused(f"{field[:-1].title()} must be one of: {', '.join(known)}.", status=400)
@@ -292,8 +292,10 @@ def race_ops(p: dict, seat: str, field: str, value: str, adding: bool) -> list[d
     if value not in current:
         raise Refused(f"Not {value.title()}.", status=404)
     ops = [{"op": "remove", "seat": seat, "field": field, "value": value}]
+    # Half-Breed goes with the last race; Super Munchkin with either class
+    # (German rules 2003 and Dutch rules 2001, Halb-Blut und Super Munchkin / Halfbloed en Super Munchkin)
     flag = "half_breed" if field == "races" else "super_munchkin"
-    if len(current) == 1 and p.get(flag):
+    if p.get(flag) and (len(current) == 1 or field == "classes"):
         ops.append({"op": "set", "seat": seat, "field": flag, "from": True, "to": False})
     # items the character can no longer use are turned sideways (carried)
     remaining = {**p, field: [v for v in current if v != value]}
