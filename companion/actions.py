@@ -8,6 +8,8 @@ the checks.
 """
 from __future__ import annotations
 
+import secrets
+import time
 from collections.abc import Mapping
 
 from flask import current_app
@@ -16,6 +18,7 @@ from card_db import store as card_store
 
 from . import store
 from .db import get_db
+from .fights import card_of
 from .referee.rules import Refused
 from .referee.table import ACTIONS, TableState
 
@@ -51,6 +54,19 @@ PARAMS: dict[str, dict[str, type]] = {
     "character.die": {"seat": str},
     "combat.start": {},
     "combat.end": {},
+    "combat.monster.add": {"card": str, "monster": dict, "name": str, "level": int, "treasures": int, "levels": int,
+                           "undead": bool},
+    "combat.enhancer.add": {"monster": str, "card": str, "enhancer": dict},
+    "combat.oneshot.add": {"side": str, "card": str, "one_shot": dict, "name": str, "bonus": int},
+    "combat.help.ask": {"seat": str, "promise": str},
+    "combat.help.accept": {},
+    "combat.help.decline": {},
+    "combat.power": {"power": str, "cards": int},
+    "combat.backstab": {"target": str},
+    "combat.eliminate": {"monster": str},
+    "combat.claim": {},
+    "combat.resolve": {},
+    "combat.flee": {"fighter_rolls": list, "helper_rolls": list},
     "turn.end": {},
 }
 assert PARAMS.keys() == ACTIONS.keys()
@@ -124,8 +140,55 @@ def parse_params(action: str, raw: Mapping) -> dict:
     return params
 
 
+def _card_of(card_id: str, kinds: tuple[str, ...]) -> dict:
+    return card_of(get_db(), card_id, kinds)
+
+
+def _dice(raw: list[str] | None, label: str) -> list[int]:
+    """The real die's numbers as typed, or the app's own die (one roll per possible monster)."""
+    if not raw:
+        return [secrets.randbelow(6) + 1 for _ in range(10)]
+    rolls = []
+    for value in raw:
+        for part in str(value).replace(",", " ").split():
+            if part not in ("1", "2", "3", "4", "5", "6"):
+                raise Refused(f"{label}: a die shows 1 to 6, not {part!r}.", status=400)
+            rolls.append(int(part))
+    return rolls
+
+
+def _fight_params(action: str, params: dict) -> dict:
+    """Card ids and form fields into the monsters, enhancers and one-shots the referee takes."""
+    if action == "combat.monster.add":
+        if params.get("card"):
+            card = _card_of(params["card"], ("monster",))
+            return {"monster": {"name": card["names"]["en"], "card_id": card["id"], **card["monster"]}}
+        return {"monster": params.get("monster") or {k: params[k] for k in ("name", "level", "treasures", "levels", "undead")
+                                                     if k in params}}
+    if action == "combat.enhancer.add":
+        enhancer = params.get("enhancer") or {}
+        if params.get("card"):
+            card = _card_of(params["card"], ("monster_enhancer",))
+            enhancer = {"name": card["names"]["en"], "card_id": card["id"], **card["enhancer"]}
+        return {"monster": params.get("monster"), "enhancer": enhancer}
+    if action == "combat.oneshot.add":
+        shot = params.get("one_shot") or {k: params[k] for k in ("name", "bonus") if k in params}
+        if params.get("card"):
+            card = _card_of(params["card"], ("one_shot",))
+            shot = {"name": card["names"]["en"], "card_id": card["id"], "bonus": card["one_shot"].get("bonus", 0)}
+        return {"side": params.get("side"), "one_shot": shot}
+    if action in ("combat.claim", "combat.resolve"):
+        return {**params, "_now": time.time()}
+    if action == "combat.flee":
+        return {"fighter_rolls": _dice(params.get("fighter_rolls"), "fighter"),
+                "helper_rolls": _dice(params.get("helper_rolls"), "helper")}
+    return params
+
+
 def _from_cards(action: str, params: dict) -> dict:
     """Resolve ``card`` (a card id) or hand-typed fields into the item or curse the referee takes."""
+    if action.startswith("combat."):
+        return _fight_params(action, params)
     if action not in ("item.add", "curse.add"):
         return params
     rest = {k: v for k, v in params.items() if k in ("seat",)}

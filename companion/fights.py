@@ -15,14 +15,16 @@ from .referee import combat
 from .referee.rules import Refused
 
 
-def _card(db: sqlite_utils.Database, card_id, kinds: tuple[str, ...], where: str) -> dict:
+def card_of(db: sqlite_utils.Database, card_id, kinds: tuple[str, ...], where: str = "") -> dict:
+    """The card ``card_id``, refused clearly when it is unknown or not of one of ``kinds``."""
+    prefix = f"{where}: " if where else ""
     if not isinstance(card_id, str):
-        raise Refused(f"{where}: card must be a card id.", status=400)
+        raise Refused(f"{prefix}card must be a card id.", status=400)
     card = card_store.get(db, card_id)
     if card is None:
-        raise Refused(f"{where}: there is no card {card_id!r}.", status=404)
+        raise Refused(f"{prefix}there is no card {card_id!r}.", status=404)
     if card["kind"] not in kinds:
-        raise Refused(f"{where}: {card['names']['en']} is a {card['kind'].replace('_', ' ')}, not a "
+        raise Refused(f"{prefix}{card['names']['en']} is a {card['kind'].replace('_', ' ')}, not a "
                       f"{' or '.join(k.replace('_', ' ') for k in kinds)}.", status=400)
     return card
 
@@ -40,21 +42,21 @@ def resolve(db: sqlite_utils.Database, fight: dict) -> dict:
         if isinstance(character, dict):
             for index, item in enumerate(character.get("items") or []):
                 if isinstance(item, dict) and "card" in item:
-                    card = _card(db, item.pop("card"), ("item",), f"{who}.items.{index}")
+                    card = card_of(db, item.pop("card"), ("item",), f"{who}.items.{index}")
                     character["items"][index] = {"name": card["names"]["en"], **card["item"], **item}
     for index, monster in enumerate(fight.get("monsters") or []):
         if not isinstance(monster, dict):
             continue
         if "card" in monster:
-            card = _card(db, monster.pop("card"), ("monster",), f"monsters.{index}")
+            card = card_of(db, monster.pop("card"), ("monster",), f"monsters.{index}")
             fight["monsters"][index] = monster = {"name": card["names"]["en"], **card["monster"], **monster}
         for e_index, enhancer in enumerate(monster.get("enhancers") or []):
             if isinstance(enhancer, dict) and "card" in enhancer:
-                card = _card(db, enhancer.pop("card"), ("monster_enhancer",), f"monsters.{index}.enhancers.{e_index}")
+                card = card_of(db, enhancer.pop("card"), ("monster_enhancer",), f"monsters.{index}.enhancers.{e_index}")
                 monster["enhancers"][e_index] = {"name": card["names"]["en"], **card["enhancer"], **enhancer}
     for index, shot in enumerate(fight.get("one_shots") or []):
         if isinstance(shot, dict) and "card" in shot:
-            card = _card(db, shot.pop("card"), ("one_shot",), f"one_shots.{index}")
+            card = card_of(db, shot.pop("card"), ("one_shot",), f"one_shots.{index}")
             fight["one_shots"][index] = {"name": card["names"]["en"], "bonus": card["one_shot"].get("bonus", 0), **shot}
     return fight
 

@@ -26,6 +26,17 @@
       return !(name === "open" && node.tagName === "DETAILS");
     };
   }
+  // The objection window: count down from the seconds the server said were left when it
+  // rendered the board (no reliance on the phone's clock); the server still decides.
+  var countdownStarted = new WeakMap();
+  setInterval(function () {
+    document.querySelectorAll(".countdown[data-remaining]").forEach(function (el) {
+      if (!countdownStarted.has(el)) countdownStarted.set(el, Date.now());
+      var left = parseFloat(el.dataset.remaining) - (Date.now() - countdownStarted.get(el)) / 1000;
+      el.textContent = Math.max(0, left).toFixed(1);
+      el.closest(".claim").classList.toggle("ready", left <= 0);
+    });
+  }, 100);
   document.addEventListener("visibilitychange", function () {
     if (document.visibilityState === "visible") refresh();
   });

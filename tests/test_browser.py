@@ -218,3 +218,48 @@ def test_sheet_items_and_strength_on_every_phone(browser, server, tmp_path):
     expect(alert).to_contain_text("Big")
     expect(alert).to_contain_text("Munchkin 1.6 (2011), Items")
     assert [e for e in errors if "status of 422" not in e] == []
+
+
+def play(page, query: str, button: str):
+    """Type a card's name in 'Play a card' and tap the button that uses it."""
+    page.fill("#add-to-sheet input[name=q]", query)
+    page.locator(f"#pick-results button[aria-label='{button}']").click()
+
+
+def test_a_helped_fight_with_an_enhancer_from_a_third_phone(browser, server, tmp_path):
+    errors: list[str] = []
+    aric = open_table(browser, errors, server, "Aric", "male")
+    suzan = join_by_qr(browser, errors, aric, tmp_path, "Suzan", "female")
+    bob = join_by_qr(browser, errors, aric, tmp_path, "Bob", "male")
+    play(aric, "chainsaw", "Add Chainsaw of Bloody Dismemberment")
+    expect(aric.locator("#my-strength")).to_have_text("4")
+
+    aric.click("#turn button[data-action='combat.start']")
+    play(aric, "octahedron", "Add Gelatinous Octahedron to the fight")
+    for page in (aric, suzan, bob):
+        expect(page.locator("#fight li[data-monster='Gelatinous Octahedron']")).to_be_visible()
+    aric.click("#fight button[data-action='combat.help.ask'] >> text=Ask Suzan to help")
+    suzan.click("#fight button[data-action='combat.help.accept']")  # she accepts on her own phone
+    expect(bob.locator("#fight h2")).to_contain_text("Aric is fighting with Suzan")
+
+    play(bob, "wutend", "Play Enraged on Gelatinous Octahedron")  # the third phone plays an enhancer
+    for page in (aric, suzan, bob):
+        expect(page.locator("#monsters-total")).to_have_text("7")
+        expect(page.locator("#players-total")).to_have_text("5")
+        expect(page.locator("#fight-verdict")).to_have_text("losing by 2")
+
+    play(suzan, "magic missile", "Play Magic Missile for the players")
+    expect(bob.locator("#fight-verdict")).to_have_text("winning by 3")
+    if os.environ.get("UPDATE_SCREENSHOTS"):
+        aric.locator("#fight").screenshot(path=str(DOCS / "screenshot-fight.png"))
+    aric.click("#fight button[data-action='combat.claim']")
+    expect(bob.locator("#fight .claim")).to_be_visible()
+    aric.click("#fight button[data-action='combat.resolve']")  # too early: the objection window
+    expect(aric.locator(".notice.refused")).to_contain_text("more seconds")
+    expect(aric.locator("#fight .claim.ready")).to_be_visible(timeout=6000)
+    aric.click("#fight button[data-action='combat.resolve']")
+    for page in (aric, suzan, bob):
+        expect(page.locator('.player[data-name="Aric"] .level-value')).to_have_text("2")
+        expect(page.locator("#fight")).to_have_count(0)
+    assert "draw 2 treasures face up" in aric.locator(".notice.done").inner_text()  # 1 + 1 for Enraged
+    assert [e for e in errors if "status of 409" not in e] == []

@@ -314,7 +314,7 @@ def test_no_item_changes_in_a_fight_but_races_may_go(g):
     g.do("item.add", item=BOOTS)
     g.do("item.add", item=HELM)
     g.do("combat.start")
-    assert g.state.combat == {"fighter": "a"}
+    assert g.state.combat["fighter"] == "a"
     for action, params in [("item.add", {"item": SWORD}), ("item.carry", {"uid": g.item("Helm of Courage")["uid"]}),
                            ("item.give", {"uid": g.item("Boots of Butt-Kicking")["uid"], "to": "b"}),
                            ("item.sell", {"uids": [g.item("Boots of Butt-Kicking")["uid"]]})]:
@@ -329,7 +329,7 @@ def test_no_item_changes_in_a_fight_but_races_may_go(g):
     assert g.refused("combat.end", actor="b").rule.id == "table.host"
     ended = g.do("combat.end")
     g.undo(ended)
-    assert g.state.combat == {"fighter": "a"}
+    assert g.state.combat["fighter"] == "a"
     g.do("combat.end")
     g.do("item.carry", uid=g.item("Helm of Courage")["uid"])
 

@@ -183,6 +183,13 @@ RULES: dict[str, Rule] = {
             "Munchkin 1.6 (2011), Running Away",
         ),
         Rule(
+            "combat.objection",
+            "Wait before taking the rewards",
+            "Before taking levels and treasure after a win, wait about 2.6 seconds so anyone can still play a "
+            "card; anything played means the win must be claimed again.",
+            "Munchkin 1.6 (2011), Combat (\"a reasonable time, defined as about 2.6 seconds\")",
+        ),
+        Rule(
             "combat.one",
             "One fight at a time",
             "A fight belongs to the player who kicked open the door; it ends before the next one starts.",

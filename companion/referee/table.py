@@ -13,6 +13,7 @@ import copy
 import unicodedata
 from dataclasses import asdict, dataclass, field
 
+from . import fight as fights
 from . import sheet
 from .levels import change_level
 from .profiles import get_profile
@@ -48,7 +49,19 @@ ACTIONS = {
     "curse.remove": "A lasting curse is removed.",
     "character.die": "Death: lose every item; level, race, class and curses stay.",
     "combat.start": "A monster: your fight begins, on every phone (your turn only).",
-    "combat.end": "The fight is over (the fighter or the host).",
+    "combat.end": "Call the fight off without rewards (the fighter or the host).",
+    "combat.monster.add": "Add a monster to the fight (from the door, or a Wandering Monster).",
+    "combat.enhancer.add": "Play a monster enhancer on one monster of the fight (Mate copies it all).",
+    "combat.oneshot.add": "Play a one-shot for the players or for the monsters.",
+    "combat.help.ask": "The fighter asks one player for help, noting what was promised.",
+    "combat.help.accept": "The player asked accepts to help.",
+    "combat.help.decline": "Refuse to help, or stop helping.",
+    "combat.power": "Fighter or helper: Berserking (Warrior) or Turning (Cleric), 1 to 3 cards.",
+    "combat.backstab": "A Thief backstabs the fighter or the helper (-2).",
+    "combat.eliminate": "A monster leaves the fight without being killed (treasure, no level).",
+    "combat.claim": "Claim the win: the objection window opens.",
+    "combat.resolve": "After the objection window: take the levels and treasures.",
+    "combat.flee": "Run away: a roll per monster per fleeing player (the app's die or the real one).",
     "turn.end": "End your turn (after Charity): the next player's turn begins (the player or the host).",
 }
 #: Sheet actions refused for whoever is in a fight (1.6 Items; When to Play Cards).
@@ -88,7 +101,7 @@ class TableState:
     host: str | None = None
     winner: str | None = None
     players: dict[str, Player] = field(default_factory=dict)
-    combat: dict | None = None  # {"fighter": seat}; the combat issue (#5) adds monsters and helpers
+    combat: dict | None = None  # the fight on now (see companion/referee/fight.py)
     turn: dict | None = None  # {"seat": whose turn, "number": 1, 2, ...}
 
     @property
@@ -186,7 +199,7 @@ def decide(state: TableState, actor: str, action: str, params: dict) -> Event:
     if action in ("player.remove", "host.transfer"):
         return _decide_host_action(state, actor, action, params)
     if action.startswith("combat."):
-        return _decide_combat(state, actor, action)
+        return _decide_combat(state, actor, action, params)
     if action == "turn.end":
         return _decide_turn_end(state, actor)
     seat = _target(state, actor, params)
@@ -257,8 +270,10 @@ def _decide_host_action(state: TableState, actor: str, action: str, params: dict
 # --- the fight (the frame the combat issue fills in) ------------------------------------------
 
 def in_fight(state: TableState) -> set[str]:
-    """The seats taking part in the current fight."""
-    return {state.combat["fighter"]} if state.combat else set()
+    """The seats taking part in the current fight (fighter and helper)."""
+    if not state.combat:
+        return set()
+    return {state.combat["fighter"]} | ({state.combat["helper"]} if state.combat["helper"] else set())
 
 
 def _check_not_fighting(state: TableState, *seats: str | None) -> None:
@@ -294,19 +309,31 @@ def _decide_turn_end(state: TableState, actor: str) -> Event:
     return Event("turn.passed", {"from": current, "to": next_seat(state, current), "number": number + 1})
 
 
-def _decide_combat(state: TableState, actor: str, action: str) -> Event:
+def _decide_combat(state: TableState, actor: str, action: str, params: dict) -> Event:
     _check_game_running(state)
     if action == "combat.start":
         _check_own_turn(state, actor, "fighting a monster from the door")
         if state.combat:
             fighter = state.players[state.combat["fighter"]].name
             raise Refused(f"{fighter} is already fighting; that fight ends first.", rule="combat.one", status=409)
-        return Event("combat.started", {"fighter": actor})
-    if not state.combat:
-        raise Refused("No fight is on.", status=409)
-    if actor not in (state.combat["fighter"], state.host):
-        raise Refused("Only the fighter or the host can end the fight.", rule="table.host", status=403)
-    return Event("combat.ended", {"fighter": state.combat["fighter"]})
+        return _fight_event(state, fights.new_fight(actor), [], "fights a monster", None, actor)
+    if action == "combat.end":
+        if not state.combat:
+            raise Refused("No fight is on.", status=409)
+        if actor not in (state.combat["fighter"], state.host):
+            raise Refused("Only the fighter or the host can call the fight off.", rule="table.host", status=403)
+        return _fight_event(state, None, [], "calls the fight off", None, actor)
+    after, ops, summary, winner = fights.decide(state, actor, action, params)
+    return _fight_event(state, after, ops, summary, winner, actor)
+
+
+def _fight_event(state: TableState, after: dict | None, ops: list[dict], summary: str, winner: str | None,
+                 actor: str) -> Event:
+    if ops:  # level changes from the rewards: checked like any sheet change
+        characters = {s: asdict(p) for s, p in state.players.items()}
+        sheet.apply_ops(characters, ops, state.profile)
+    return Event("fight.changed", {"actor": actor, "summary": summary, "before": state.combat, "after": after,
+                                   "ops": ops, "winner": winner})
 
 
 # --- the character sheet -------------------------------------------------------------------
@@ -402,7 +429,7 @@ def _sheet_event(state: TableState, seat: str, action: str, ops: list[dict], sum
 # --- undo --------------------------------------------------------------------------------
 
 UNDOABLE = {"level.changed", "sex.changed", "host.transferred", "player.removed", "player.restored", "sheet.changed",
-            "combat.started", "combat.ended", "turn.passed"}
+            "fight.changed", "turn.passed"}
 
 
 def inverse(state: TableState, event: Event) -> Event:
@@ -438,13 +465,20 @@ def inverse(state: TableState, event: Event) -> Event:
         if state.combat:
             raise Refused("Finish the fight first.", rule="turn.own", status=409)
         return Event("turn.passed", {"from": p["to"], "to": p["from"], "number": p["number"] - 1})
-    if event.kind in ("combat.started", "combat.ended"):
-        starting = event.kind == "combat.ended"  # undoing an end starts the fight again
-        if starting and state.combat:
-            raise Refused("Another fight is on now.", rule="combat.one", status=409)
-        if not starting and (not state.combat or state.combat["fighter"] != p["fighter"]):
-            raise Refused("That fight is no longer on.", status=409)
-        return Event("combat.started" if starting else "combat.ended", {"fighter": p["fighter"]})
+    if event.kind == "fight.changed":
+        if state.combat != p["after"]:
+            raise Refused("The fight has changed since; undo the later changes first.", status=409)
+        missing = {op["seat"] for op in p["ops"]} - set(state.players)
+        if missing:
+            raise Refused("A player this change touched has left the table.", status=409)
+        if state.winner and not p.get("winner"):
+            _check_game_running(state)
+        ops = sheet.invert_ops(p["ops"])
+        characters = {s: asdict(pl) for s, pl in state.players.items()}
+        sheet.apply_ops(characters, ops, state.profile)
+        return Event("fight.changed", {"actor": p["actor"], "summary": f"undo: {p['summary']}", "before": p["after"],
+                                       "after": p["before"], "ops": ops, "winner": None,
+                                       "clears_win": bool(p.get("winner"))})
     if event.kind == "sheet.changed":
         missing = {op["seat"] for op in p["ops"]} - set(state.players)
         if missing:
@@ -503,10 +537,17 @@ def apply(state: TableState | None, event: Event) -> TableState:
         new.players[p["player"]["seat"]] = Player(**p["player"])
     elif event.kind == "turn.passed":
         new.turn = {"seat": p["to"], "number": p["number"]}
-    elif event.kind == "combat.started":
-        new.combat = {"fighter": p["fighter"]}
-    elif event.kind == "combat.ended":
-        new.combat = None
+    elif event.kind == "fight.changed":
+        new.combat = copy.deepcopy(p["after"])
+        if p["ops"]:
+            characters = {seat: asdict(player) for seat, player in new.players.items()}
+            sheet.apply_ops(characters, p["ops"], new.profile)
+            for seat in {op["seat"] for op in p["ops"]}:
+                new.players[seat] = Player(**characters[seat])
+        if p.get("winner"):
+            new.winner = p["winner"]
+        if p.get("clears_win"):
+            new.winner = None
     elif event.kind == "sheet.changed":
         characters = {seat: asdict(player) for seat, player in new.players.items()}
         sheet.apply_ops(characters, p["ops"], new.profile)
@@ -556,8 +597,6 @@ def describe(event: Event, names: dict[str, str]) -> str:
         return f"{who(p['seat'])} {p['summary']}"
     if event.kind == "turn.passed":
         return f"{who(p['to'])}'s turn (turn {p['number']})"
-    if event.kind == "combat.started":
-        return f"{who(p['fighter'])} fights a monster"
-    if event.kind == "combat.ended":
-        return f"{who(p['fighter'])}'s fight is over"
+    if event.kind == "fight.changed":
+        return f"{who(p['actor'])} {p['summary']}"
     return event.kind

@@ -162,6 +162,18 @@ def spec() -> dict:
                     "uids": {"type": "array", "items": {"type": "string"}, "description": "item.sell: the items sold"},
                     "double": {"type": "string", "description": "item.sell: the one item a Halfling sells at double price"},
                     "to": {"type": "string", "description": "item.give: the receiving seat"},
+                    "monster": {"description": "combat.monster.add: the monster (level, treasures, levels, undead, ...) "
+                                "or use card; combat.enhancer.add / combat.eliminate: the monster's uid in the fight"},
+                    "enhancer": {"type": "object", "description": "combat.enhancer.add by hand: name, level_change, treasure_change, mate"},
+                    "one_shot": {"type": "object", "description": "combat.oneshot.add by hand: name, bonus"},
+                    "side": {"enum": ["players", "monsters"], "description": "combat.oneshot.add"},
+                    "promise": {"type": "string", "maxLength": 140, "description": "combat.help.ask: what was promised"},
+                    "power": {"enum": ["berserk", "turning"], "description": "combat.power"},
+                    "cards": {"type": "integer", "minimum": 1, "maximum": 3, "description": "combat.power: cards discarded"},
+                    "target": {"enum": ["fighter", "helper"], "description": "combat.backstab"},
+                    "fighter_rolls": {"type": "array", "items": {"type": "string"},
+                                      "description": "combat.flee: the real die, one per monster; omitted: the app rolls"},
+                    "helper_rolls": {"type": "array", "items": {"type": "string"}},
                     "reason": {"type": "string", "maxLength": 140},
                     "expected_version": {"type": "integer", "description": "Refuse with 409 if the table has moved on."}}},
                 "Table": {"type": "object", "properties": {

@@ -139,14 +139,16 @@ def act(table_id: str, action: str):
 
 @bp.get("/t/<table_id>/pick")
 def pick(table_id: str):
-    """Cards a player can put on their sheet (items and lasting curses), as they type."""
+    """Cards a player can use now, as they type: items and lasting curses for the sheet, and
+    during a fight monsters, enhancers (one button per monster) and one-shots (either side)."""
     _seat_or_403(table_id)
     state = store.load(get_db(), table_id)
     query = request.args.get("q", "")
     if len(query) > 100:
         raise Refused("The search text can be at most 100 characters.", status=400)
+    fight_kinds = ("monster", "monster_enhancer", "one_shot") if state.combat else ()
     results = [r for r in find({"query": query, "deck": None, "kind": None, "limit": 30})
-               if r["card"]["kind"] == "item"
+               if r["card"]["kind"] in ("item", *fight_kinds)
                or (r["card"]["kind"] == "curse" and r["card"]["curse"]["timing"] == "persistent")][:8] if query.strip() else []
     template = "_pick_results.html" if is_htmx() else "pick.html"
     return vary(render_template(template, state=state, query=query, results=results))

@@ -1,12 +1,15 @@
 """Rendering a table for one viewer: the board partial and the context it needs."""
 from __future__ import annotations
 
+import time
+
 from flask import current_app, g, render_template, request, url_for
 from flask_wtf.csrf import generate_csrf
 from markupsafe import Markup, escape
 
 from .. import store
 from ..db import get_db
+from ..referee import fight as fights
 from ..referee.rules import RULES
 from ..referee.table import TableState
 
@@ -19,7 +22,11 @@ def board_context(state: TableState, seat: str | None, notice: dict | None = Non
     """What the board shows ``seat`` (``None`` for a spectator)."""
     players = [p.as_dict() for p in state.players.values()]
     me = state.players.get(seat) if seat else None
+    verdict = fights.verdict(state) if state.combat else None
+    claim = state.combat.get("claim") if state.combat else None
     return {
+        "verdict": verdict,
+        "claim_remaining": max(0.0, state.profile.objection_seconds - (time.time() - claim["at"])) if claim else 0.0,
         "state": state,
         "profile": state.profile,
         "players": players,

@@ -1,0 +1,237 @@
+"""The table's shared fight: who fights and helps, the monsters and what was played on them.
+
+Every change to the fight is one ``fight.changed`` event holding the fight before and
+after (plus, when rewards are taken, the level operations): undo restores the fight as
+it was, but only if nothing else changed it since. The arithmetic is
+:func:`companion.referee.combat.evaluate`, fed with the characters' sheets.
+
+Time never comes from here: the objection window compares the ``now`` the action layer
+passes in with the moment the win was claimed, both recorded in the events.
+"""
+from __future__ import annotations
+
+import copy
+from dataclasses import asdict
+
+from . import combat
+from .rules import Refused
+
+POWERS = {"berserk": "warrior", "turning": "cleric"}
+
+
+def new_fight(fighter: str) -> dict:
+    return {"fighter": fighter, "helper": None, "invited": None, "promise": None, "monsters": [], "one_shots": [],
+            "powers": {}, "backstabs": [], "claim": None}
+
+
+def description(state, fight: dict) -> dict:
+    """The fight as :func:`combat.evaluate` takes it, from the table's sheets."""
+    def character(seat: str, role: str) -> dict:
+        p = asdict(state.players[seat])
+        out = {"name": p["name"], "level": p["level"], "sex": p["sex"], "races": p["races"], "classes": p["classes"],
+               "half_breed": p["half_breed"], "super_munchkin": p["super_munchkin"],
+               "items": [{k: v for k, v in i.items() if k not in ("uid", "card_id")} for i in p["items"]],
+               "curses": [{"name": c["name"], "effects": c.get("effects", [])} for c in p["curses"]]}
+        out.update(fight["powers"].get(role, {}))
+        return out
+
+    desc = {"profile": state.profile_id, "fighter": character(fight["fighter"], "fighter"),
+            "monsters": [{k: v for k, v in m.items() if k not in ("uid", "card_id")} for m in fight["monsters"]],
+            "one_shots": [{"name": o["name"], "bonus": o["bonus"], "side": o["side"]} for o in fight["one_shots"]],
+            "backstabs": list(fight["backstabs"])}
+    for monster in desc["monsters"]:
+        monster["enhancers"] = [{k: v for k, v in e.items() if k not in ("uid", "card_id")} for e in monster["enhancers"]]
+    if fight["helper"]:
+        desc["helper"] = character(fight["helper"], "helper")
+    return desc
+
+
+def verdict(state, fight: dict | None = None) -> dict | None:
+    """The referee's verdict on the fight as it stands (``None`` before the first monster)."""
+    fight = fight or state.combat
+    if not fight or not fight["monsters"]:
+        return None
+    return combat.evaluate(description(state, fight))
+
+
+def _monster(raw: dict, uid: str) -> dict:
+    name = str(raw.get("name") or "").strip()
+    if not name or len(name) > 80:
+        raise Refused("A monster needs a name of at most 80 characters.", status=400)
+    out = {"uid": uid, "name": name, "enhancers": [], "eliminated": False}
+    for key, low, high, default in (("level", 0, 100, None), ("treasures", 0, 20, 1), ("levels", 1, 5, 1),
+                                    ("run_away_modifier", -10, 10, 0)):
+        value = raw.get(key, default)
+        if isinstance(value, bool) or not isinstance(value, int) or not low <= value <= high:
+            raise Refused(f"The monster's {key} must be a whole number from {low} to {high}.", status=400)
+        out[key] = value
+    out["undead"] = bool(raw.get("undead", False))
+    for key in ("modifiers", "will_not_pursue", "bad_stuff"):
+        if raw.get(key):
+            out[key] = copy.deepcopy(raw[key])
+    if raw.get("card_id"):
+        out["card_id"] = raw["card_id"]
+    return out
+
+
+def decide(state, actor: str, action: str, params: dict) -> tuple[dict, list[dict], str, str | None]:
+    """``(fight after, level operations, summary, winner seat)`` for a fight action by ``actor``."""
+    fight = state.combat
+    if fight is None:
+        raise Refused("No fight is on: the player whose turn it is starts one.", status=409)
+    after = copy.deepcopy(fight)
+    after["claim"] = None  # anything played reopens the objection window
+    name = state.players[actor].name
+    uid = f"f{state.version + 1}"
+    participants = {fight["fighter"]: "fighter", **({fight["helper"]: "helper"} if fight["helper"] else {})}
+
+    if action == "combat.monster.add":
+        monster = _monster(params.get("monster") or {}, uid)
+        after["monsters"].append(monster)
+        return after, [], f"adds {monster['name']} (level {monster['level']}) to the fight", None
+    if action == "combat.enhancer.add":
+        monster = _find(after["monsters"], params.get("monster"), "monster")
+        raw = params.get("enhancer") or {}
+        enhancer = {"uid": uid, "name": str(raw.get("name") or "Enhancer")[:80], "level_change": int(raw.get("level_change", 0)),
+                    "treasure_change": int(raw.get("treasure_change", 0)), "mate": bool(raw.get("mate", False))}
+        if raw.get("card_id"):
+            enhancer["card_id"] = raw["card_id"]
+        monster["enhancers"].append(enhancer)
+        return after, [], f"plays {enhancer['name']} on {monster['name']}", None
+    if action == "combat.oneshot.add":
+        raw = params.get("one_shot") or {}
+        side = params.get("side")
+        if side not in ("players", "monsters"):
+            raise Refused("side must be players or monsters.", status=400)
+        shot = {"uid": uid, "name": str(raw.get("name") or "One-shot")[:80], "bonus": int(raw.get("bonus", 0)),
+                "side": side, "by": actor}
+        after["one_shots"].append(shot)
+        return after, [], f"plays {shot['name']} for the {side}", None
+    if action == "combat.help.ask":
+        _only(actor == fight["fighter"], "Only the fighter asks for help.")
+        seat = params.get("seat")
+        if seat not in state.players or seat == fight["fighter"]:
+            raise Refused("Ask another player at this table.", status=400)
+        if fight["helper"]:
+            raise Refused(f"{state.players[fight['helper']].name} is already helping: only one helper.",
+                          rule="combat.one-helper", status=409)
+        after["invited"] = seat
+        after["promise"] = (params.get("promise") or "").strip()[:140] or None
+        promise = f" for {after['promise']}" if after["promise"] else ""
+        return after, [], f"asks {state.players[seat].name} for help{promise}", None
+    if action == "combat.help.accept":
+        _only(actor == fight["invited"], "Only the player who was asked can accept.")
+        if fight["helper"]:
+            raise Refused("There is already a helper.", rule="combat.one-helper", status=409)
+        after["helper"], after["invited"] = actor, None
+        return after, [], "helps in the fight", None
+    if action == "combat.help.decline":
+        _only(actor in (fight["invited"], fight["helper"]), "You are not asked to help.")
+        if actor == fight["helper"]:
+            after["helper"] = None
+            after["powers"].pop("helper", None)
+            after["backstabs"] = [b for b in after["backstabs"] if b != "helper"]
+        after["invited"] = None
+        return after, [], "does not help", None
+    if action == "combat.power":
+        power, cards = params.get("power"), params.get("cards")
+        role = participants.get(actor)
+        _only(role is not None, "Only the fighter or the helper uses powers in this fight.")
+        if power not in POWERS:
+            raise Refused(f"power must be one of: {', '.join(POWERS)}.", status=400)
+        if POWERS[power] not in state.players[actor].classes:
+            raise Refused(f"{name} is not a {POWERS[power].title()}.", rule="combat.powers")
+        if cards not in (1, 2, 3):
+            raise Refused("Discard 1 to 3 cards for a power.", status=400)
+        if power == "berserk" and after["powers"].get(role, {}).get("berserk"):
+            raise Refused("Berserking is once per combat.", rule="combat.powers", status=409)
+        after["powers"].setdefault(role, {})[power] = cards
+        return after, [], f"uses {power.title()} ({cards} card{'s' if cards > 1 else ''})", None
+    if action == "combat.backstab":
+        target = params.get("target")
+        if "thief" not in state.players[actor].classes:
+            raise Refused(f"{name} is not a Thief.", rule="combat.powers")
+        if target not in ("fighter", "helper") or (target == "helper" and not fight["helper"]):
+            raise Refused("Backstab the fighter or the helper.", status=400)
+        if participants.get(actor) == target:
+            raise Refused("A Thief cannot backstab themselves.", status=400)
+        after["backstabs"].append(target)
+        victim = state.players[fight[target]].name
+        return after, [], f"backstabs {victim} (−2)", None
+    if action == "combat.eliminate":
+        monster = _find(after["monsters"], params.get("monster"), "monster")
+        monster["eliminated"] = True
+        return after, [], f"gets rid of {monster['name']} without killing it", None
+    if action == "combat.claim":
+        _only(actor in participants, "Only the fighter or the helper claims the win.")
+        judged = verdict(state, fight)
+        if not judged or judged["outcome"] != "win":
+            raise Refused("The players are not winning this fight.", rule="combat.compare")
+        after["claim"] = {"version": state.version + 1, "at": float(params["_now"])}
+        return after, [], f"claims the win ({judged['players']['total']} to {judged['monsters']['total']}); " \
+                          f"anyone may still play a card", None
+    if action == "combat.resolve":
+        return _resolve(state, fight, actor, params)
+    if action == "combat.flee":
+        return _flee(state, fight, actor, params)
+    raise Refused(f"Unknown fight action {action!r}.", status=400)
+
+
+def _only(ok: bool, message: str) -> None:
+    if not ok:
+        raise Refused(message, status=403)
+
+
+def _find(values: list[dict], uid, what: str) -> dict:
+    found = next((v for v in values if v["uid"] == uid), None)
+    if found is None:
+        raise Refused(f"There is no such {what} in this fight.", status=404)
+    return found
+
+
+def _resolve(state, fight: dict, actor: str, params: dict):
+    claim = fight.get("claim")
+    if not claim or claim["version"] != state.version:
+        raise Refused("Claim the win first: something was played since.", rule="combat.objection", status=409)
+    wait = state.profile.objection_seconds - (float(params["_now"]) - claim["at"])
+    if wait > 0:
+        raise Refused(f"Wait {wait:.1f} more seconds: anyone may still object.", rule="combat.objection", status=409)
+    judged = verdict(state, fight)
+    if judged["outcome"] != "win":  # cannot happen without a new event, kept as a guard
+        raise Refused("The players are not winning this fight.", rule="combat.compare")
+    ops, winner = [], None
+    gained = judged["levels"]["fighter"]
+    if gained:
+        ops.append({"op": "level", "seat": fight["fighter"], "delta": gained, "cause": "kill"})
+        if judged["wins_game"]:
+            winner = fight["fighter"]
+    if fight["helper"] and judged["levels"]["helper"]:
+        ops.append({"op": "level", "seat": fight["helper"], "delta": judged["levels"]["helper"], "cause": "up"})
+    face = "face up" if judged.get("treasures_face_up") else "face down"
+    summary = (f"wins the fight: {judged['players']['total']} to {judged['monsters']['total']}, "
+               f"+{gained} level{'s' if gained != 1 else ''}, draw {judged['treasures']} treasure{'s' if judged['treasures'] != 1 else ''} {face}")
+    if winner:
+        summary += " — and wins the game"
+    return None, ops, summary, winner
+
+
+def _flee(state, fight: dict, actor: str, params: dict):
+    participants = [fight["fighter"]] + ([fight["helper"]] if fight["helper"] else [])
+    _only(actor in participants or actor == state.host, "Only the fighter, the helper or the host runs the escape.")
+    judged = verdict(state, fight)
+    if judged and judged["outcome"] == "win":
+        raise Refused("The players are winning: no need to run.", rule="combat.run-away", status=409)
+    desc = description(state, fight)
+    for role in ("fighter", "helper"):
+        if role in desc:
+            desc[role]["rolls"] = params.get(f"{role}_rolls") or []
+    desc["run_away"] = True
+    results = combat.evaluate(desc)["run_away"] if fight["monsters"] else []
+    parts = []
+    for r in results:
+        if r.get("escaped") is None:
+            raise Refused(f"{r['who']} needs a die for {r['monster']}.", rule="combat.run-away", status=400)
+        roll = f" ({r['roll']}{'→' + str(r['reroll']) if 'reroll' in r else ''})" if "roll" in r else ""
+        caught = f"caught by {r['monster']}{roll}: Bad Stuff" if not r["escaped"] else f"escapes {r['monster']}{roll}"
+        parts.append(f"{r['who']} {caught}")
+    return None, [], "runs away: " + ("; ".join(parts) or "nothing to run from"), None

@@ -1,0 +1,124 @@
+"""The table's shared fight in the referee: monsters, enhancers, help, powers, the objection window."""
+import pytest
+
+from companion.referee import fight as fights
+from companion.referee import table as t
+from companion.referee.rules import Refused
+from sheet_cases import CHAINSAW
+from test_referee_sheet import Game
+
+NET_TROLL = {"name": "Net Troll", "level": 10, "treasures": 3}
+ENRAGED = {"name": "Enraged", "level_change": 5, "treasure_change": 1}
+MISSILE = {"name": "Magic Missile", "bonus": 5}
+
+
+@pytest.fixture
+def g():
+    g = Game()
+    g.level(4)
+    g.do("class.add", **{"class": "warrior"})
+    g.do("item.add", item=CHAINSAW)
+    return g
+
+
+def monster_uid(g, index=0):
+    return g.state.combat["monsters"][index]["uid"]
+
+
+def test_the_rulebook_example_at_the_table(g):
+    g.do("combat.start")
+    g.do("combat.monster.add", monster=NET_TROLL)
+    assert fights.verdict(g.state)["outcome"] == "lose"  # "Aric's at a 7, the Net Troll is at a 10"
+    g.do("combat.oneshot.add", side="players", one_shot=MISSILE)
+    g.do("combat.enhancer.add", actor="b", monster=monster_uid(g), enhancer=ENRAGED)  # Suzan's Enraged
+    g.do("combat.power", power="berserk", cards=3)
+    verdict = fights.verdict(g.state)
+    assert (verdict["players"]["total"], verdict["monsters"]["total"], verdict["outcome"]) == (15, 15, "win")
+    g.do("combat.claim", _now=100.0)
+    with pytest.raises(Refused) as exc:
+        t.decide(g.state, "a", "combat.resolve", {"_now": 101.0})
+    assert exc.value.rule.id == "combat.objection" and "more seconds" in exc.value.message
+    done = g.do("combat.resolve", _now=102.7)
+    assert g.state.players["a"].level == 5 and g.state.combat is None
+    assert "draw 4 treasures face down" in done.payload["summary"]
+    g.undo(done)  # a mistake: the fight is back, the level too
+    assert g.state.players["a"].level == 4 and g.state.combat["claim"] is not None
+
+
+def test_anything_played_reopens_the_objection_window(g):
+    g.do("combat.start")
+    g.do("combat.monster.add", monster={"name": "Potted Plant", "level": 1, "treasures": 1})
+    g.do("combat.claim", _now=100.0)
+    g.do("combat.oneshot.add", actor="b", side="monsters", one_shot={"name": "Potion", "bonus": 2})
+    with pytest.raises(Refused) as exc:
+        t.decide(g.state, "a", "combat.resolve", {"_now": 200.0})
+    assert exc.value.rule.id == "combat.objection"
+    g.do("combat.claim", _now=200.0)  # claimed again: the window starts over
+    g.do("combat.resolve", _now=203.0)
+    assert g.state.combat is None
+
+
+def test_claim_only_when_winning(g):
+    g.do("combat.start")
+    g.do("combat.monster.add", monster={"name": "Bullrog", "level": 18, "treasures": 5, "levels": 2})
+    with pytest.raises(Refused) as exc:
+        t.decide(g.state, "a", "combat.claim", {"_now": 1.0})
+    assert exc.value.rule.id == "combat.compare"
+
+
+def test_one_helper_who_accepts_from_their_own_phone(g):
+    g._record(t.join(g.state, "c", "Cid", "male"))
+    g.do("race.add", actor="b", race="elf")
+    g.do("combat.start")
+    g.do("combat.monster.add", monster={"name": "Gazebo", "level": 8, "treasures": 2})
+    with pytest.raises(Refused):
+        t.decide(g.state, "c", "combat.help.accept", {})  # not asked
+    g.do("combat.help.ask", seat="b", promise="first pick of the treasure")
+    g.do("combat.help.accept", actor="b")
+    assert g.state.combat["helper"] == "b"
+    with pytest.raises(Refused) as exc:
+        t.decide(g.state, "a", "combat.help.ask", {"seat": "c"})
+    assert exc.value.rule.id == "combat.one-helper"
+    with pytest.raises(Refused) as exc:  # the helper's items are locked too
+        t.decide(g.state, "b", "item.add", {"item": {"name": "Late", "bonus": 1}})
+    assert exc.value.rule.id == "items.not-in-combat"
+    g.do("combat.claim", _now=0.0)
+    g.do("combat.resolve", _now=5.0)
+    assert g.state.players["a"].level == 5 and g.state.players["b"].level == 2  # an Elf helper goes up too
+
+
+def test_running_away_with_the_real_die(g):
+    g.do("combat.start")
+    g.do("combat.monster.add", monster={"name": "Flying Frogs", "level": 2, "treasures": 1, "run_away_modifier": -1})
+    g.do("combat.monster.add", monster={"name": "Bigfoot", "level": 12, "treasures": 3})
+    with pytest.raises(Refused) as exc:
+        t.decide(g.state, "a", "combat.flee", {"fighter_rolls": [6]})
+    assert "needs a die" in exc.value.message
+    fled = g.do("combat.flee", fighter_rolls=[5, 6])
+    assert fled.payload["summary"] == "runs away: Aric caught by Flying Frogs (5): Bad Stuff; Aric escapes Bigfoot (6)" \
+        .replace("Aric", g.state.players["a"].name)
+    assert g.state.combat is None
+
+
+def test_mate_and_elimination(g):
+    g.level(8)
+    g.do("combat.start")
+    g.do("combat.monster.add", monster={"name": "Maul Rat", "level": 1, "treasures": 1})
+    g.do("combat.enhancer.add", actor="b", monster=monster_uid(g), enhancer={"name": "Mate", "mate": True})
+    g.do("combat.enhancer.add", actor="b", monster=monster_uid(g), enhancer={"name": "Ancient", "level_change": 10, "treasure_change": 2})
+    verdict = fights.verdict(g.state)
+    assert verdict["monsters"]["total"] == 22 and len(verdict["monsters"]["each"]) == 2
+    g.do("combat.eliminate", monster=monster_uid(g))
+    verdict = fights.verdict(g.state)
+    assert verdict["monsters"]["total"] == 0 and verdict["outcome"] == "win" and verdict["levels"]["fighter"] == 0
+
+
+def test_only_the_player_whose_turn_it_is_fights_and_powers_need_the_class(g):
+    assert g.refused("combat.start", actor="b").rule.id == "turn.own"
+    g.do("combat.start")
+    g.do("combat.monster.add", monster={"name": "Mr. Bones", "level": 2, "treasures": 1, "undead": True})
+    assert g.refused("combat.power", power="turning", cards=2).rule.id == "combat.powers"  # not a Cleric
+    g.do("combat.power", power="berserk", cards=1)
+    assert g.refused("combat.power", power="berserk", cards=1).rule.id == "combat.powers"  # once per combat
+    assert g.refused("combat.backstab", actor="b", target="fighter").rule.id == "combat.powers"  # not a Thief
+    assert g.refused("combat.monster.add", monster={"name": "", "level": 1}).message.startswith("A monster needs a name")
