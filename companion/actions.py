@@ -55,7 +55,7 @@ PARAMS: dict[str, dict[str, type]] = {
     "combat.start": {},
     "combat.end": {},
     "combat.monster.add": {"card": str, "monster": dict, "name": str, "level": int, "treasures": int, "levels": int,
-                           "undead": bool},
+                           "undead": bool, "against": str, "against_bonus": int},
     "combat.enhancer.add": {"monster": str, "card": str, "enhancer": dict},
     "combat.oneshot.add": {"side": str, "card": str, "one_shot": dict, "name": str, "bonus": int},
     "combat.help.ask": {"seat": str, "promise": str},
@@ -63,11 +63,12 @@ PARAMS: dict[str, dict[str, type]] = {
     "combat.help.decline": {},
     "combat.power": {"power": str, "cards": int},
     "combat.backstab": {"target": str},
-    "combat.eliminate": {"monster": str},
+    "combat.eliminate": {"monster": str, "charm": bool},
     "combat.claim": {},
     "combat.resolve": {},
-    "combat.flee": {"fighter_rolls": list, "helper_rolls": list},
+    "combat.flee": {"fighter_rolls": list, "helper_rolls": list, "fighter_reroll": str, "helper_reroll": str},
     "turn.end": {},
+    "settings.objection": {"seconds": str},
 }
 assert PARAMS.keys() == ACTIONS.keys()
 _TRUE, _FALSE = {"1", "true", "on", "yes"}, {"0", "false", "off", "no"}
@@ -163,8 +164,8 @@ def _fight_params(action: str, params: dict) -> dict:
         if params.get("card"):
             card = _card_of(params["card"], ("monster",))
             return {"monster": {"name": card["names"]["en"], "card_id": card["id"], **card["monster"]}}
-        return {"monster": params.get("monster") or {k: params[k] for k in ("name", "level", "treasures", "levels", "undead")
-                                                     if k in params}}
+        return {"monster": params.get("monster") or {k: params[k] for k in (
+            "name", "level", "treasures", "levels", "undead", "against", "against_bonus") if k in params}}
     if action == "combat.enhancer.add":
         enhancer = params.get("enhancer") or {}
         if params.get("card"):
@@ -180,15 +181,26 @@ def _fight_params(action: str, params: dict) -> dict:
     if action in ("combat.claim", "combat.resolve"):
         return {**params, "_now": time.time()}
     if action == "combat.flee":
-        return {"fighter_rolls": _dice(params.get("fighter_rolls"), "fighter"),
-                "helper_rolls": _dice(params.get("helper_rolls"), "helper")}
+        out = {"fighter_rolls": _dice(params.get("fighter_rolls"), "fighter"),
+               "helper_rolls": _dice(params.get("helper_rolls"), "helper")}
+        for role in ("fighter", "helper"):  # the Halfling's second roll: typed, or the app's die
+            reroll = params.get(f"{role}_reroll")
+            if reroll:
+                out[f"{role}_reroll"] = _dice([reroll] if reroll != "app" else None, role)[0]
+        return out
     return params
 
 
 def _from_cards(action: str, params: dict) -> dict:
-    """Resolve ``card`` (a card id) or hand-typed fields into the item or curse the referee takes."""
+    """Resolve ``card`` ids and form fields into what the referee takes (items, curses, the fight,
+    settings)."""
     if action.startswith("combat."):
         return _fight_params(action, params)
+    if action == "settings.objection":
+        try:
+            return {"seconds": float(params.get("seconds", ""))}
+        except ValueError:
+            raise Refused("seconds must be a number.", status=400) from None
     if action not in ("item.add", "curse.add"):
         return params
     rest = {k: v for k, v in params.items() if k in ("seat",)}

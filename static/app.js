@@ -22,6 +22,7 @@
   // lands while another player's change arrives still hits its button, and a <details>
   // the player opened stays open.
   if (window.Idiomorph) {
+    window.Idiomorph.defaults.ignoreActiveValue = true; // keep what the player is typing
     window.Idiomorph.defaults.callbacks.beforeAttributeUpdated = function (name, node) {
       return !(name === "open" && node.tagName === "DETAILS");
     };

@@ -238,7 +238,10 @@ def test_a_helped_fight_with_an_enhancer_from_a_third_phone(browser, server, tmp
     play(aric, "octahedron", "Add Gelatinous Octahedron to the fight")
     for page in (aric, suzan, bob):
         expect(page.locator("#fight li[data-monster='Gelatinous Octahedron']")).to_be_visible()
-    aric.click("#fight button[data-action='combat.help.ask'] >> text=Ask Suzan to help")
+    aric.select_option("#fight select[name=seat]", label="Suzan")
+    aric.fill("#fight input[name=promise]", "first pick of the treasure")
+    aric.click("#fight button[data-action='combat.help.ask']")
+    expect(suzan.locator("#fight")).to_contain_text("promised: first pick of the treasure")
     suzan.click("#fight button[data-action='combat.help.accept']")  # she accepts on her own phone
     expect(bob.locator("#fight h2")).to_contain_text("Aric is fighting with Suzan")
 

@@ -95,8 +95,8 @@ def test_running_away_with_the_real_die(g):
         t.decide(g.state, "a", "combat.flee", {"fighter_rolls": [6]})
     assert "needs a die" in exc.value.message
     fled = g.do("combat.flee", fighter_rolls=[5, 6])
-    assert fled.payload["summary"] == "runs away: Aric caught by Flying Frogs (5): Bad Stuff; Aric escapes Bigfoot (6)" \
-        .replace("Aric", g.state.players["a"].name)
+    assert fled.payload["summary"] == ("runs away: Ann caught by Flying Frogs (5): Bad Stuff — see the card; "
+                                       "Ann escapes Bigfoot (6)")
     assert g.state.combat is None
 
 
@@ -122,3 +122,41 @@ def test_only_the_player_whose_turn_it_is_fights_and_powers_need_the_class(g):
     assert g.refused("combat.power", power="berserk", cards=1).rule.id == "combat.powers"  # once per combat
     assert g.refused("combat.backstab", actor="b", target="fighter").rule.id == "combat.powers"  # not a Thief
     assert g.refused("combat.monster.add", monster={"name": "", "level": 1}).message.startswith("A monster needs a name")
+
+
+def test_bad_stuff_is_shown_and_death_takes_the_items(g):
+    g.do("combat.start")
+    g.do("combat.monster.add", monster={"name": "Plutonium Dragon", "level": 20, "treasures": 5, "levels": 2,
+                                        "will_not_pursue": {"max_level": 3},
+                                        "bad_stuff": {"text": {"en": "Roasted and eaten."}, "death": True}})
+    fled = g.do("combat.flee", fighter_rolls=[2])
+    assert "Bad Stuff — Roasted and eaten." in fled.payload["summary"] and "dies" in fled.payload["summary"]
+    assert g.state.players["a"].items == [] and g.state.players["a"].level == 4  # 1.6 Death
+    g.undo(fled)
+    assert g.state.players["a"].items and g.state.combat is not None
+
+
+def test_wizard_flight_charm_and_halfling_reroll(g):
+    g.do("class.remove", **{"class": "warrior"})
+    g.do("class.add", **{"class": "wizard"})
+    g.do("race.add", race="halfling")
+    g.do("combat.start")
+    g.do("combat.monster.add", monster={"name": "Harpies", "level": 4, "treasures": 2})
+    g.do("combat.monster.add", monster={"name": "Bigfoot", "level": 12, "treasures": 3})
+    g.do("combat.eliminate", monster=monster_uid(g, 0), charm=True)  # Charm: treasure, no level
+    g.do("combat.power", power="flight", cards=1)
+    fled = g.do("combat.flee", fighter_rolls=[2], fighter_reroll=4)  # 4 + Flight 1 = 5: escapes on the reroll
+    assert fled.payload["summary"] == "runs away: Ann escapes Bigfoot (2→4)"
+
+
+def test_quick_entry_bonus_against_and_host_objection_setting(g):
+    g.do("race.add", race="elf")
+    g.do("combat.start")
+    g.do("combat.monster.add", monster={"name": "Slime", "level": 1, "against": "race:elf", "against_bonus": 4})
+    assert fights.verdict(g.state)["monsters"]["total"] == 5
+    assert g.refused("settings.objection", actor="b", seconds=5).rule.id == "table.host"
+    g.do("settings.objection", seconds=0)
+    g.do("combat.oneshot.add", side="players", one_shot={"name": "Potion", "bonus": 5})
+    g.do("combat.claim", _now=50.0)
+    g.do("combat.resolve", _now=50.0)  # no wait at this table
+    assert g.state.combat is None

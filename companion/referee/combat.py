@@ -161,7 +161,9 @@ def evaluate(fight: dict) -> dict:
         strength = sheet.strength(p)
         for line in strength["lines"]:
             source = f"{names[who]}: {line['source']}"
-            players.append(_line("players", source, line["value"]))
+            rule = "combat.compare" if line["source"] == "Level" or "uid" not in line or not line["uid"].startswith(
+                f"{who}-curse") else "curses.lasting"
+            players.append(_line("players", source, line["value"], rule))
         for pending in strength["pending"]:  # "your next combat" curses count now
             players.append(_line("players", f"{names[who]}: {pending['source']}", pending["value"], "curses.lasting"))
         if raw.get("berserk"):
@@ -181,7 +183,7 @@ def evaluate(fight: dict) -> dict:
     characters = [p for _, p, _ in party]
     for m in monsters:
         total = m["level"]
-        lines = [_line("monsters", f"{m['name']}: level", m["level"])]
+        lines = [_line("monsters", f"{m['name']}: level", m["level"], "combat.compare")]
         for enhancer in m["enhancers"]:
             change = enhancer.get("level_change", 0)
             if change:
@@ -206,7 +208,8 @@ def evaluate(fight: dict) -> dict:
                             "treasures": max(0, m.get("treasures", 0) + sum(e.get("treasure_change", 0) for e in m["enhancers"])),
                             "levels": m.get("levels", 1), "index": m["index"],
                             "run_away_modifier": m.get("run_away_modifier", 0),
-                            "will_not_pursue": (m.get("will_not_pursue") or {}).get("max_level")})
+                            "will_not_pursue": (m.get("will_not_pursue") or {}).get("max_level"),
+                            "bad_stuff": m.get("bad_stuff") or {}})
         if not m.get("eliminated"):
             monster_lines.extend(lines)
         else:
@@ -214,7 +217,7 @@ def evaluate(fight: dict) -> dict:
                                        "combat.eliminated"))
 
     for shot in fight.get("one_shots", []):
-        line = _line(shot["side"], shot.get("name", "one-shot"), shot.get("bonus", 0), "combat.one-shots")
+        line = _line(shot["side"], shot.get("name") or "one-shot", shot.get("bonus", 0), "combat.one-shots")
         (players if shot["side"] == "players" else monster_lines).append(line)
 
     player_total = sum(line["value"] for line in players)
@@ -286,8 +289,9 @@ def _run_away(party, names, per_monster, profile: Profile) -> list[dict]:
             modifier = monster["run_away_modifier"]
             lines = bonus_lines + ([{"source": monster["name"], "value": modifier}] if modifier else [])
             needed = RUN_AWAY_NEEDS - sum(line["value"] for line in lines)
-            entry = {"who": names[who], "monster": monster["name"], "needs": max(1, needed), "modifiers": lines,
-                     "citation": RULES["combat.run-away"].citation}
+            entry = {"who": names[who], "role": who, "monster": monster["name"], "needs": max(1, needed),
+                     "modifiers": lines, "citation": RULES["combat.run-away"].citation,
+                     "bad_stuff": ((monster["bad_stuff"].get("text") or {}).get("en")), "death": bool(monster["bad_stuff"].get("death"))}
             if monster["will_not_pursue"] and p["level"] <= monster["will_not_pursue"]:
                 entry.update({"escaped": True, "why": f"it does not pursue Level {monster['will_not_pursue']} or below"})
             elif position < len(rolls):

@@ -16,7 +16,7 @@ from dataclasses import asdict
 from . import combat
 from .rules import Refused
 
-POWERS = {"berserk": "warrior", "turning": "cleric"}
+POWERS = {"berserk": "warrior", "turning": "cleric", "flight": "wizard"}
 
 
 def new_fight(fighter: str) -> dict:
@@ -66,6 +66,12 @@ def _monster(raw: dict, uid: str) -> dict:
             raise Refused(f"The monster's {key} must be a whole number from {low} to {high}.", status=400)
         out[key] = value
     out["undead"] = bool(raw.get("undead", False))
+    against, bonus = raw.get("against"), raw.get("against_bonus")
+    if against:  # quick entry: "+4 against Elves" as against="race:elf", against_bonus=4
+        key, _, value = str(against).partition(":")
+        if key not in ("race", "class", "sex") or not value or not isinstance(bonus, int):
+            raise Refused("A bonus against needs race:, class: or sex: and a whole number.", status=400)
+        out["modifiers"] = [{"against": {key: value}, "value": bonus}]
     for key in ("modifiers", "will_not_pursue", "bad_stuff"):
         if raw.get(key):
             out[key] = copy.deepcopy(raw[key])
@@ -160,8 +166,13 @@ def decide(state, actor: str, action: str, params: dict) -> tuple[dict, list[dic
         return after, [], f"backstabs {victim} (−2)", None
     if action == "combat.eliminate":
         monster = _find(after["monsters"], params.get("monster"), "monster")
+        how = ""
+        if params.get("charm"):  # the Wizard's Charm: discard the whole hand (3+ cards) to charm one monster
+            if "wizard" not in state.players[actor].classes or actor not in participants:
+                raise Refused(f"{name} is not a Wizard in this fight: no Charm.", rule="combat.powers")
+            how = " with a Charm spell"
         monster["eliminated"] = True
-        return after, [], f"gets rid of {monster['name']} without killing it", None
+        return after, [], f"gets rid of {monster['name']}{how} without killing it (treasure, no level)", None
     if action == "combat.claim":
         _only(actor in participants, "Only the fighter or the helper claims the win.")
         judged = verdict(state, fight)
@@ -175,6 +186,11 @@ def decide(state, actor: str, action: str, params: dict) -> tuple[dict, list[dic
     if action == "combat.flee":
         return _flee(state, fight, actor, params)
     raise Refused(f"Unknown fight action {action!r}.", status=400)
+
+
+def objection_seconds(state) -> float:
+    """The table's objection window: the host's setting, else the profile's (2.6 s in the books)."""
+    return state.settings.get("objection_seconds", state.profile.objection_seconds)
 
 
 def _only(ok: bool, message: str) -> None:
@@ -193,7 +209,7 @@ def _resolve(state, fight: dict, actor: str, params: dict):
     claim = fight.get("claim")
     if not claim or claim["version"] != state.version:
         raise Refused("Claim the win first: something was played since.", rule="combat.objection", status=409)
-    wait = state.profile.objection_seconds - (float(params["_now"]) - claim["at"])
+    wait = objection_seconds(state) - (float(params["_now"]) - claim["at"])
     if wait > 0:
         raise Refused(f"Wait {wait:.1f} more seconds: anyone may still object.", rule="combat.objection", status=409)
     judged = verdict(state, fight)
@@ -225,13 +241,23 @@ def _flee(state, fight: dict, actor: str, params: dict):
     for role in ("fighter", "helper"):
         if role in desc:
             desc[role]["rolls"] = params.get(f"{role}_rolls") or []
+            if params.get(f"{role}_reroll") and "halfling" in desc[role]["races"]:
+                desc[role]["reroll"] = params[f"{role}_reroll"]
     desc["run_away"] = True
     results = combat.evaluate(desc)["run_away"] if fight["monsters"] else []
-    parts = []
+    parts, ops, dead = [], [], set()
     for r in results:
         if r.get("escaped") is None:
             raise Refused(f"{r['who']} needs a die for {r['monster']}.", rule="combat.run-away", status=400)
         roll = f" ({r['roll']}{'→' + str(r['reroll']) if 'reroll' in r else ''})" if "roll" in r else ""
-        caught = f"caught by {r['monster']}{roll}: Bad Stuff" if not r["escaped"] else f"escapes {r['monster']}{roll}"
-        parts.append(f"{r['who']} {caught}")
-    return None, [], "runs away: " + ("; ".join(parts) or "nothing to run from"), None
+        if r["escaped"]:
+            parts.append(f"{r['who']} escapes {r['monster']}{roll}")
+            continue
+        parts.append(f"{r['who']} caught by {r['monster']}{roll}: Bad Stuff — {r['bad_stuff'] or 'see the card'}")
+        seat = fight[r["role"]]
+        if r["death"] and seat not in dead:  # death as the sheet defines it: every item goes
+            dead.add(seat)
+            items = state.players[seat].items
+            ops += [{"op": "remove", "seat": seat, "field": "items", "value": item} for item in items]
+            parts[-1] += f" ({r['who']} dies: every item is lost, the rest stays)"
+    return None, ops, "runs away: " + ("; ".join(parts) or "nothing to run from"), None

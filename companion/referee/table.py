@@ -63,6 +63,7 @@ ACTIONS = {
     "combat.resolve": "After the objection window: take the levels and treasures.",
     "combat.flee": "Run away: a roll per monster per fleeing player (the app's die or the real one).",
     "turn.end": "End your turn (after Charity): the next player's turn begins (the player or the host).",
+    "settings.objection": "Host only: seconds to wait for objections before rewards (the books say about 2.6).",
 }
 #: Sheet actions refused for whoever is in a fight (1.6 Items; When to Play Cards).
 NOT_IN_COMBAT = {"item.add", "item.use", "item.carry", "item.give", "item.sell"}
@@ -103,6 +104,7 @@ class TableState:
     players: dict[str, Player] = field(default_factory=dict)
     combat: dict | None = None  # the fight on now (see companion/referee/fight.py)
     turn: dict | None = None  # {"seat": whose turn, "number": 1, 2, ...}
+    settings: dict = field(default_factory=dict)  # the host's table settings (objection_seconds)
 
     @property
     def profile(self):
@@ -119,6 +121,7 @@ class TableState:
             "players": [asdict(p) for p in self.players.values()],
             "combat": self.combat,
             "turn": self.turn,
+            "settings": self.settings,
         }
 
     @classmethod
@@ -202,6 +205,14 @@ def decide(state: TableState, actor: str, action: str, params: dict) -> Event:
         return _decide_combat(state, actor, action, params)
     if action == "turn.end":
         return _decide_turn_end(state, actor)
+    if action == "settings.objection":
+        if actor != state.host:
+            raise Refused("Only the host changes the table's settings.", rule="table.host", status=403)
+        seconds = params.get("seconds")
+        if not isinstance(seconds, (int, float)) or isinstance(seconds, bool) or not 0 <= seconds <= 30:
+            raise Refused("The objection window is 0 to 30 seconds.", status=400)
+        before = state.settings.get("objection_seconds", state.profile.objection_seconds)
+        return Event("settings.changed", {"key": "objection_seconds", "from": before, "to": float(seconds)})
     seat = _target(state, actor, params)
     _check_game_running(state)
     if action in NOT_IN_COMBAT:
@@ -429,7 +440,7 @@ def _sheet_event(state: TableState, seat: str, action: str, ops: list[dict], sum
 # --- undo --------------------------------------------------------------------------------
 
 UNDOABLE = {"level.changed", "sex.changed", "host.transferred", "player.removed", "player.restored", "sheet.changed",
-            "fight.changed", "turn.passed"}
+            "fight.changed", "turn.passed", "settings.changed"}
 
 
 def inverse(state: TableState, event: Event) -> Event:
@@ -457,6 +468,8 @@ def inverse(state: TableState, event: Event) -> Event:
         if player.sex != p["to"]:
             raise Refused(f"{player.name}'s sex has changed again since; undo that first.", status=409)
         return Event("sex.changed", {"seat": p["seat"], "from": p["to"], "to": p["from"]})
+    if event.kind == "settings.changed":
+        return Event("settings.changed", {"key": p["key"], "from": p["to"], "to": p["from"]})
     if event.kind == "turn.passed":
         if not state.turn or state.turn["seat"] != p["to"] or state.turn["number"] != p["number"]:
             raise Refused("The turn has moved on since; it cannot go back.", status=409)
@@ -537,6 +550,8 @@ def apply(state: TableState | None, event: Event) -> TableState:
         new.players[p["player"]["seat"]] = Player(**p["player"])
     elif event.kind == "turn.passed":
         new.turn = {"seat": p["to"], "number": p["number"]}
+    elif event.kind == "settings.changed":
+        new.settings = {**new.settings, p["key"]: p["to"]}
     elif event.kind == "fight.changed":
         new.combat = copy.deepcopy(p["after"])
         if p["ops"]:
@@ -597,6 +612,8 @@ def describe(event: Event, names: dict[str, str]) -> str:
         return f"{who(p['seat'])} {p['summary']}"
     if event.kind == "turn.passed":
         return f"{who(p['to'])}'s turn (turn {p['number']})"
+    if event.kind == "settings.changed":
+        return f"Objection window: {p['to']:g} seconds (was {p['from']:g})"
     if event.kind == "fight.changed":
         return f"{who(p['actor'])} {p['summary']}"
     return event.kind

@@ -1,0 +1,66 @@
+"""The table's fight through the pages and the JSON API."""
+import re
+
+
+def auth(token):
+    return {"Authorization": f"Bearer {token}"}
+
+
+def act(client, table_id, token, **body):
+    return client.post(f"/api/v1/tables/{table_id}/actions", json=body, headers=auth(token))
+
+
+def state(client, table_id, token):
+    return client.get(f"/api/v1/tables/{table_id}", headers=auth(token)).json["table"]
+
+
+def test_fight_through_the_api_with_cards_and_the_real_die(api):
+    client, table_id, tokens, _ = api
+    hana, ivo, jana = tokens["Hana"], tokens["Ivo"], tokens["Jana"]
+    assert act(client, table_id, hana, action="combat.start").status_code == 200
+    assert act(client, table_id, hana, action="combat.monster.add", card="bigfoot").status_code == 200
+    fight = state(client, table_id, hana)["combat"]
+    bigfoot = fight["monsters"][0]
+    assert (bigfoot["name"], bigfoot["level"], bigfoot["treasures"]) == ("Bigfoot", 12, 3)
+    wrong = act(client, table_id, jana, action="combat.enhancer.add", monster=bigfoot["uid"], card="net-troll")
+    assert wrong.status_code == 400 and "not a monster enhancer" in wrong.json["error"]
+    assert act(client, table_id, jana, action="combat.enhancer.add", monster=bigfoot["uid"], card="baby").status_code == 200
+    assert act(client, table_id, ivo, action="combat.oneshot.add", side="players", card="magic-missile").status_code == 200
+    early = act(client, table_id, hana, action="combat.resolve")
+    assert early.status_code == 409 and early.json["rule"] == "combat.objection"
+    bad_die = act(client, table_id, hana, action="combat.flee", fighter_rolls=["7"])
+    assert bad_die.status_code == 400 and "1 to 6" in bad_die.json["error"]
+    fled = act(client, table_id, hana, action="combat.flee", fighter_rolls=["4"])
+    assert fled.status_code == 200
+    assert "caught by Bigfoot (4): Bad Stuff — He steps on your head" in fled.json["event"]["text"]
+    assert state(client, table_id, hana)["combat"] is None
+    undone = client.post(f"/api/v1/tables/{table_id}/history/{fled.json['event']['seq']}/undo", headers=auth(hana))
+    assert undone.status_code == 200 and state(client, table_id, hana)["combat"]["monsters"]
+
+
+def test_only_one_helper_and_the_promise(api):
+    client, table_id, tokens, _ = api
+    act(client, table_id, tokens["Hana"], action="combat.start")
+    seats = {p["name"]: p["seat"] for p in state(client, table_id, tokens["Hana"])["players"]}
+    asked = act(client, table_id, tokens["Hana"], action="combat.help.ask", seat=seats["Ivo"], promise="2 treasures")
+    assert "asks Ivo for help for 2 treasures" in asked.json["event"]["text"]
+    assert act(client, table_id, tokens["Jana"], action="combat.help.accept").status_code == 403
+    assert act(client, table_id, tokens["Ivo"], action="combat.help.accept").status_code == 200
+    again = act(client, table_id, tokens["Hana"], action="combat.help.ask", seat=seats["Jana"])
+    assert again.status_code == 409 and again.json["rule"] == "combat.one-helper"
+
+
+def test_fight_on_the_pages(phones):
+    alice, bob, cleo = phones
+    alice.act("combat.start")
+    html = alice.act("combat.monster.add", name="Jelly", level=3, treasures=2, against="sex:female",
+                     against_bonus=2).get_data(as_text=True)
+    assert re.search(r'id="monsters-total">5<', html) and re.search(r'id="players-total">1<', html)
+    assert "losing by 4" in html and "Munchkin 1.6 (2011), Combat" in html
+    watcher = cleo.get(f"/t/{cleo.table_id}").get_data(as_text=True)
+    assert "Alice is fighting" in watcher and 'data-action="combat.claim"' not in watcher
+    pick = cleo.get(f"/t/{cleo.table_id}/pick?q=wutend", headers={"HX-Request": "true"}).get_data(as_text=True)
+    assert 'aria-label="Play Enraged on Jelly"' in pick
+    settings = alice.post(f"/t/{alice.table_id}/act/settings.objection", {"seconds": "5"})
+    assert settings.status_code == 303
+    assert bob.post(f"/t/{bob.table_id}/act/settings.objection", {"seconds": "5"}, htmx=True).status_code == 403
