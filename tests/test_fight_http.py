@@ -64,3 +64,18 @@ def test_fight_on_the_pages(phones):
     settings = alice.post(f"/t/{alice.table_id}/act/settings.objection", {"seconds": "5"})
     assert settings.status_code == 303
     assert bob.post(f"/t/{bob.table_id}/act/settings.objection", {"seconds": "5"}, htmx=True).status_code == 403
+
+
+def test_card_page_one_tap_into_the_fight(phones):
+    alice, bob, _ = phones
+    assert "data-use" not in bob.get("/cards/net-troll").get_data(as_text=True)  # no fight on
+    alice.act("combat.start")
+    html = bob.get("/cards/net-troll").get_data(as_text=True)
+    assert "Into the fight" in html
+    assert bob.post(f"/t/{bob.table_id}/act/combat.monster.add", {"card": "net-troll"}).status_code == 303
+    html = bob.get("/cards/enraged").get_data(as_text=True)
+    assert "On Net Troll" in html
+    monster = re.search(r'name="monster" value="([^"]+)"', html).group(1)
+    assert bob.post(f"/t/{bob.table_id}/act/combat.enhancer.add", {"card": "enraged", "monster": monster}).status_code == 303
+    assert re.search(r'id="monsters-total">15<', alice.get(f"/t/{alice.table_id}").get_data(as_text=True))
+    assert "For the players" in bob.get("/cards/magic-missile").get_data(as_text=True)

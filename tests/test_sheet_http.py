@@ -113,7 +113,7 @@ def test_pick_shows_items_and_lasting_curses_only(phones):
 def test_card_page_adds_to_my_sheet_in_one_tap(phones):
     _, bob, _ = phones
     html = bob.get("/cards/boots-of-butt-kicking").get_data(as_text=True)
-    assert f'data-use="{bob.table_id}"' in html and "Add to my sheet at “Friday”" in html
+    assert f'data-use="{bob.table_id}"' in html and "At “Friday”" in html and "Add to my sheet" in html
     response = bob.post(f"/t/{bob.table_id}/act/item.add", {"card": "boots-of-butt-kicking"})
     assert response.status_code == 303
     assert 'data-item="Boots of Butt-Kicking"' in bob.get(f"/t/{bob.table_id}").get_data(as_text=True)

@@ -70,17 +70,31 @@ def card_page(card_id: str):
 
 
 def usable_tables(card: dict) -> list[dict]:
-    """The tables this phone sits at where the card can go straight onto the sheet."""
-    if card["kind"] == "item":
-        action = "item.add"
-    elif card["kind"] == "curse" and card["curse"]["timing"] == "persistent":
-        action = "curse.add"
-    else:
-        return []
+    """One-tap uses of this card at the tables this phone sits at: ``[{name, uses: [...]}]``.
+
+    Items and lasting curses go on the sheet; during a table's fight, monsters join it,
+    enhancers go on a chosen monster and one-shots help either side.
+    """
     out = []
     for table_id in seating.my_tables():
-        if seating.cookie_seat(table_id):
-            out.append({"id": table_id, "name": table_store.load(get_db(), table_id).name, "action": action})
+        if not seating.cookie_seat(table_id):
+            continue
+        state = table_store.load(get_db(), table_id)
+        uses = []
+        if card["kind"] == "item":
+            uses.append({"action": "item.add", "label": "Add to my sheet", "params": {}})
+        elif card["kind"] == "curse" and card["curse"]["timing"] == "persistent":
+            uses.append({"action": "curse.add", "label": "Curse me", "params": {}})
+        elif state.combat and card["kind"] == "monster":
+            uses.append({"action": "combat.monster.add", "label": "Into the fight", "params": {}})
+        elif state.combat and card["kind"] == "monster_enhancer":
+            uses += [{"action": "combat.enhancer.add", "label": f"On {m['name']}", "params": {"monster": m["uid"]}}
+                     for m in state.combat["monsters"] if not m["eliminated"]]
+        elif state.combat and card["kind"] == "one_shot":
+            uses += [{"action": "combat.oneshot.add", "label": f"For the {side}", "params": {"side": side}}
+                     for side in ("players", "monsters")]
+        if uses:
+            out.append({"id": table_id, "name": state.name, "uses": uses})
     return out
 
 
