@@ -38,6 +38,7 @@ def create_app(test_config: dict | None = None) -> Flask:
         SESSION_COOKIE_SAMESITE="Lax",
         PERMANENT_SESSION_LIFETIME=timedelta(days=60),
         WTF_CSRF_TIME_LIMIT=None,  # a phone may sit on the table page all evening
+        WTF_CSRF_CHECK_DEFAULT=False,  # checked in web.security for form posts to real routes only
         LIVE_POLL_INTERVAL=0.05,
         STREAM_MAX_SECONDS=300,  # streams end and reconnect so dead connections free their threads
         STREAM_KEEPALIVE_SECONDS=15,

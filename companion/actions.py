@@ -264,6 +264,8 @@ def undo(table_id: str, actor: str, seq, raw: Mapping) -> tuple[TableState, int]
     target = _int(seq, "seq")
     if target is None:
         raise Refused("Which change should be undone?", status=400)
+    if not 1 <= target <= 2**53:
+        raise Refused("There is no such change in this table's history.", status=404)
     state, new_seq = store.undo(get_db(), table_id, actor, target, reason=_reason(raw.get("reason")),
                                 expected_version=_int(raw.get("expected_version"), "expected_version"))
     _feed().notify(table_id)

@@ -106,6 +106,8 @@ def test_join_errors(api):
 
 def test_create_errors(client):
     assert client.post("/api/v1/tables", json={"name": "T"}).status_code == 400
+    odd = client.post("/api/v1/tables", json={"name": "T", "profile": {}, "host": {"name": "A", "sex": "male"}})
+    assert odd.status_code == 400 and "profile" in odd.json["error"]  # found by schemathesis: was a 500
     bad = client.post("/api/v1/tables", json={"name": "T", "profile": "munchkin-99", "host": {"name": "A", "sex": "male"}})
     assert bad.status_code == 400 and "unknown rule profile" in bad.json["error"]
 
@@ -132,3 +134,14 @@ def test_openapi_document_is_valid_and_covers_every_route(app, client):
             path = rule.rule.replace("<int:", "{").replace("<", "{").replace(">", "}")
             assert path in documented, f"{rule.rule} is not in openapi.json"
     assert document == spec()
+
+
+def test_fuzzing_finds_stay_fixed(api):
+    """Cases schemathesis found against the OpenAPI document (see docs/api.md)."""
+    client, table_id, tokens, _ = api
+    huge = client.post(f"/api/v1/tables/{table_id}/history/136327115997305752256512/undo", headers=auth(tokens["Ivo"]))
+    assert huge.status_code == 404 and huge.json["error"]
+    wrong_method = client.put("/api/v1/tables", json={})
+    assert wrong_method.status_code == 405 and wrong_method.json["error"]
+    assert "POST" in wrong_method.headers["Allow"]
+    assert client.post("/api/v1/cards/net-troll").status_code == 405

@@ -168,6 +168,8 @@ def clean_sex(raw: object) -> str:
 def create(table_id: str, name: str, profile_id: str) -> Event:
     """The event that opens a table with a checked name and a known profile."""
     name = clean_name(name)
+    if not isinstance(profile_id, str):
+        raise Refused("profile must be the id of a rule profile (text).", status=400)
     try:
         get_profile(profile_id)
     except KeyError as exc:

@@ -5,7 +5,10 @@ document and that every API route appears in it, so the two cannot drift apart.
 """
 from __future__ import annotations
 
+from card_db.schema import KINDS
+
 from ..referee.combat import INPUT_SCHEMA
+from ..referee.profiles import PROFILES
 from ..referee.table import ACTIONS, SEXES
 
 VERSION = "1.0.0"
@@ -33,6 +36,8 @@ def _errors(*codes: str) -> dict:
     return {code: ERRORS[code] for code in codes}
 
 
+#: A name: 1 to 24 characters with something visible, no control characters.
+NAME = {"type": "string", "minLength": 1, "maxLength": 24, "pattern": "^[^\\x00-\\x1f\\x7f-\\x9f]*\\S[^\\x00-\\x1f\\x7f-\\x9f]*$"}
 TABLE_PARAM = {"name": "table_id", "in": "path", "required": True, "schema": {"type": "string"}}
 AUTH = [{"seatToken": []}]
 
@@ -105,7 +110,7 @@ def spec() -> dict:
                 "parameters": [
                     {"name": "q", "in": "query", "required": False, "schema": {"type": "string", "maxLength": 100}},
                     {"name": "deck", "in": "query", "required": False, "schema": {"enum": ["door", "treasure"]}},
-                    {"name": "kind", "in": "query", "required": False, "schema": {"type": "string"}},
+                    {"name": "kind", "in": "query", "required": False, "schema": {"enum": list(KINDS)}},
                     {"name": "limit", "in": "query", "required": False,
                      "schema": {"type": "integer", "minimum": 1, "maximum": 100, "default": 20}}],
                 "responses": {"200": _json({"type": "object", "properties": {"cards": {"type": "array", "items": {
@@ -143,10 +148,9 @@ def spec() -> dict:
                     "error": {"type": "string"}, "rule": {"type": ["string", "null"]},
                     "citation": {"type": "string"}, "rule_summary": {"type": "string"}}},
                 "Player": {"type": "object", "required": ["name", "sex"], "properties": {
-                    "name": {"type": "string", "minLength": 1, "maxLength": 24}, "sex": {"enum": list(SEXES)}}},
+                    "name": NAME, "sex": {"enum": list(SEXES)}}},
                 "CreateTable": {"type": "object", "required": ["name", "host"], "properties": {
-                    "name": {"type": "string", "minLength": 1, "maxLength": 24},
-                    "profile": {"type": "string", "default": "munchkin-1.6"}, "host": _ref("Player")}},
+                    "name": NAME, "profile": {"enum": list(PROFILES), "default": "munchkin-1.6"}, "host": _ref("Player")}},
                 "Action": {"type": "object", "required": ["action"], "properties": {
                     "action": {"enum": list(ACTIONS), "description": "; ".join(f"{k}: {v}" for k, v in ACTIONS.items())},
                     "seat": {"type": "string", "description": "Whose character (default: your own; others: host only)."},

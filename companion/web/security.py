@@ -7,7 +7,7 @@ server and the client gets a generic message.
 """
 from __future__ import annotations
 
-from flask import Flask, jsonify, render_template, request
+from flask import Flask, jsonify, make_response, render_template, request
 from flask_wtf.csrf import CSRFError
 from werkzeug.exceptions import HTTPException
 
@@ -31,6 +31,16 @@ def error_response(message: str, status: int, **extra):
 
 
 def init_app(app: Flask) -> None:
+    from .. import csrf
+
+    @app.before_request
+    def check_csrf():
+        """Form posts and htmx requests to the pages need the CSRF token. The JSON API uses
+        bearer tokens instead; a request that matches no route gets its 404/405 first."""
+        if (request.method in ("POST", "PUT", "PATCH", "DELETE") and request.url_rule is not None
+                and not request.path.startswith("/api/")):
+            csrf.protect()
+
     @app.after_request
     def headers(response):
         response.headers.setdefault("Content-Security-Policy", CSP)
@@ -58,7 +68,12 @@ def init_app(app: Flask) -> None:
     @app.errorhandler(HTTPException)
     def http_error(exc: HTTPException):
         messages = {413: "The request is too large."}
-        return error_response(messages.get(exc.code, exc.description or exc.name), exc.code or 500)
+        body, status = error_response(messages.get(exc.code, exc.description or exc.name), exc.code or 500)
+        response = make_response(body, status)
+        for name, value in exc.get_headers():  # e.g. Allow on 405 (RFC 9110)
+            if name.lower() != "content-type":
+                response.headers[name] = value
+        return response
 
     @app.errorhandler(Exception)
     def unexpected(exc: Exception):
