@@ -20,6 +20,12 @@ def card(db, card_id):
     return store.get(db, card_id)
 
 
+def test_the_bundled_base_game_has_the_boxs_168_cards():
+    records = [r for r in store.bundled_records() if r["set"] == "munchkin-base"]
+    count = {deck: sum(r.get("copies", 1) for r in records if r["deck"] == deck) for deck in ("door", "treasure")}
+    assert count == {"door": 94, "treasure": 74}  # 1.6 rules: "This game includes 168 cards"
+
+
 def test_every_bundled_card_is_valid():
     records = store.bundled_records()
     assert validate(records) == []
