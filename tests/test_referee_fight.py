@@ -160,3 +160,23 @@ def test_quick_entry_bonus_against_and_host_objection_setting(g):
     g.do("combat.claim", _now=50.0)
     g.do("combat.resolve", _now=50.0)  # no wait at this table
     assert g.state.combat is None
+
+
+def test_a_helper_who_leaves_the_table_leaves_the_fight(g):
+    g.do("combat.start")
+    g.do("combat.monster.add", monster={"name": "Gazebo", "level": 8, "treasures": 2})
+    g.do("combat.help.ask", seat="b")
+    g.do("combat.help.accept", actor="b")
+    g.do("player.remove", seat="b")
+    assert g.state.combat["helper"] is None
+    assert fights.verdict(g.state)["players"]["total"] == 4 + 3  # Ann alone: level 4 + Chainsaw
+    assert t.replay(g.events).to_json() == g.state.to_json()
+
+
+def test_a_sheet_in_a_passing_state_does_not_break_the_fight(g):
+    g.do("race.add", race="dwarf")
+    g.do("item.add", item={"name": "Huge Rock", "bonus": 3, "slot": "two_hands", "big": True, "gold": 0})
+    g.do("race.remove", race="dwarf")  # two Big items for now: allowed, flagged on the sheet
+    g.do("combat.start")
+    g.do("combat.monster.add", monster={"name": "Potted Plant", "level": 1, "treasures": 1})
+    assert fights.verdict(g.state)["outcome"] == "win"

@@ -106,7 +106,7 @@ def validate(fight: dict) -> None:
         raise Refused(f"{where}: {error.message}", status=400)
 
 
-def _prepare(character: dict, who: str) -> dict:
+def _prepare(character: dict, who: str, strict: bool = True) -> dict:
     """A character dict the sheet functions understand; items count as in use unless told otherwise."""
     p = {"level": character["level"], "sex": character.get("sex", "male"),
          "races": list(character.get("races", [])), "classes": list(character.get("classes", [])),
@@ -119,7 +119,7 @@ def _prepare(character: dict, who: str) -> dict:
     for index, raw in enumerate(character.get("curses", [])):
         p["curses"].append({"uid": f"{who}-curse-{index}", "name": str(raw.get("name", "curse")),
                             "effects": list(raw.get("effects", []))})
-    for violation in sheet.check(p):
+    for violation in sheet.check(p) if strict else ():
         raise Refused(f"{character.get('name') or who}: {violation.message}", rule=violation.rule, status=400)
     return p
 
@@ -138,8 +138,13 @@ def _expand_mates(monsters: list[dict]) -> list[dict]:
     return out
 
 
-def evaluate(fight: dict) -> dict:
-    """The verdict for a complete description of a fight (see :data:`INPUT_SCHEMA`)."""
+def evaluate(fight: dict, strict: bool = True) -> dict:
+    """The verdict for a complete description of a fight (see :data:`INPUT_SCHEMA`).
+
+    ``strict`` refuses characters that break a sheet rule (an impossible loadout in a
+    description); the table's own fight passes ``False``, because its sheets may be in a
+    state the rules allow for a moment (two Big items right after losing the Dwarf).
+    """
     validate(fight)
     try:
         profile: Profile = get_profile(fight.get("profile") or "munchkin-1.6")
@@ -149,9 +154,9 @@ def evaluate(fight: dict) -> dict:
         character = fight.get(who)
         if character and character["level"] >= profile.top_level:
             raise Refused(f"{who} is already at Level {character['level']}: the game is won.", rule="game.won", status=400)
-    fighter = _prepare(fight["fighter"], "fighter")
+    fighter = _prepare(fight["fighter"], "fighter", strict)
     helper_raw = fight.get("helper") or ((fight.get("helpers") or [None])[0])
-    helper = _prepare(helper_raw, "helper") if helper_raw else None
+    helper = _prepare(helper_raw, "helper", strict) if helper_raw else None
     names = {"fighter": fight["fighter"].get("name") or "Fighter",
              "helper": (helper_raw or {}).get("name") or "Helper"}
     party = [("fighter", fighter, fight["fighter"])] + ([("helper", helper, helper_raw)] if helper else [])

@@ -51,7 +51,7 @@ def verdict(state, fight: dict | None = None) -> dict | None:
     fight = fight or state.combat
     if not fight or not fight["monsters"]:
         return None
-    return combat.evaluate(description(state, fight))
+    return combat.evaluate(description(state, fight), strict=False)
 
 
 def _monster(raw: dict, uid: str) -> dict:
@@ -244,7 +244,7 @@ def _flee(state, fight: dict, actor: str, params: dict):
             if params.get(f"{role}_reroll") and "halfling" in desc[role]["races"]:
                 desc[role]["reroll"] = params[f"{role}_reroll"]
     desc["run_away"] = True
-    results = combat.evaluate(desc)["run_away"] if fight["monsters"] else []
+    results = combat.evaluate(desc, strict=False)["run_away"] if fight["monsters"] else []
     parts, ops, dead = [], [], set()
     for r in results:
         if r.get("escaped") is None:

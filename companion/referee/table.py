@@ -544,8 +544,15 @@ def apply(state: TableState | None, event: Event) -> TableState:
         new.host = p["to"]
     elif event.kind == "player.removed":
         del new.players[p["player"]["seat"]]
-        if new.combat and new.combat["fighter"] == p["player"]["seat"]:
+        gone = p["player"]["seat"]
+        if new.combat and new.combat["fighter"] == gone:
             new.combat = None
+        elif new.combat:  # a helper or an invited player who leaves is no longer part of the fight
+            if new.combat["helper"] == gone:
+                new.combat = {**new.combat, "helper": None, "backstabs": [b for b in new.combat["backstabs"] if b != "helper"],
+                              "powers": {k: v for k, v in new.combat["powers"].items() if k != "helper"}}
+            if new.combat["invited"] == gone:
+                new.combat = {**new.combat, "invited": None}
         if new.turn and new.turn["seat"] == p["player"]["seat"] and new.players:
             new.turn = {"seat": next_seat(state, p["player"]["seat"]), "number": new.turn["number"] + 1}
     elif event.kind == "player.restored":

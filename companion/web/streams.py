@@ -67,8 +67,13 @@ def event_stream(table_id: str, render, still_allowed) -> Response:
                 yield _sse("gone", "You no longer have a seat at this table.", state.version)
                 return
             if state.version != sent:
-                name, data = render(state)
-                yield _sse(name, data, state.version)
+                try:
+                    name, data = render(state)
+                except Exception:  # never kill every phone's stream over one bad render
+                    current_app.logger.exception("rendering version %s of table %s failed", state.version, table_id)
+                    yield ": this version could not be shown\n\n"
+                else:
+                    yield _sse(name, data, state.version)
                 sent = state.version
             remaining = deadline - time.monotonic()
             if remaining <= 0:
