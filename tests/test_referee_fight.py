@@ -180,3 +180,13 @@ def test_a_sheet_in_a_passing_state_does_not_break_the_fight(g):
     g.do("combat.start")
     g.do("combat.monster.add", monster={"name": "Potted Plant", "level": 1, "treasures": 1})
     assert fights.verdict(g.state)["outcome"] == "win"
+
+
+def test_a_thief_backstabs_each_victim_once_per_fight(g):
+    g._record(t.join(g.state, "c", "Cid", "male"))
+    g.do("class.add", actor="c", **{"class": "thief"})
+    g.do("combat.start")
+    g.do("combat.monster.add", monster={"name": "Gazebo", "level": 8, "treasures": 2})
+    g.do("combat.backstab", actor="c", target="fighter")
+    assert g.refused("combat.backstab", actor="c", target="fighter").rule.id == "combat.powers"
+    assert fights.verdict(g.state)["players"]["total"] == 4 + 3 - 2

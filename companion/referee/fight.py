@@ -38,7 +38,7 @@ def description(state, fight: dict) -> dict:
     desc = {"profile": state.profile_id, "fighter": character(fight["fighter"], "fighter"),
             "monsters": [{k: v for k, v in m.items() if k not in ("uid", "card_id")} for m in fight["monsters"]],
             "one_shots": [{"name": o["name"], "bonus": o["bonus"], "side": o["side"]} for o in fight["one_shots"]],
-            "backstabs": list(fight["backstabs"])}
+            "backstabs": [b["target"] for b in fight["backstabs"]]}
     for monster in desc["monsters"]:
         monster["enhancers"] = [{k: v for k, v in e.items() if k not in ("uid", "card_id")} for e in monster["enhancers"]]
     if fight["helper"]:
@@ -136,7 +136,7 @@ def decide(state, actor: str, action: str, params: dict) -> tuple[dict, list[dic
         if actor == fight["helper"]:
             after["helper"] = None
             after["powers"].pop("helper", None)
-            after["backstabs"] = [b for b in after["backstabs"] if b != "helper"]
+            after["backstabs"] = [b for b in after["backstabs"] if b["target"] != "helper"]
         after["invited"] = None
         return after, [], "does not help", None
     if action == "combat.power":
@@ -161,7 +161,10 @@ def decide(state, actor: str, action: str, params: dict) -> tuple[dict, list[dic
             raise Refused("Backstab the fighter or the helper.", status=400)
         if participants.get(actor) == target:
             raise Refused("A Thief cannot backstab themselves.", status=400)
-        after["backstabs"].append(target)
+        if {"by": actor, "target": target} in fight["backstabs"]:
+            raise Refused(f"{name} has already backstabbed {state.players[fight[target]].name} in this fight: "
+                          "once per victim.", rule="combat.powers", status=409)
+        after["backstabs"].append({"by": actor, "target": target})
         victim = state.players[fight[target]].name
         return after, [], f"backstabs {victim} (−2)", None
     if action == "combat.eliminate":

@@ -549,7 +549,8 @@ def apply(state: TableState | None, event: Event) -> TableState:
             new.combat = None
         elif new.combat:  # a helper or an invited player who leaves is no longer part of the fight
             if new.combat["helper"] == gone:
-                new.combat = {**new.combat, "helper": None, "backstabs": [b for b in new.combat["backstabs"] if b != "helper"],
+                new.combat = {**new.combat, "helper": None,
+                              "backstabs": [b for b in new.combat["backstabs"] if b["target"] != "helper"],
                               "powers": {k: v for k, v in new.combat["powers"].items() if k != "helper"}}
             if new.combat["invited"] == gone:
                 new.combat = {**new.combat, "invited": None}
