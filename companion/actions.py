@@ -66,7 +66,8 @@ PARAMS: dict[str, dict[str, type]] = {
     "combat.eliminate": {"monster": str, "charm": bool},
     "combat.claim": {},
     "combat.resolve": {},
-    "combat.flee": {"fighter_rolls": list, "helper_rolls": list, "fighter_reroll": str, "helper_reroll": str},
+    "combat.flee": {"fighter_rolls": list, "helper_rolls": list, "fighter_reroll": str, "helper_reroll": str,
+                    "order": list},
     "turn.end": {},
     "settings.objection": {"seconds": str},
 }
@@ -183,6 +184,8 @@ def _fight_params(action: str, params: dict) -> dict:
     if action == "combat.flee":
         out = {"fighter_rolls": _dice(params.get("fighter_rolls"), "fighter"),
                "helper_rolls": _dice(params.get("helper_rolls"), "helper")}
+        if params.get("order"):
+            out["order"] = params["order"]
         for role in ("fighter", "helper"):  # the Halfling's second roll: typed, or the app's die
             reroll = params.get(f"{role}_reroll")
             if reroll:

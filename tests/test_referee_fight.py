@@ -190,3 +190,13 @@ def test_a_thief_backstabs_each_victim_once_per_fight(g):
     g.do("combat.backstab", actor="c", target="fighter")
     assert g.refused("combat.backstab", actor="c", target="fighter").rule.id == "combat.powers"
     assert fights.verdict(g.state)["players"]["total"] == 4 + 3 - 2
+
+
+def test_fleeing_players_choose_the_order(g):
+    g.do("combat.start")
+    g.do("combat.monster.add", monster={"name": "Flying Frogs", "level": 2, "treasures": 1, "run_away_modifier": -1})
+    g.do("combat.monster.add", monster={"name": "Bigfoot", "level": 12, "treasures": 3})
+    frogs, bigfoot = (m["uid"] for m in g.state.combat["monsters"])
+    assert g.refused("combat.flee", fighter_rolls=[5, 6], order=[frogs]).message.startswith("order must")
+    fled = g.do("combat.flee", fighter_rolls=[5, 6], order=[bigfoot, frogs])  # 1.6 Running Away: any order
+    assert fled.payload["summary"] == "runs away: Ann escapes Bigfoot (5); Ann escapes Flying Frogs (6)"

@@ -240,6 +240,12 @@ def _flee(state, fight: dict, actor: str, params: dict):
     judged = verdict(state, fight)
     if judged and judged["outcome"] == "win":
         raise Refused("The players are winning: no need to run.", rule="combat.run-away", status=409)
+    order = params.get("order")  # the monsters' uids in the order the players flee them
+    if order:
+        uids = [m["uid"] for m in fight["monsters"]]
+        if sorted(order) != sorted(uids):
+            raise Refused("order must name every monster of the fight once.", status=400)
+        fight = {**fight, "monsters": sorted(fight["monsters"], key=lambda m: order.index(m["uid"]))}
     desc = description(state, fight)
     for role in ("fighter", "helper"):
         if role in desc:

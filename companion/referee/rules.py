@@ -165,8 +165,8 @@ RULES: dict[str, Rule] = {
             "combat.powers",
             "Class and race powers",
             "Warrior: discard up to 3 cards for +1 each, once per fight. Cleric: up to 3 cards for +3 each against "
-            "Undead. Wizard: up to 3 cards for +1 each to run away. Thief: discard a card to give a fighter -2, "
-            "once per victim and fight. "
+            "Undead. Wizard: up to 3 cards for +1 each to run away, or the whole hand (3 or more) to charm one "
+            "monster away. Thief: discard a card to give a fighter -2, once per victim and fight. "
             "Halfling: reroll one failed escape. Elf: +1 to run away. (As the 1.6 race and class cards give them.)",
             "Munchkin 1.6 (2011), Combat example; Asking for Help; the race and class cards",
         ),

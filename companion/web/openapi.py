@@ -178,6 +178,8 @@ def spec() -> dict:
                     "fighter_rolls": {"type": "array", "items": {"type": "string"},
                                       "description": "combat.flee: the real die, one per monster; omitted: the app rolls"},
                     "helper_rolls": {"type": "array", "items": {"type": "string"}},
+                    "order": {"type": "array", "items": {"type": "string"},
+                              "description": "combat.flee: the monsters' uids in the order the players flee them"},
                     "reason": {"type": "string", "maxLength": 140},
                     "expected_version": {"type": "integer", "description": "Refuse with 409 if the table has moved on."}}},
                 "Table": {"type": "object", "properties": {
