@@ -38,6 +38,15 @@
       el.closest(".claim").classList.toggle("ready", left <= 0);
     });
   }, 100);
+  // Times are sent in UTC; show them in the phone's own time zone.
+  function localTimes(root) {
+    (root || document).querySelectorAll("time[datetime]").forEach(function (el) {
+      var when = new Date(el.getAttribute("datetime"));
+      if (!isNaN(when)) el.textContent = when.toLocaleTimeString([], { hour: "2-digit", minute: "2-digit", second: "2-digit" });
+    });
+  }
+  document.addEventListener("DOMContentLoaded", function () { localTimes(); });
+  document.addEventListener("htmx:afterSwap", function (e) { localTimes(e.target); });
   document.addEventListener("visibilitychange", function () {
     if (document.visibilityState === "visible") refresh();
   });

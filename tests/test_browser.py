@@ -266,3 +266,23 @@ def test_a_helped_fight_with_an_enhancer_from_a_third_phone(browser, server, tmp
         expect(page.locator("#fight")).to_have_count(0)
     assert "draw 2 treasures face up" in aric.locator(".notice.done").inner_text()  # 1 + 1 for Enraged
     assert [e for e in errors if "status of 409" not in e] == []
+
+
+def test_history_shows_the_phones_local_time(browser, server):
+    errors: list[str] = []
+    context = browser.new_context(**PHONE, timezone_id="Asia/Tokyo")
+    page = context.new_page()
+    page.on("console", lambda msg: errors.append(msg.text) if msg.type == "error" else None)
+    page.goto(server.url + "/")
+    page.fill("input[name=player_name]", "Kenji")
+    page.check("input[name=sex][value=male]")
+    page.click("button.primary")
+    page.wait_for_selector("#my-level")
+    page.click("a.barlink >> text=History")
+    stamp = page.locator(".history time").first
+    utc = stamp.get_attribute("datetime")
+    from datetime import datetime, timedelta
+    tokyo = (datetime.fromisoformat(utc) + timedelta(hours=9)).strftime("%H:%M")
+    expect(stamp).to_contain_text(tokyo)
+    assert errors == []
+    context.close()
