@@ -14,11 +14,12 @@ from collections.abc import Mapping
 
 from flask import current_app
 
-from card_db import store as card_store
+from card_db.schema import KINDS
 
 from . import store
 from .db import get_db
 from .fights import card_of
+from .referee import sheet
 from .referee.rules import Refused
 from .referee.table import ACTIONS, TableState
 
@@ -142,10 +143,6 @@ def parse_params(action: str, raw: Mapping) -> dict:
     return params
 
 
-def _card_of(card_id: str, kinds: tuple[str, ...]) -> dict:
-    return card_of(get_db(), card_id, kinds)
-
-
 def _dice(raw: list[str] | None, label: str) -> list[int]:
     """The real die's numbers as typed, or the app's own die (one roll per possible monster)."""
     if not raw:
@@ -163,20 +160,20 @@ def _fight_params(action: str, params: dict) -> dict:
     """Card ids and form fields into the monsters, enhancers and one-shots the referee takes."""
     if action == "combat.monster.add":
         if params.get("card"):
-            card = _card_of(params["card"], ("monster",))
+            card = card_of(get_db(), params["card"], ("monster",))
             return {"monster": {"name": card["names"]["en"], "card_id": card["id"], **card["monster"]}}
         return {"monster": params.get("monster") or {k: params[k] for k in (
             "name", "level", "treasures", "levels", "undead", "against", "against_bonus") if k in params}}
     if action == "combat.enhancer.add":
         enhancer = params.get("enhancer") or {}
         if params.get("card"):
-            card = _card_of(params["card"], ("monster_enhancer",))
+            card = card_of(get_db(), params["card"], ("monster_enhancer",))
             enhancer = {"name": card["names"]["en"], "card_id": card["id"], **card["enhancer"]}
         return {"monster": params.get("monster"), "enhancer": enhancer}
     if action == "combat.oneshot.add":
         shot = params.get("one_shot") or {k: params[k] for k in ("name", "bonus") if k in params}
         if params.get("card"):
-            card = _card_of(params["card"], ("one_shot",))
+            card = card_of(get_db(), params["card"], ("one_shot",))
             shot = {"name": card["names"]["en"], "card_id": card["id"], "bonus": card["one_shot"].get("bonus", 0)}
         return {"side": params.get("side"), "one_shot": shot}
     if action in ("combat.claim", "combat.resolve"):
@@ -208,28 +205,18 @@ def _from_cards(action: str, params: dict) -> dict:
         return params
     rest = {k: v for k, v in params.items() if k in ("seat",)}
     card_id = params.get("card")
-    if card_id:
-        card = card_store.get(get_db(), card_id)
-        if card is None:
-            raise Refused(f"There is no card {card_id!r}.", status=404)
-        if action == "item.add":
-            if card["kind"] != "item":
-                raise Refused(f"{card['names']['en']} is a {card['kind'].replace('_', ' ')}, not an item to put into play.",
-                              status=400)
-            item = {"name": card["names"]["en"], "card_id": card_id, **card["item"]}
-            return {**rest, "item": item}
-        if card["kind"] != "curse" or card["curse"]["timing"] != "persistent":
-            raise Refused(f"{card['names']['en']} is not a curse that stays: it acts once and is discarded.",
-                          rule="curses.lasting")
-        lasting = [e for e in card["curse"].get("effects", [])]
-        return {**rest, "curse": {"name": card["names"]["en"], "card_id": card_id, "effects": lasting}}
+    if card_id and action == "item.add":
+        card = card_of(get_db(), card_id, ("item",))
+        return {**rest, "item": {"name": card["names"]["en"], "card_id": card_id, **card["item"]}}
+    if card_id:  # the referee refuses a curse that does not stay (rule curses.lasting)
+        card = card_of(get_db(), card_id, KINDS)
+        curse = card.get("curse") or {"timing": "immediate"}
+        return {**rest, "curse": {"name": card["names"]["en"], "card_id": card_id, "timing": curse["timing"],
+                                  "effects": list(curse.get("effects", []))}}
     if action == "item.add":
         item = params.get("item") or {k: params[k] for k in _ITEM_FIELDS if k in params}
         if params.get("only_for"):
-            key, _, value = params["only_for"].partition(":")
-            if key not in ("race", "class", "sex") or not value:
-                raise Refused("only_for must look like race:elf, class:cleric or sex:female.", status=400)
-            item = {**item, "usable_by": [{key: value}]}
+            item = {**item, "usable_by": [sheet.parse_who(params["only_for"], "only_for")]}
         return {**rest, "item": item}
     curse = params.get("curse")
     if curse is None:

@@ -17,15 +17,20 @@ from .referee.rules import Refused
 
 def card_of(db: sqlite_utils.Database, card_id, kinds: tuple[str, ...], where: str = "") -> dict:
     """The card ``card_id``, refused clearly when it is unknown or not of one of ``kinds``."""
-    prefix = f"{where}: " if where else ""
+    def refuse(message: str, status: int):
+        raise Refused(f"{where}: {message}" if where else message[0].upper() + message[1:], status=status)
+
+    def a(kind: str) -> str:
+        words = kind.replace("_", " ")
+        return ("an " if words[0] in "aeiou" else "a ") + words
+
     if not isinstance(card_id, str):
-        raise Refused(f"{prefix}card must be a card id.", status=400)
+        refuse("card must be a card id.", 400)
     card = card_store.get(db, card_id)
     if card is None:
-        raise Refused(f"{prefix}there is no card {card_id!r}.", status=404)
+        refuse(f"there is no card {card_id!r}.", 404)
     if card["kind"] not in kinds:
-        raise Refused(f"{prefix}{card['names']['en']} is a {card['kind'].replace('_', ' ')}, not a "
-                      f"{' or '.join(k.replace('_', ' ') for k in kinds)}.", status=400)
+        refuse(f"{card['names']['en']} is {a(card['kind'])}, not {' or '.join(a(k) for k in kinds)}.", 400)
     return card
 
 

@@ -88,13 +88,6 @@ def load(db: sqlite_utils.Database, table_id: str) -> TableState:
     return TableState.from_json(json.loads(row[0]))
 
 
-def version(db: sqlite_utils.Database, table_id: str) -> int:
-    row = db.execute("SELECT version FROM tables WHERE id = ?", [table_id]).fetchone()
-    if row is None:
-        raise NotFound("no such table")
-    return row[0]
-
-
 def tokens(db: sqlite_utils.Database, table_id: str) -> dict:
     """The table's join and spectator tokens (shown to seated players for the QR code)."""
     row = db.execute("SELECT join_token, spectator_token FROM tables WHERE id = ?", [table_id]).fetchone()

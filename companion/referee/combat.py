@@ -166,8 +166,7 @@ def evaluate(fight: dict, strict: bool = True) -> dict:
         strength = sheet.strength(p)
         for line in strength["lines"]:
             source = f"{names[who]}: {line['source']}"
-            rule = "combat.compare" if line["source"] == "Level" or "uid" not in line or not line["uid"].startswith(
-                f"{who}-curse") else "curses.lasting"
+            rule = "curses.lasting" if line.get("uid", "").startswith(f"{who}-curse") else "combat.compare"
             players.append(_line("players", source, line["value"], rule))
         for pending in strength["pending"]:  # "your next combat" curses count now
             players.append(_line("players", f"{names[who]}: {pending['source']}", pending["value"], "curses.lasting"))

@@ -13,7 +13,7 @@ from __future__ import annotations
 import copy
 from dataclasses import asdict
 
-from . import combat
+from . import combat, sheet
 from .rules import Refused
 
 POWERS = {"berserk": "warrior", "turning": "cleric", "flight": "wizard"}
@@ -61,17 +61,12 @@ def _monster(raw: dict, uid: str) -> dict:
     out = {"uid": uid, "name": name, "enhancers": [], "eliminated": False}
     for key, low, high, default in (("level", 0, 100, None), ("treasures", 0, 20, 1), ("levels", 1, 5, 1),
                                     ("run_away_modifier", -10, 10, 0)):
-        value = raw.get(key, default)
-        if isinstance(value, bool) or not isinstance(value, int) or not low <= value <= high:
-            raise Refused(f"The monster's {key} must be a whole number from {low} to {high}.", status=400)
-        out[key] = value
+        out[key] = sheet.whole_number(raw, key, low, high, default,
+                                      "The monster's {key} must be a whole number from {low} to {high}.")
     out["undead"] = bool(raw.get("undead", False))
-    against, bonus = raw.get("against"), raw.get("against_bonus")
-    if against:  # quick entry: "+4 against Elves" as against="race:elf", against_bonus=4
-        key, _, value = str(against).partition(":")
-        if key not in ("race", "class", "sex") or not value or not isinstance(bonus, int):
-            raise Refused("A bonus against needs race:, class: or sex: and a whole number.", status=400)
-        out["modifiers"] = [{"against": {key: value}, "value": bonus}]
+    if raw.get("against"):  # quick entry: "+4 against Elves" as against="race:elf", against_bonus=4
+        bonus = sheet.whole_number(raw, "against_bonus", -100, 100, None, "The bonus against must be a whole number.")
+        out["modifiers"] = [{"against": sheet.parse_who(raw["against"], "against"), "value": bonus}]
     for key in ("modifiers", "will_not_pursue", "bad_stuff"):
         if raw.get(key):
             out[key] = copy.deepcopy(raw[key])

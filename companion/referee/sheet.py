@@ -25,9 +25,6 @@ RACES = ("elf", "dwarf", "halfling")
 CLASSES = ("warrior", "wizard", "cleric", "thief")
 SLOTS = ("headgear", "armor", "footgear", "one_hand", "two_hands", "none")
 HANDS = {"one_hand": 1, "two_hands": 2}
-SLOT_NAMES = {"headgear": "headgear", "armor": "armor", "footgear": "footgear", "one_hand": "1-hand item",
-              "two_hands": "2-hands item", "none": "item"}
-LIST_FIELDS = ("races", "classes", "items", "curses")
 
 
 @dataclass(frozen=True)
@@ -175,6 +172,22 @@ def invert_ops(ops: list[dict]) -> list[dict]:
 
 # --- deciding actions ---------------------------------------------------------------------------
 
+def parse_who(text: str, what: str) -> dict:
+    """``"race:elf"`` → ``{"race": "elf"}``: how forms name a race, class or sex."""
+    key, _, value = str(text).partition(":")
+    if key not in ("race", "class", "sex") or not value:
+        raise Refused(f"{what} must look like race:elf, class:cleric or sex:female.", status=400)
+    return {key: value}
+
+
+def whole_number(raw: dict, key: str, low: int, high: int, default: int | None, message: str) -> int:
+    """``raw[key]`` (or ``default``) checked to be a whole number from ``low`` to ``high``."""
+    value = raw.get(key, default)
+    if isinstance(value, bool) or not isinstance(value, int) or not low <= value <= high:
+        raise Refused(message.format(key=key, low=low, high=high), status=400)
+    return value
+
+
 def new_item(raw: dict, uid: str) -> dict:
     """An item in play from a card record's ``item`` part or hand-typed fields, checked."""
     name = str(raw.get("name") or "").strip()
@@ -185,10 +198,8 @@ def new_item(raw: dict, uid: str) -> dict:
         raise Refused(f"slot must be one of: {', '.join(SLOTS)}.", status=400)
     item = {"uid": uid, "name": name, "slot": slot, "in_use": False}
     for key, low, high in (("bonus", -20, 20), ("gold", 0, 10000), ("run_away_bonus", -10, 10)):
-        value = raw.get(key, 0) or 0
-        if isinstance(value, bool) or not isinstance(value, int) or not low <= value <= high:
-            raise Refused(f"{key} must be a whole number from {low} to {high}.", status=400)
-        item[key] = value
+        item[key] = whole_number({key: raw.get(key) or 0}, key, low, high, 0,
+                                 "{key} must be a whole number from {low} to {high}.")  # "" and None mean 0
     item["big"] = bool(raw.get("big", False))
     for key in ("usable_by", "not_usable_by", "bonus_if"):
         if raw.get(key):
@@ -222,7 +233,7 @@ def fits(p: dict, item: dict, ignoring: set[str] = frozenset()) -> bool:
 
 def use_item_ops(p: dict, seat: str, uid: str) -> list[dict]:
     """Put an item to use; the items it displaces (same slot, or hands) are turned to carried."""
-    item = _item(p, uid)
+    item = item_of(p, uid)
     if item.get("in_use"):
         raise Refused(f"{item['name']} is already in use.", status=409)
     problem = restriction_problem(p, item)
@@ -248,7 +259,8 @@ def use_item_ops(p: dict, seat: str, uid: str) -> list[dict]:
     return ops
 
 
-def _item(p: dict, uid) -> dict:
+def item_of(p: dict, uid) -> dict:
+    """The character's item with this uid, or a 404 refusal."""
     item = next((i for i in p.get("items", []) if i["uid"] == uid), None)
     if item is None:
         raise Refused("There is no such item on this character.", status=404)
@@ -259,7 +271,7 @@ def sell_ops(p: dict, seat: str, uids: list, profile: Profile, double: str | Non
     """Sell items for levels: ``(ops, gold, levels)``; the Halfling may sell one item at double price."""
     if not uids or len(set(uids)) != len(uids):
         raise Refused("Choose the items to sell, each once.", status=400)
-    items = [_item(p, uid) for uid in uids]
+    items = [item_of(p, uid) for uid in uids]
     if double is not None:
         if "halfling" not in p.get("races", []):
             raise Refused("Only a Halfling sells an item at double price (the Halfling card's ability).")

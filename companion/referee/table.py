@@ -372,15 +372,15 @@ def _decide_sheet(state: TableState, seat: str, action: str, params: dict) -> Ev
         summary = f"plays {item['name']} ({'in use' if ops[0]['value']['in_use'] else 'carried'})"
     elif action == "item.use":
         ops = sheet.use_item_ops(p, seat, params.get("uid"))
-        summary = f"uses {sheet._item(p, params.get('uid'))['name']}"
+        summary = f"uses {sheet.item_of(p, params.get('uid'))['name']}"
     elif action == "item.carry":
-        item = sheet._item(p, params.get("uid"))
+        item = sheet.item_of(p, params.get("uid"))
         if not item.get("in_use"):
             raise Refused(f"{item['name']} is already only carried.", status=409)
         ops = [{"op": "patch", "seat": seat, "field": "items", "uid": item["uid"], "key": "in_use", "from": True, "to": False}]
         summary = f"carries {item['name']} without using it"
     elif action == "item.remove":
-        item = sheet._item(p, params.get("uid"))
+        item = sheet.item_of(p, params.get("uid"))
         ops = [{"op": "remove", "seat": seat, "field": "items", "value": item}]
         summary = f"loses {item['name']}"
     elif action == "item.sell":
@@ -394,7 +394,7 @@ def _decide_sheet(state: TableState, seat: str, action: str, params: dict) -> Ev
                         "to": turn_number})
         summary = f"sells items worth {gold:,} gold for {levels} level{'s' if levels > 1 else ''}"
     elif action == "item.give":
-        item = sheet._item(p, params.get("uid"))
+        item = sheet.item_of(p, params.get("uid"))
         to = params.get("to")
         if to not in state.players or to == seat:
             raise Refused("Give it to another player at this table.", status=400)
@@ -407,6 +407,8 @@ def _decide_sheet(state: TableState, seat: str, action: str, params: dict) -> Ev
         name = str(raw.get("name") or "").strip()
         if not name or len(name) > 60:
             raise Refused("A curse needs a name of at most 60 characters.", status=400)
+        if raw.get("timing", "persistent") != "persistent":
+            raise Refused(f"{name} is not a curse that stays: it acts once and is discarded.", rule="curses.lasting")
         curse = {"uid": uid, "name": name, "effects": list(raw.get("effects") or [])}
         if raw.get("card_id"):
             curse["card_id"] = raw["card_id"]

@@ -12,7 +12,7 @@ from .. import store as table_store
 from ..db import get_db
 from ..referee.rules import RULES, Refused
 from . import seating
-from .pages import is_htmx, vary
+from .render import is_htmx, vary
 
 bp = Blueprint("cards", __name__)
 

@@ -8,36 +8,20 @@ from __future__ import annotations
 
 from dataclasses import asdict
 
-from flask import Blueprint, abort, make_response, redirect, render_template, request, url_for
+from flask import Blueprint, abort, redirect, render_template, request, url_for
 
 from .. import actions, store
 from ..db import get_db
 from ..qr import svg as qr_svg
+from ..referee import sheet
 from ..referee.profiles import DEFAULT_PROFILE, PROFILES
 from ..referee.rules import RULES, Refused
-from ..referee import sheet
 from ..referee.table import SEXES, UNDOABLE, describe
 from . import seating
-from .render import action_button, board, board_context, invite_context
-
-
-def find(args: dict) -> list[dict]:
-    from .cards import find as find_cards  # the cards blueprint imports this module
-
-    return find_cards(args)
+from .cards import find
+from .render import action_button, board, board_context, invite_context, is_htmx, vary
 
 bp = Blueprint("pages", __name__)
-
-
-def is_htmx() -> bool:
-    return request.headers.get("HX-Request") == "true"
-
-
-def vary(body, status: int = 200):
-    """An HTML answer that differs by ``HX-Request`` (full page or partial) and by seat cookie."""
-    response = make_response(body, status)
-    response.headers["Vary"] = "HX-Request, Cookie"
-    return response
 
 
 @bp.app_context_processor

@@ -3,7 +3,7 @@ from __future__ import annotations
 
 import time
 
-from flask import current_app, g, render_template, request, url_for
+from flask import current_app, g, make_response, render_template, request, url_for
 from flask_wtf.csrf import generate_csrf
 from markupsafe import Markup, escape
 
@@ -12,6 +12,17 @@ from ..db import get_db
 from ..referee import fight as fights
 from ..referee.rules import RULES
 from ..referee.table import TableState
+
+
+def is_htmx() -> bool:
+    return request.headers.get("HX-Request") == "true"
+
+
+def vary(body, status: int = 200):
+    """An HTML answer that differs by ``HX-Request`` (full page or partial) and by seat cookie."""
+    response = make_response(body, status)
+    response.headers["Vary"] = "HX-Request, Cookie"
+    return response
 
 
 def base_url() -> str:

@@ -21,12 +21,6 @@ def remember(table_id: str, token: str) -> None:
     session.permanent = True
 
 
-def forget(table_id: str) -> None:
-    seats = dict(session.get("seats", {}))
-    if seats.pop(table_id, None) is not None:
-        session["seats"] = seats
-
-
 def cookie_seat(table_id: str) -> str | None:
     """The seat this browser holds at ``table_id``, or ``None``."""
     token = session.get("seats", {}).get(table_id)
