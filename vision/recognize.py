@@ -1,0 +1,276 @@
+"""From photo bytes to the enrolled card it shows — or a reasoned "unknown card".
+
+Steps: decode safely (``image``), find and rectify the card (``locate``), rank every enrolled
+card by the coarse vector (one matrix product), re-rank the best ``SHORTLIST`` by the fine
+image and the title band, each with a small search over shifts, and turn the best score and
+its lead over the runner-up into a confidence (``confidence``). Below ``ACCEPT`` the answer
+is "unknown card", with the reason.
+"""
+from __future__ import annotations
+
+import math
+import time
+from dataclasses import dataclass, field
+
+import cv2
+import numpy as np
+
+from . import describe, image, locate
+from .index import Index
+
+SHORTLIST = 12
+MARGIN = 8                       # px of context around the rectified card for the shift search
+ACCEPT = 0.5                     # confidence needed to name a card
+TRY_OUTLINES = 3                 # outlines identified before giving up on a confident match
+# Confidence = logistic(W_SCORE·score + W_LEAD·lead + BIAS), fitted on the generated photos of
+# bench/vision.py (see docs/benchmarks.md); lead is the margin over the best *other* card.
+W_SCORE, W_LEAD, BIAS = 19.66, 19.69, -7.48
+REFINE_TOP = 4                   # outlines that are refined and compared at the fine scale
+FIT_SLACK = 0.05                 # outlines fitting the frame this close to the best compete on size
+BLUR_LIMIT = 0.0006              # mean squared Laplacian of the flattened card below which it is too blurry
+
+
+@dataclass
+class Candidate:
+    card_id: str
+    score: float
+    confidence: float
+
+    def as_dict(self) -> dict:
+        return {"card_id": self.card_id, "score": round(self.score, 4), "confidence": round(self.confidence, 4)}
+
+
+@dataclass
+class Result:
+    """The answer for one photo. ``card_id`` is set only when the match is confident."""
+    candidates: list[Candidate] = field(default_factory=list)
+    reason: str | None = None        # no_card | too_blurry | no_confident_match | nothing_enrolled
+    message: str = ""
+    elapsed_ms: float = 0.0
+    corners: list[list[float]] | None = None
+
+    @property
+    def card_id(self) -> str | None:
+        return self.candidates[0].card_id if self.reason is None and self.candidates else None
+
+    def as_dict(self) -> dict:
+        return {"card_id": self.card_id, "reason": self.reason, "message": self.message,
+                "candidates": [c.as_dict() for c in self.candidates],
+                "elapsed_ms": round(self.elapsed_ms, 1), "corners": self.corners}
+
+
+MESSAGES = {
+    "no_card": "No card found in the photo: hold the phone above the card so that all of it is in the picture.",
+    "too_blurry": "The photo is too blurry to tell the card: hold still, or move a little further away.",
+    "no_confident_match": "This card is not one the app knows well enough to name (not enrolled, or the "
+                          "photo is too poor). Choose from the suggestions or search by name.",
+    "nothing_enrolled": "No card images are enrolled yet (companion vision enroll).",
+}
+
+
+def confidence(score: float, lead: float) -> float:
+    z = W_SCORE * score + W_LEAD * lead + BIAS
+    return 1 / (1 + math.exp(-max(-60.0, min(60.0, z))))
+
+
+@dataclass
+class Located:
+    H: np.ndarray                   # canonical card → image
+    fit: float                      # correlation with the game's frame (0 if no frame known)
+
+
+def locate_card(gray: np.ndarray, bgr: np.ndarray, frame: np.ndarray | None,
+                weight: np.ndarray | None = None, frame_fine: np.ndarray | None = None) -> list[Located]:
+    """The outlines that look most like a card of this game, the right way up, best first.
+
+    Every outline is tried in its upright turns and as the card's edge or a printed frame
+    line, against the frame blurred (``coarse_view``); the best few are aligned exactly
+    (``refine``) and compared again at the fine scale. Among those that fit nearly as well as
+    the best, the largest comes first (the card photographed fills more of the picture than
+    the cards lying around it); the others follow, in case it turns out not to be a card the
+    index knows.
+    """
+    quads = locate.candidates(bgr)
+    if not quads:
+        return []
+    if frame is None:  # nothing to compare with: the largest card-shaped outline, long side up
+        q = quads[0]
+        turn = 0 if np.linalg.norm(q[1] - q[0]) <= np.linalg.norm(q[2] - q[1]) else 1
+        return [Located(locate.homography(q, turn), 0.0)]
+    weight = np.ones_like(frame) if weight is None else weight
+    ref = describe.zn(frame * weight)
+    tw, th = describe.TEMPLATE
+    # outlines are compared on a copy about twice the template's scale, so that warping
+    # down to the template does not alias the thin printed lines
+    h, w = gray.shape
+    scale = min(1.0, 4 * th / float(np.ptp(quads[0], axis=0).max()))
+    small = cv2.resize(gray, (round(w * scale), round(h * scale)), interpolation=cv2.INTER_AREA)
+    fits: list[tuple[float, float, np.ndarray]] = []
+    for q in quads:
+        area = cv2.contourArea(q)
+        best = None
+        for turn in _upright_turns(q):
+            for inset in locate.INSETS:
+                H = locate.homography(q, turn, inset)
+                Hs = np.diag([scale, scale, 1.0]) @ H
+                view = cv2.resize(locate.rectify(small, Hs, (2 * tw, 2 * th)), describe.TEMPLATE,
+                                  interpolation=cv2.INTER_AREA)
+                s = float(describe.zn(describe.coarse_view(view) * weight) @ ref)
+                if best is None or s > best[0]:
+                    best = (s, area / inset ** 2, H)
+        fits.append(best)
+    fits.sort(key=lambda f: -f[0])
+    refined = []
+    for _, _, H in fits[:REFINE_TOP]:
+        H = refine(gray, H, frame_fine)
+        corners = cv2.perspectiveTransform(locate._CANON[None], H)[0]
+        refined.append((_fine_fit(gray, H, frame_fine), cv2.contourArea(corners), H))
+    top = max(f[0] for f in refined)
+    refined.sort(key=lambda f: (f[0] < top - FIT_SLACK, -f[1] if f[0] >= top - FIT_SLACK else -f[0]))
+    return [Located(H, fit) for fit, _, H in refined]
+
+
+def _fine_fit(gray: np.ndarray, H: np.ndarray, frame_fine: np.ndarray) -> float:
+    """How well the rectified card lines up with the frame at the fine scale (−1 … 1)."""
+    fw, fh = describe.FINE
+    view = cv2.resize(locate.rectify(gray, H, (fw * 4, fh * 4)), describe.FINE, interpolation=cv2.INTER_AREA)
+    return float(describe.zn(describe.flatten(view)) @ describe.zn(frame_fine))
+
+
+def _upright_turns(q: np.ndarray) -> tuple[int, ...]:
+    """Quarter turns that put the outline's shorter sides at top and bottom (both when unclear)."""
+    sides = np.linalg.norm(q - np.roll(q, -1, axis=0), axis=1)
+    across, along = sides[0] + sides[2], sides[1] + sides[3]
+    if across < 0.9 * along:
+        return (0, 2)
+    if along < 0.9 * across:
+        return (1, 3)
+    return (0, 1, 2, 3)
+
+
+def refine(gray: np.ndarray, H: np.ndarray, frame_fine: np.ndarray) -> np.ndarray:
+    """Line the outline up with the game's frame, one axis at a time.
+
+    Averaged along rows, the flattened card becomes a profile of its horizontal printed lines
+    (card edge, frame line, title band, art box...); the same for columns. Searching every
+    scale and shift of the photo's profiles against the frame's finds where the card really
+    is, even when the outline found was a printed line inside the edge or a few per cent off
+    — a global search, so parallel lines cannot trap it the way a local optimiser is trapped.
+    """
+    fw, fh = describe.FINE
+    m = round(0.16 * fw)
+    o = 4  # rectify at four times the size, then shrink: no aliasing of thin lines
+    big = locate.rectify(gray, H, (fw * o, fh * o), margin=m * o)
+    patch = describe.flatten(cv2.resize(big, (fw + 2 * m, fh + 2 * m), interpolation=cv2.INTER_AREA), fw)
+    ty, sy = _fit_axis(patch[:, m + fw // 5:m + 4 * fw // 5].mean(axis=1),
+                       frame_fine[:, fw // 5:4 * fw // 5].mean(axis=1), m)
+    tx, sx = _fit_axis(patch[m + fh // 5:m + 4 * fh // 5, :].mean(axis=0),
+                       frame_fine[fh // 5:4 * fh // 5, :].mean(axis=0), m)
+    W = np.array([[sx, 0, tx - m], [0, sy, ty - m], [0, 0, 1]], np.float64)  # frame → patch without margin
+    S = np.diag([locate.CARD_W / fw, locate.CARD_H / fh, 1.0])
+    return H @ S @ W @ np.linalg.inv(S)
+
+
+_SCALES = np.linspace(0.86, 1.14, 29)
+
+
+def _fit_axis(seen: np.ndarray, frame: np.ndarray, m: int) -> tuple[float, float]:
+    """Offset and scale mapping frame positions into ``seen`` (which has ``m`` extra each side)."""
+    n = len(frame)
+    c = (n - 1) / 2
+    shifts = np.arange(-m, m + 0.01, 0.5)
+    s, t = np.meshgrid(_SCALES, shifts, indexing="ij")
+    pos = (m + c + t.reshape(-1, 1)) + s.reshape(-1, 1) * (np.arange(n) - c)   # (options, n)
+    sampled = np.interp(pos.ravel(), np.arange(len(seen)), seen).reshape(pos.shape)
+    sampled -= sampled.mean(axis=1, keepdims=True)
+    f = frame - frame.mean()
+    score = (sampled @ f) / (np.linalg.norm(sampled, axis=1) * np.linalg.norm(f) + 1e-9)
+    k = int(np.argmax(score))
+    scale, shift = float(s.ravel()[k]), float(t.ravel()[k])
+    return m + c + shift - scale * c, scale
+
+
+def _shortlist(index: Index, flat: np.ndarray) -> list[int]:
+    core = flat[MARGIN:-MARGIN, MARGIN:-MARGIN]
+    q = cv2.resize(core, describe.COARSE, interpolation=cv2.INTER_AREA).ravel() - index.mean
+    scores = index.coarse @ describe.zn(q)
+    k = min(SHORTLIST, len(scores))
+    top = np.argpartition(-scores, k - 1)[:k]
+    return list(top[np.argsort(-scores[top])])
+
+
+def _fine_scores(index: Index, flat: np.ndarray, rows: list[int]) -> list[float]:
+    """Fine image and title band, each with the shared frame taken out and a small shift search."""
+    fw, fh = describe.FINE
+    mf = round(MARGIN * fw / locate.CARD_W)
+    full = cv2.resize(flat, (fw + 2 * mf, fh + 2 * mf), interpolation=cv2.INTER_AREA)
+    full -= np.pad(index.frame_fine, mf)
+    x0, y0, x1, y1 = describe.title_box()
+    band = flat[y0:y1 + 2 * MARGIN, x0:x1 + 2 * MARGIN] - np.pad(index.frame_title, MARGIN)
+    out = []
+    for r in rows:
+        s_fine = describe.best_shift_score(full, index.arrays["fine"][r] - index.frame_fine)
+        s_title = describe.best_shift_score(band, index.arrays["title"][r] - index.frame_title)
+        out.append(min(s_fine, s_title))  # both must agree: twins differ in the title, look-alike titles in the art
+    return out
+
+
+def recognize(data: bytes, index: Index) -> Result:
+    """Recognise the card in the photo ``data`` against ``index``. Raises ``image.ImageError``."""
+    t0 = time.perf_counter()
+    bgr = image.load(data)
+    index.refresh()
+    result = _recognize(bgr, index)
+    result.elapsed_ms = (time.perf_counter() - t0) * 1000
+    return result
+
+
+def _recognize(bgr: np.ndarray, index: Index) -> Result:
+    if not len(index):
+        return Result(reason="nothing_enrolled", message=MESSAGES["nothing_enrolled"])
+    gray = cv2.cvtColor(bgr, cv2.COLOR_BGR2GRAY)
+    found = locate_card(gray, bgr, index.frame, index.frame_weight, index.frame_fine)
+    if not found:
+        return Result(reason="no_card", message=MESSAGES["no_card"])
+    best: tuple[list[Candidate], float, np.ndarray] | None = None
+    for place in found[:TRY_OUTLINES]:
+        cands, sharp = _identify(gray, place.H, index)
+        if best is None or cands[0].confidence > best[0][0].confidence:
+            best = (cands, sharp, place.H)
+        if cands[0].confidence >= ACCEPT:
+            break
+    cands, sharp, H = best
+    corners = cv2.perspectiveTransform(locate._CANON[None], H)[0]
+    result = Result(candidates=cands, corners=[[round(float(x), 1), round(float(y), 1)] for x, y in corners])
+    if cands[0].confidence < ACCEPT:
+        result.reason = "too_blurry" if sharp < BLUR_LIMIT else "no_confident_match"
+        result.message = MESSAGES[result.reason]
+    return result
+
+
+def _identify(gray: np.ndarray, H: np.ndarray, index: Index) -> tuple[list[Candidate], float]:
+    """The best five enrolled cards for the card seen through ``H``, and how sharp it is."""
+    best: tuple[float, list] | None = None
+    sharp = 0.0
+    for turn in (0, 2):  # the frame usually tells up from down; check the other way too
+        Ht = H if turn == 0 else H @ _half_turn()
+        flat = describe.flatten(locate.rectify(gray, Ht, margin=MARGIN), locate.CARD_W)
+        if turn == 0:
+            core = flat[MARGIN:-MARGIN, MARGIN:-MARGIN]
+            sharp = float(np.mean(cv2.Laplacian(core, cv2.CV_32F) ** 2))
+        rows = _shortlist(index, flat)
+        scores = _fine_scores(index, flat, rows)
+        ranked = sorted(zip(scores, (index.ids[r] for r in rows)), reverse=True)
+        if best is None or ranked[0][0] > best[0]:
+            best = (ranked[0][0], ranked)
+    ranked = best[1]
+    cands = []
+    for i, (s, card_id) in enumerate(ranked[:5]):
+        rival = ranked[1][0] if i == 0 and len(ranked) > 1 else ranked[0][0] if i else 0.0
+        cands.append(Candidate(card_id, s, confidence(s, s - rival)))
+    return cands, sharp
+
+
+def _half_turn() -> np.ndarray:
+    """Canonical coordinates turned 180° about the card's centre."""
+    return np.array([[-1, 0, locate.CARD_W], [0, -1, locate.CARD_H], [0, 0, 1]], np.float64)
