@@ -18,6 +18,7 @@ the same arguments, so a failing test case can be regenerated exactly.
 """
 from __future__ import annotations
 
+import hashlib
 import math
 import random
 from dataclasses import dataclass
@@ -64,6 +65,12 @@ def deck(n: int, seed: int = 1, twins_every: int = 25, prefix: str = "syn") -> l
             cards.append(Card(f"{prefix}-{seed}-{i:05d}", title, rng.getrandbits(32), rng.getrandbits(32),
                               str(rng.randint(1, 20)) if rng.random() < 0.5 else f"{rng.randint(1, 9)}00 Gold"))
     return cards
+
+
+def card_for(card_id: str, title: str) -> Card:
+    """A face for a real card id (tests and demos): its title, art and text seeded by the id."""
+    seed = int.from_bytes(hashlib.sha256(card_id.encode()).digest()[:8], "big")
+    return Card(card_id, title[:24], seed & 0xFFFFFFFF, seed >> 32, str(seed % 19 + 1))
 
 
 def _frame() -> np.ndarray:

@@ -248,3 +248,114 @@ def referee_combat(file, data_dir):
         click.echo(json.dumps(exc.as_dict(), ensure_ascii=False))
         sys.exit(1)
     click.echo(json.dumps(verdict, ensure_ascii=False, indent=1))
+
+
+@main.group()
+def vision():
+    """Recognise cards from photos: enrol reference images, recognise photos."""
+
+
+def _vision(data_dir):
+    from . import scanning
+
+    return scanning, scanning.index_for(datadir.resolve(data_dir))
+
+
+@vision.command("enroll")
+@click.argument("paths", nargs=-1, required=True, type=click.Path(exists=True, path_type=Path))
+@click.option("--card", "card_id", help="The card id of the one image given (otherwise files are named by card id).")
+@click.option("--kind", type=click.Choice(["auto", "scan", "photo"]), default="auto", show_default=True,
+              help="scan: the image is the card face; photo: find the card on the table; auto: decide.")
+@click.option("--any-id", is_flag=True, help="Accept ids that are not in the card database.")
+@data_dir_option
+def vision_enroll(paths, card_id, kind, any_id, data_dir):
+    """Enrol reference images: files or folders of files named <card id>.jpg/.png/.webp.
+
+    All or nothing: every problem is listed by file and nothing is enrolled if there is one.
+    """
+    from vision import enroll as vision_enroll_mod
+
+    files: dict[str, Path] = {}
+    for p in paths:
+        files.update(vision_enroll_mod.folder(p) if p.is_dir() else {p.stem: p})
+    if card_id:
+        if len(files) != 1:
+            raise click.ClickException("--card names the card of exactly one image file.")
+        files = {card_id: next(iter(files.values()))}
+    if not files:
+        raise click.ClickException("No .jpg, .jpeg, .png or .webp files found.")
+    scanning, index = _vision(data_dir)
+    conn = _open(data_dir, create=True)
+    try:
+        done = scanning.enroll(conn, index, {cid: (str(p), p.read_bytes()) for cid, p in files.items()},
+                               kind=kind, any_id=any_id)
+    except scanning.EnrollProblems as exc:
+        for where, message in exc.problems:
+            click.echo(f"{where}: {message}", err=True)
+        raise click.ClickException(str(exc)) from None
+    click.echo(f"Enrolled {len(done)} card image(s); {len(index)} in the index.")
+
+
+@vision.command("recognize")
+@click.argument("images", nargs=-1, required=True, type=click.Path(exists=True, dir_okay=False, path_type=Path))
+@click.option("--json", "as_json", is_flag=True, help="One JSON object per line and image.")
+@click.option("--lang", default="en", show_default=True, help="Language of the card names.")
+@data_dir_option
+def vision_recognize(images, as_json, lang, data_dir):
+    """Recognise the card in each IMAGE: the best candidates, or why it abstained.
+
+    Exits 1 if any image could not be read (the other images are still answered).
+    """
+    from vision.image import ImageError
+
+    scanning, index = _vision(data_dir)
+    conn = _open(data_dir, create=True)
+    failed = False
+    for path in images:
+        try:
+            answer = scanning.recognize(conn, index, path.read_bytes(), lang=lang)
+        except ImageError as exc:
+            failed = True
+            answer = {"card_id": None, "reason": exc.reason, "message": str(exc), "candidates": []}
+        answer = {"image": str(path), **answer}
+        if as_json:
+            click.echo(json.dumps(answer, ensure_ascii=False))
+        elif answer["card_id"]:
+            top = answer["candidates"][0]
+            click.echo(f"{path}: {answer['name']} ({top['card_id']}), confidence {top['confidence']:.2f}, "
+                       f"{answer['elapsed_ms']:.0f} ms")
+        else:
+            guesses = ", ".join(f"{c['card_id']} {c['confidence']:.2f}" for c in answer["candidates"][:3])
+            click.echo(f"{path}: unknown card — {answer['message']}" + (f" (closest: {guesses})" if guesses else ""))
+    if failed:
+        sys.exit(1)
+
+
+@vision.command("list")
+@data_dir_option
+def vision_list(data_dir):
+    """The enrolled card ids with their names."""
+    scanning, index = _vision(data_dir)
+    conn = _open(data_dir, create=True)
+    for card_id in index.refresh().ids:
+        click.echo(f"{card_id}\t{scanning.card_name(card_store.get(conn, card_id)) or '(not in the card database)'}")
+    click.echo(f"{len(index)} card image(s) enrolled.", err=True)
+
+
+@vision.command("remove")
+@click.argument("card_id")
+@data_dir_option
+def vision_remove(card_id, data_dir):
+    """Forget the reference image of CARD_ID."""
+    _, index = _vision(data_dir)
+    if not index.remove(card_id):
+        raise click.ClickException(f"{card_id!r} is not enrolled.")
+    click.echo(f"Removed {card_id}; {len(index)} card image(s) enrolled.")
+
+
+@vision.command("rebuild")
+@data_dir_option
+def vision_rebuild(data_dir):
+    """Describe every stored reference image again (after an upgrade changed the index format)."""
+    _, index = _vision(data_dir)
+    click.echo(f"Rebuilt the index from {index.rebuild()} reference image(s).")

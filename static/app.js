@@ -53,3 +53,66 @@
   window.addEventListener("online", refresh);
   window.addEventListener("pageshow", function (e) { if (e.persisted) refresh(); });
 })();
+// Scanning a card: shrink the photo in the browser (a phone photo is 3–12 MB; 1600 px is
+// plenty), upload it with a progress bar, and show the answer with its one-tap buttons.
+(function () {
+  "use strict";
+  function shrink(file, maxSide) {
+    if (!window.createImageBitmap) return Promise.resolve(file);
+    return createImageBitmap(file, { imageOrientation: "from-image" }).then(function (bitmap) {
+      var scale = Math.min(1, maxSide / Math.max(bitmap.width, bitmap.height));
+      var canvas = document.createElement("canvas");
+      canvas.width = Math.round(bitmap.width * scale);
+      canvas.height = Math.round(bitmap.height * scale);
+      canvas.getContext("2d").drawImage(bitmap, 0, 0, canvas.width, canvas.height);
+      return new Promise(function (resolve) {
+        canvas.toBlob(function (blob) { resolve(blob || file); }, "image/jpeg", 0.88);
+      });
+    }).catch(function () { return file; }); // not decodable here: let the server say why
+  }
+  document.addEventListener("change", function (e) {
+    var input = e.target;
+    if (input.id !== "scan-photo" || !input.files || !input.files.length) return;
+    var form = input.form;
+    var progress = document.getElementById("scan-progress");
+    var status = document.getElementById("scan-status");
+    var target = document.getElementById("scan-result");
+    status.textContent = "Preparing the photo…";
+    shrink(input.files[0], parseInt(form.dataset.maxSide, 10) || 1600).then(function (blob) {
+      var data = new FormData();
+      data.append("csrf_token", form.elements.csrf_token.value);
+      data.append("photo", blob, "photo.jpg");
+      var xhr = new XMLHttpRequest();
+      xhr.open("POST", form.action);
+      xhr.setRequestHeader("HX-Request", "true");
+      progress.hidden = false;
+      progress.value = 0;
+      xhr.upload.onprogress = function (p) {
+        if (p.lengthComputable) progress.value = Math.round(100 * p.loaded / p.total);
+        status.textContent = p.loaded < p.total ? "Uploading…" : "Recognising…";
+      };
+      xhr.onload = function () {
+        progress.hidden = true;
+        status.textContent = "";
+        if (/<html/i.test(xhr.responseText)) { // an error page from outside the scan view
+          status.textContent = xhr.status === 413 ? "The photo is too large." : "That did not work (" + xhr.status + ").";
+          return;
+        }
+        target.innerHTML = xhr.responseText;
+        if (window.htmx) window.htmx.process(target);
+        target.scrollIntoView({ behavior: "smooth", block: "nearest" });
+      };
+      xhr.onerror = function () {
+        progress.hidden = true;
+        status.textContent = "The upload failed: check the Wi-Fi and try again.";
+      };
+      xhr.send(data);
+      input.value = "";
+    });
+  });
+  // Once the scanned card has been played, its answer has done its job.
+  document.addEventListener("htmx:afterRequest", function (e) {
+    var target = document.getElementById("scan-result");
+    if (target && target.contains(e.detail.elt) && e.detail.successful) target.innerHTML = "";
+  });
+})();

@@ -4,8 +4,10 @@ import os
 from pathlib import Path
 
 import click
+import cv2
 from click.testing import CliRunner
 
+from bench import card_photos as cp
 from companion.cli import lan_address, main
 
 DOC = Path(__file__).resolve().parent.parent / "docs" / "cli.md"
@@ -96,3 +98,52 @@ def test_cards_commands(tmp_path):
     garbage.write_text("{nope")
     result = runner.invoke(main, ["cards", "validate", str(garbage)])
     assert result.exit_code == 1 and "not valid JSON" in result.output and "Traceback" not in result.output
+
+
+def test_vision_commands(tmp_path):
+    """Enrol a folder named by card id, recognise photos as JSON lines, refuse bad input whole."""
+    runner = CliRunner()
+    data = ["--data-dir", str(tmp_path / "data")]
+    records = json.loads((DOC.parent.parent / "card_db" / "data" / "munchkin-base.json").read_text())["cards"][:24]
+    scans = tmp_path / "scans"
+    scans.mkdir()
+    for rec in records:
+        cv2.imwrite(str(scans / f"{rec['id']}.png"), cp.face(cp.card_for(rec["id"], rec["names"]["en"])))
+    (scans / "notes.txt").write_text("ignored: not an image extension")
+
+    bad = tmp_path / "bad"
+    bad.mkdir()
+    (bad / "no-such-card.png").write_bytes((scans / f"{records[0]['id']}.png").read_bytes())
+    (bad / f"{records[1]['id']}.jpg").write_text("this is text, not a JPEG")
+    refused = runner.invoke(main, ["vision", "enroll", str(bad), *data])
+    assert refused.exit_code == 1 and "nothing enrolled" in refused.output
+    assert "'no-such-card' is not a card in the card database" in refused.output
+    assert "not a JPEG, PNG or WebP image" in refused.output
+
+    enrolled = runner.invoke(main, ["vision", "enroll", str(scans), "--kind", "scan", *data])
+    assert enrolled.exit_code == 0, enrolled.output
+    assert "Enrolled 24 card image(s); 24 in the index." in enrolled.output
+
+    target = records[5]
+    photo = tmp_path / "photo.jpg"
+    photo.write_bytes(cp.photo(cp.face(cp.card_for(target["id"], target["names"]["en"])), "medium", seed=2,
+                               size=(1024, 768)))
+    junk = tmp_path / "junk.jpg"
+    junk.write_bytes(b"")
+    result = runner.invoke(main, ["vision", "recognize", str(photo), str(junk), "--json", "--lang", "de", *data])
+    assert result.exit_code == 1   # one image was unreadable; both are answered
+    first, second = (json.loads(line) for line in result.output.splitlines())
+    assert first["card_id"] == target["id"] and first["image"] == str(photo)
+    assert first["name"] == target["names"].get("de", target["names"]["en"])
+    assert first["candidates"][0]["confidence"] >= 0.5 and first["elapsed_ms"] > 0
+    assert second == {"image": str(junk), "card_id": None, "reason": "empty",
+                      "message": "The upload is empty (0 bytes).", "candidates": []}
+    human = runner.invoke(main, ["vision", "recognize", str(photo), *data])
+    assert human.exit_code == 0 and target["names"]["en"] in human.output
+
+    listed = runner.invoke(main, ["vision", "list", *data])
+    assert listed.exit_code == 0 and f"{target['id']}\t{target['names']['en']}" in listed.output
+    assert runner.invoke(main, ["vision", "remove", target["id"], *data]).exit_code == 0
+    assert runner.invoke(main, ["vision", "remove", target["id"], *data]).exit_code == 1
+    rebuilt = runner.invoke(main, ["vision", "rebuild", *data])
+    assert rebuilt.exit_code == 0 and "23 reference image(s)" in rebuilt.output

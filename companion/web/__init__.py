@@ -9,10 +9,12 @@ from flask import Flask
 
 
 def register(app: Flask) -> None:
-    from . import api, cards, pages, security, streams
+    from . import api, cards, pages, scan, security, streams
 
     security.init_app(app)
     app.register_blueprint(pages.bp)
     app.register_blueprint(streams.bp)
     app.register_blueprint(api.bp)
     app.register_blueprint(cards.bp)
+    app.register_blueprint(scan.bp)
+    app.register_blueprint(scan.api)

@@ -8,11 +8,13 @@ from card_db import search as card_search
 from card_db import store as card_store
 from card_db.schema import DECKS, KINDS
 
+from .. import scanning
 from .. import store as table_store
 from ..db import get_db
 from ..referee.rules import RULES, Refused
 from . import seating
 from .render import is_htmx, vary
+from .security import upload_limit
 
 bp = Blueprint("cards", __name__)
 
@@ -61,12 +63,13 @@ def search_page():
 
 
 @bp.get("/cards/<card_id>")
-def card_page(card_id: str):
+def card_page(card_id: str, enroll_notice: dict | None = None):
     card = card_store.get(get_db(), card_id)
     if card is None:
         abort(404, f"There is no card {card_id!r}. Search for it by name instead.")
+    enrolled = card_id in scanning.index_for(current_app.config["DATA_DIR"]).refresh().position
     return render_template("card.html", card=card, facts=describe.facts(card), related=related_rules(card),
-                           use_at=usable_tables(card))
+                           use_at=usable_tables(card), enrolled=enrolled, enroll_notice=enroll_notice)
 
 
 def usable_tables(card: dict) -> list[dict]:
@@ -114,10 +117,10 @@ def related_rules(card: dict) -> list:
 
 
 @bp.route("/cards/import", methods=["GET", "POST"])
+@upload_limit(IMPORT_MAX_BYTES + 16 * 1024)
 def import_page():
     if request.method == "GET":
         return render_template("cards_import.html", problems=None, imported=None, error=None)
-    request.max_content_length = IMPORT_MAX_BYTES + 16 * 1024
     upload = request.files.get("file")
     error, problems, imported = None, None, None
     if upload is None or not upload.filename:

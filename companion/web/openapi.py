@@ -133,6 +133,24 @@ def spec() -> dict:
                     "levels": {"type": "object"}, "treasures": {"type": "integer"}, "wins_game": {"type": "boolean"},
                     "run_away": {"type": "array"}}}, "The verdict with every line's source and rule"),
                               **_errors("400", "404")}}},
+            "/api/v1/vision/recognize": {"post": {
+                "summary": "Recognise the card in a photo (JPEG, PNG or WebP, at most 12 MB and 50 megapixels)",
+                "description": "The photo as the body (Content-Type image/jpeg, image/png or image/webp) or as the "
+                               "multipart field `photo`. Answers the card when the match is confident, else "
+                               "`card_id` null with the `reason`; the best candidates either way.",
+                "parameters": [{"name": "lang", "in": "query", "schema": {"type": "string", "default": "en"},
+                                "description": "Language of the card names (English where a name is missing)"}],
+                "requestBody": {"required": True, "content": {
+                    "image/jpeg": {"schema": {"type": "string", "format": "binary"}},
+                    "image/png": {"schema": {"type": "string", "format": "binary"}},
+                    "image/webp": {"schema": {"type": "string", "format": "binary"}},
+                    "multipart/form-data": {"schema": {"type": "object", "required": ["photo"], "properties": {
+                        "photo": {"type": "string", "format": "binary"}}}}}},
+                "responses": {"200": _json(_ref("Recognition"), "The recognised card, or why there is none"),
+                              "400": _json(_ref("ImageError"), "Empty or damaged image (reason empty, corrupt)"),
+                              "413": _json(_ref("ImageError"), "Too many bytes or pixels (reason too_large, "
+                                                               "too_many_pixels)"),
+                              "415": _json(_ref("ImageError"), "Not a JPEG, PNG or WebP image (reason not_an_image)")}}},
             "/api/v1/spectate/{token}": {"get": {
                 "summary": "Read-only state by spectator token",
                 "parameters": [{"name": "token", "in": "path", "required": True, "schema": {"type": "string"}}],
@@ -144,6 +162,22 @@ def spec() -> dict:
                                               "description": "The token from create or join."}},
             "schemas": {
                 "Fight": {k: v for k, v in INPUT_SCHEMA.items() if k != "$schema"},
+                "Recognition": {"type": "object", "required": ["card_id", "reason", "candidates"], "properties": {
+                    "card_id": {"type": ["string", "null"], "description": "Set only for a confident match"},
+                    "name": {"type": ["string", "null"]},
+                    "reason": {"enum": [None, "no_card", "too_blurry", "no_confident_match", "nothing_enrolled"]},
+                    "message": {"type": "string"},
+                    "candidates": {"type": "array", "items": {"type": "object", "properties": {
+                        "card_id": {"type": "string"}, "name": {"type": ["string", "null"]},
+                        "confidence": {"type": "number", "minimum": 0, "maximum": 1,
+                                       "description": "Estimated probability that this is the card"},
+                        "score": {"type": "number"}, "deck": {"type": ["string", "null"]},
+                        "kind": {"type": ["string", "null"]}}}},
+                    "elapsed_ms": {"type": "number"},
+                    "corners": {"type": ["array", "null"], "description": "The card's corners in the photo (px)"}}},
+                "ImageError": {"type": "object", "required": ["error", "reason"], "properties": {
+                    "error": {"type": "string"},
+                    "reason": {"enum": ["empty", "corrupt", "not_an_image", "too_large", "too_many_pixels"]}}},
                 "Error": {"type": "object", "required": ["error"], "properties": {
                     "error": {"type": "string"}, "rule": {"type": ["string", "null"]},
                     "citation": {"type": "string"}, "rule_summary": {"type": "string"}}},

@@ -75,7 +75,7 @@ def join(token: str):
     return render_template("join.html", state=state, token=token, error=error, form=request.form), status
 
 
-def _seat_or_403(table_id: str) -> str:
+def seat_or_403(table_id: str) -> str:
     seat = seating.cookie_seat(table_id)
     if seat is None:
         store.load(get_db(), table_id)  # 404 for a table that does not exist
@@ -85,7 +85,7 @@ def _seat_or_403(table_id: str) -> str:
 
 @bp.get("/t/<table_id>")
 def table(table_id: str):
-    seat = _seat_or_403(table_id)
+    seat = seat_or_403(table_id)
     state = store.load(get_db(), table_id)
     if is_htmx():
         return vary(board(state, seat))
@@ -117,23 +117,29 @@ def _describe_seq(table_id: str, seq: int) -> str:
 
 @bp.post("/t/<table_id>/act/<action>")
 def act(table_id: str, action: str):
-    seat = _seat_or_403(table_id)
+    seat = seat_or_403(table_id)
     return _answer(table_id, seat, lambda: actions.perform(table_id, seat, action, request.form))
+
+
+def usable_now(card: dict, state) -> bool:
+    """Whether a phone at ``state`` can play ``card`` now: items and lasting curses onto the
+    sheet at any time; monsters, enhancers and one-shots while the table has a fight."""
+    kind = card["kind"]
+    return (kind == "item" or (kind == "curse" and card["curse"]["timing"] == "persistent")
+            or (bool(state.combat) and kind in ("monster", "monster_enhancer", "one_shot")))
 
 
 @bp.get("/t/<table_id>/pick")
 def pick(table_id: str):
     """Cards a player can use now, as they type: items and lasting curses for the sheet, and
     during a fight monsters, enhancers (one button per monster) and one-shots (either side)."""
-    _seat_or_403(table_id)
+    seat_or_403(table_id)
     state = store.load(get_db(), table_id)
     query = request.args.get("q", "")
     if len(query) > 100:
         raise Refused("The search text can be at most 100 characters.", status=400)
-    fight_kinds = ("monster", "monster_enhancer", "one_shot") if state.combat else ()
     results = [r for r in find({"query": query, "deck": None, "kind": None, "limit": 30})
-               if r["card"]["kind"] in ("item", *fight_kinds)
-               or (r["card"]["kind"] == "curse" and r["card"]["curse"]["timing"] == "persistent")][:8] if query.strip() else []
+               if usable_now(r["card"], state)][:8] if query.strip() else []
     template = "_pick_results.html" if is_htmx() else "pick.html"
     return vary(render_template(template, state=state, query=query, results=results))
 
@@ -154,13 +160,13 @@ def charity_answer(table_id: str, seat: str) -> dict:
 
 @bp.get("/t/<table_id>/charity")
 def charity(table_id: str):
-    seat = _seat_or_403(table_id)
+    seat = seat_or_403(table_id)
     return vary(render_template("_charity.html", result=charity_answer(table_id, seat)))
 
 
 @bp.post("/t/<table_id>/undo/<int:seq>")
 def undo(table_id: str, seq: int):
-    seat = _seat_or_403(table_id)
+    seat = seat_or_403(table_id)
     if request.form.get("from") == "history":
         try:
             actions.undo(table_id, seat, seq, request.form)
@@ -186,7 +192,7 @@ def _history_page(table_id: str, seat: str | None, notice=None, status: int = 20
 
 @bp.get("/t/<table_id>/history")
 def history(table_id: str):
-    seat = _seat_or_403(table_id)
+    seat = seat_or_403(table_id)
     return _history_page(table_id, seat)
 
 

@@ -30,6 +30,17 @@ def error_response(message: str, status: int, **extra):
     return render_template("error.html", message=message, status=status, **extra), status
 
 
+def upload_limit(max_bytes: int):
+    """Let a view accept a body of up to ``max_bytes`` (the app's default limit is small).
+
+    Applied before the CSRF check reads the form, which is where the limit bites.
+    """
+    def mark(view):
+        view.max_content_length = max_bytes
+        return view
+    return mark
+
+
 def init_app(app: Flask) -> None:
     from .. import csrf
 
@@ -37,6 +48,9 @@ def init_app(app: Flask) -> None:
     def check_csrf():
         """Form posts and htmx requests to the pages need the CSRF token. The JSON API uses
         bearer tokens instead; a request that matches no route gets its 404/405 first."""
+        view = app.view_functions.get(request.endpoint) if request.endpoint else None
+        if getattr(view, "max_content_length", None):  # uploads: raise the limit before the form is parsed
+            request.max_content_length = view.max_content_length
         if (request.method in ("POST", "PUT", "PATCH", "DELETE") and request.url_rule is not None
                 and not request.path.startswith("/api/")):
             csrf.protect()

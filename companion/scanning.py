@@ -1,0 +1,85 @@
+"""Card scanning for the app and the CLI: the vision index in the data directory, tied to the
+card database (enrolled ids must be cards it knows; answers carry the cards' names).
+
+``vision/`` knows pixels and ids only; this module adds the names, the languages and the
+checks against the card database, once, for the web views and the ``companion vision`` CLI.
+"""
+from __future__ import annotations
+
+import threading
+from pathlib import Path
+
+from card_db import store as card_store
+from vision import enroll as vision_enroll
+from vision import image as vision_image
+from vision import recognize as vision_recognize
+from vision.index import Index
+
+_indexes: dict[Path, Index] = {}
+_lock = threading.Lock()
+
+
+def index_for(data_dir: str | Path) -> Index:
+    """The process-wide index of ``data_dir``/vision (it reloads itself when the file changes)."""
+    root = (Path(data_dir) / "vision").resolve()
+    with _lock:
+        if root not in _indexes:
+            _indexes[root] = Index(root)
+        return _indexes[root]
+
+
+def card_name(card: dict | None, lang: str = "en") -> str | None:
+    if not card:
+        return None
+    names = card.get("names") or {}
+    return names.get(lang) or names.get("en") or next(iter(names.values()), card["id"])
+
+
+def recognize(conn, index: Index, data: bytes, lang: str = "en") -> dict:
+    """The recognition answer as a dict, each candidate with the card's name and deck.
+
+    Raises ``vision.image.ImageError`` for bytes that are not a usable image.
+    """
+    result = vision_recognize.recognize(data, index).as_dict()
+    for cand in result["candidates"]:
+        card = card_store.get(conn, cand["card_id"])
+        cand["name"] = card_name(card, lang)
+        cand["deck"] = card.get("deck") if card else None
+        cand["kind"] = card.get("kind") if card else None
+    result["name"] = result["candidates"][0]["name"] if result["card_id"] else None
+    return result
+
+
+class EnrollProblems(ValueError):
+    """Nothing was enrolled; ``problems`` lists (source, message) for every bad input."""
+
+    def __init__(self, problems: list[tuple[str, str]]):
+        super().__init__(f"{len(problems)} problem(s); nothing enrolled")
+        self.problems = problems
+
+
+def enroll(conn, index: Index, sources: dict[str, tuple[str, bytes]], kind: str = "auto",
+           any_id: bool = False) -> list[str]:
+    """Enrol ``sources`` ({card id: (where it came from, image bytes)}) all or nothing.
+
+    Every card id must be in the card database (unless ``any_id``); every image must hold a
+    card. Returns the ids enrolled; raises ``EnrollProblems`` naming each bad source.
+    """
+    problems: list[tuple[str, str]] = []
+    refs = {}
+    for card_id, (where, data) in sources.items():
+        if not any_id and card_store.get(conn, card_id) is None:
+            problems.append((where, f"{card_id!r} is not a card in the card database "
+                                    "(name files by card id; see `companion cards search`)"))
+            continue
+        try:
+            refs[card_id] = vision_enroll.reference(data, index, kind)
+        except (vision_enroll.EnrollError, vision_image.ImageError) as exc:
+            problems.append((where, str(exc)))
+    if problems:
+        raise EnrollProblems(problems)
+    try:
+        index.add(refs)
+    except ValueError as exc:
+        raise EnrollProblems([("card ids", str(exc))]) from None
+    return list(refs)

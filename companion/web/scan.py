@@ -1,0 +1,107 @@
+"""Scan a card: a phone photo in, the recognised card (and its alternatives) out.
+
+The table page's scan button posts the photo here (downscaled in the browser first) and gets
+the ``_scan_result.html`` partial with one-tap buttons to use the card; without JavaScript
+the same form posts and gets a full page. ``POST /api/v1/vision/recognize`` answers the same
+recognition as JSON for other clients. Hostile uploads (empty, truncated, not an image, too
+many pixels, too many bytes) answer a clear 4xx; the bytes read are bounded before anything
+is decoded (see ``vision.image``).
+"""
+from __future__ import annotations
+
+from flask import Blueprint, current_app, jsonify, render_template, request
+
+from card_db import store as card_store
+from vision import image as vision_image
+
+from .. import csrf, scanning, store
+from ..db import get_db
+from ..referee.rules import Refused
+from .pages import seat_or_403, usable_now
+from .render import is_htmx, vary
+from .security import upload_limit
+
+bp = Blueprint("scan", __name__)
+api = Blueprint("scan_api", __name__, url_prefix="/api/v1")
+csrf.exempt(api)
+
+STATUS = {"empty": 400, "corrupt": 400, "not_an_image": 415, "too_large": 413, "too_many_pixels": 413}
+
+
+UPLOAD_LIMIT = vision_image.MAX_BYTES + 64 * 1024  # the photo and a few form fields
+
+
+def read_upload() -> bytes:
+    """The photo: the multipart field ``photo``, or the raw body sent as ``image/*``."""
+    upload = request.files.get("photo")
+    if upload is not None:
+        data = upload.read(vision_image.MAX_BYTES + 1)
+    elif request.mimetype.startswith("image/") or request.mimetype == "application/octet-stream":
+        data = request.get_data(cache=False)
+    elif request.mimetype == "multipart/form-data":
+        raise vision_image.ImageError("empty", "Attach the photo as the form field 'photo'.")
+    else:
+        raise vision_image.ImageError("not_an_image", "Send the photo as multipart/form-data (field 'photo') "
+                                                      "or as the body with Content-Type image/jpeg, image/png or image/webp.")
+    if len(data) > vision_image.MAX_BYTES:
+        raise vision_image.ImageError("too_large", f"The image is larger than {vision_image.MAX_BYTES // 2 ** 20} MB.")
+    return data
+
+
+def recognise(data: bytes, lang: str = "en") -> dict:
+    index = scanning.index_for(current_app.config["DATA_DIR"])
+    return scanning.recognize(get_db(), index, data, lang=lang)
+
+
+@bp.route("/t/<table_id>/scan", methods=["GET", "POST"])
+@upload_limit(UPLOAD_LIMIT)
+def table_scan(table_id: str):
+    """GET: the scan form on its own page. POST: recognise the photo and offer its uses."""
+    seat = seat_or_403(table_id)
+    db = get_db()
+    state = store.load(db, table_id)
+    answer, error, status = None, None, 200
+    if request.method == "POST":
+        try:
+            answer = recognise(read_upload())
+        except vision_image.ImageError as exc:
+            error, status = str(exc), STATUS.get(exc.reason, 400)
+    results = []
+    for cand in (answer or {}).get("candidates", []):
+        card = card_store.get(db, cand["card_id"])
+        if card is not None:
+            results.append({"card": card, "hit": {"name": card["names"]["en"]}, "confidence": cand["confidence"],
+                            "usable": usable_now(card, state)})
+    context = {"state": state, "seat": seat, "answer": answer, "error": error, "results": results}
+    template = "_scan_result.html" if is_htmx() else "scan.html"
+    return vary(render_template(template, **context), status)
+
+
+@bp.post("/cards/<card_id>/enroll")
+@upload_limit(UPLOAD_LIMIT)
+def enroll_card(card_id: str):
+    """Teach the scanner this card from a photo (or scan) of it; answers the card page."""
+    from .cards import card_page
+
+    db = get_db()
+    if card_store.get(db, card_id) is None:
+        raise Refused(f"There is no card {card_id!r}.", status=404)
+    index = scanning.index_for(current_app.config["DATA_DIR"])
+    try:
+        scanning.enroll(db, index, {card_id: ("photo", read_upload())})
+    except vision_image.ImageError as exc:
+        return card_page(card_id, enroll_notice={"kind": "refused", "text": str(exc)}), STATUS.get(exc.reason, 400)
+    except scanning.EnrollProblems as exc:
+        return card_page(card_id, enroll_notice={"kind": "refused", "text": exc.problems[0][1]}), 400
+    return card_page(card_id, enroll_notice={"kind": "done", "text": "The scanner knows this card now."})
+
+
+@api.post("/vision/recognize")
+@upload_limit(UPLOAD_LIMIT)
+def api_recognize():
+    """Recognise the card in a photo; ``?lang=`` names the cards in that language (else English)."""
+    lang = request.args.get("lang", "en")[:8]
+    try:
+        return jsonify(recognise(read_upload(), lang=lang))
+    except vision_image.ImageError as exc:
+        return jsonify({"error": str(exc), "reason": exc.reason}), STATUS.get(exc.reason, 400)
