@@ -286,3 +286,59 @@ def test_history_shows_the_phones_local_time(browser, server):
     expect(stamp).to_contain_text(tokyo)
     assert errors == []
     context.close()
+
+
+def test_scan_a_card_with_the_phone_camera(browser, server, tmp_path):
+    """The camera button: a 4000 × 3000 photo is shrunk in the browser, uploaded with a
+    progress bar, recognised, and played with one tap; the fight gets a scanned monster."""
+    import json
+    import subprocess
+    import sys
+
+    from bench import card_photos as cp
+
+    cards = {c["id"]: c for c in json.loads((DOCS.parent / "card_db" / "data" / "munchkin-base.json").read_text())["cards"]}
+    scans = tmp_path / "scans"
+    scans.mkdir()
+    ids = ["boots-of-butt-kicking", "net-troll", "enraged", "huge-rock", "gazebo", "flaming-armor", "potted-plant",
+           "bullrog", "chainsaw-of-bloody-dismemberment", "magic-missile", "3-872-orcs", "lame-goblin"]
+    for card_id in ids:
+        cv2.imwrite(str(scans / f"{card_id}.png"), cp.face(cp.card_for(card_id, cards[card_id]["names"]["en"])))
+    enrolled = subprocess.run([sys.executable, "-m", "companion", "vision", "enroll", str(scans), "--kind", "scan",
+                               "--data-dir", str(server.data_dir)], capture_output=True, text=True)
+    assert enrolled.returncode == 0, enrolled.stderr
+
+    def photo(card_id, seed):
+        path = tmp_path / f"{card_id}.jpg"
+        face = cp.face(cp.card_for(card_id, cards[card_id]["names"]["en"]))
+        path.write_bytes(cp.photo(face, "medium", seed=seed, size=(4000, 3000), quality=92))
+        return path
+
+    errors: list[str] = []
+    aric = open_table(browser, errors, server, "Aric", "male")
+    suzan = join_by_qr(browser, errors, aric, tmp_path, "Suzan", "female")
+    uploads = []
+    aric.on("request", lambda r: uploads.append(len(r.post_data_buffer or b"")) if r.url.endswith("/scan") else None)
+
+    boots = photo("boots-of-butt-kicking", 21)
+    expect(aric.locator("label[for=scan-photo]").first).to_be_visible()
+    aric.set_input_files("#scan-photo", str(boots))
+    answer = aric.locator("#scan-answer[data-card=boots-of-butt-kicking]")
+    expect(answer).to_be_visible(timeout=20_000)
+    expect(answer).to_contain_text("That is Boots of Butt-Kicking")
+    assert uploads and uploads[0] < boots.stat().st_size / 3  # shrunk in the browser before the upload
+    if os.environ.get("UPDATE_SCREENSHOTS"):
+        aric.locator("#add-to-sheet").screenshot(path=str(DOCS / "screenshot-scan.png"))
+    answer.locator(".scan-best button[data-action='item.add']").click()
+    expect(aric.locator("#my-items")).to_contain_text("Boots of Butt-Kicking")
+    expect(aric.locator("#scan-answer")).to_have_count(0)       # the answer has done its job
+    expect(aric.locator("#my-strength")).to_have_text("3")      # level 1 + 2
+
+    aric.click("#turn button[data-action='combat.start']")
+    suzan.set_input_files("#scan-photo", str(photo("net-troll", 22)))
+    monster = suzan.locator("#scan-answer[data-card=net-troll]")
+    expect(monster).to_be_visible(timeout=20_000)
+    monster.locator(".scan-best button[data-action='combat.monster.add']").click()
+    for page in (aric, suzan):
+        expect(page.locator("#fight li[data-monster='Net Troll']")).to_be_visible()
+    assert errors == []
