@@ -162,3 +162,11 @@ def test_enrol_from_a_scan_file(tmp_path, deck):
     assert ref.shape == (locate.CARD_H, locate.CARD_W)
     with pytest.raises(enroll.EnrollError):
         enroll.reference(b"not an image", Index(tmp_path))
+
+
+def test_a_very_blurred_photo_is_blamed_on_the_blur(index, deck):
+    import dataclasses
+    shaky = dataclasses.replace(cp.TIERS["easy"], blur=(16, 16))   # sigma 8 px at 800 × 600
+    reasons = [recognize.recognize(cp.photo(cp.face(deck[i]), shaky, seed=i, size=SIZE), index).reason
+               for i in range(0, 40, 5)]
+    assert reasons.count("too_blurry") >= 6 and set(reasons) <= {"too_blurry", None}, reasons

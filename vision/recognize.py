@@ -27,7 +27,8 @@ TRY_OUTLINES = 3                 # outlines identified before giving up on a con
 W_SCORE, W_LEAD, BIAS = 19.66, 19.69, -7.48
 REFINE_TOP = 4                   # outlines that are refined and compared at the fine scale
 FIT_SLACK = 0.05                 # outlines fitting the frame this close to the best compete on size
-BLUR_LIMIT = 0.0006              # mean squared Laplacian of the flattened card below which it is too blurry
+IMAGE_BLUR_LIMIT = 0.002         # the same over the whole photo (at FIND_SIDE), when no card was found
+BLUR_LIMIT = 0.005               # mean squared Laplacian of the flattened card: below it, blame the blur
 
 
 @dataclass
@@ -231,7 +232,8 @@ def _recognize(bgr: np.ndarray, index: Index) -> Result:
     gray = cv2.cvtColor(bgr, cv2.COLOR_BGR2GRAY)
     found = locate_card(gray, bgr, index.frame, index.frame_weight, index.frame_fine)
     if not found:
-        return Result(reason="no_card", message=MESSAGES["no_card"])
+        reason = "too_blurry" if blurred(gray) else "no_card"
+        return Result(reason=reason, message=MESSAGES[reason])
     best: tuple[list[Candidate], float, np.ndarray] | None = None
     for place in found[:TRY_OUTLINES]:
         cands, sharp = _identify(gray, place.H, index)
@@ -246,6 +248,17 @@ def _recognize(bgr: np.ndarray, index: Index) -> Result:
         result.reason = "too_blurry" if sharp < BLUR_LIMIT else "no_confident_match"
         result.message = MESSAGES[result.reason]
     return result
+
+
+def blurred(gray: np.ndarray) -> bool:
+    """Whether the whole photo lacks fine detail while it has coarse detail: shaken or out of
+    focus, rather than a picture of a bare table (which lacks both)."""
+    scale = locate.FIND_SIDE / max(gray.shape)
+    small = np.log1p(cv2.resize(gray, None, fx=scale, fy=scale, interpolation=cv2.INTER_AREA).astype(np.float32))
+    coarse = cv2.resize(small, None, fx=0.25, fy=0.25, interpolation=cv2.INTER_AREA)
+    fine_energy = float(np.mean(cv2.Laplacian(small, cv2.CV_32F) ** 2))
+    coarse_energy = float(np.mean(cv2.Laplacian(coarse, cv2.CV_32F) ** 2))
+    return fine_energy < IMAGE_BLUR_LIMIT and fine_energy < 0.15 * coarse_energy
 
 
 def _identify(gray: np.ndarray, H: np.ndarray, index: Index) -> tuple[list[Candidate], float]:
