@@ -70,7 +70,7 @@ def deck(n: int, seed: int = 1, twins_every: int = 25, prefix: str = "syn") -> l
 def card_for(card_id: str, title: str) -> Card:
     """A face for a real card id (tests and demos): its title, art and text seeded by the id."""
     seed = int.from_bytes(hashlib.sha256(card_id.encode()).digest()[:8], "big")
-    return Card(card_id, title[:24], seed & 0xFFFFFFFF, seed >> 32, str(seed % 19 + 1))
+    return Card(card_id, title, seed & 0xFFFFFFFF, seed >> 32, str(seed % 19 + 1))
 
 
 def _frame() -> np.ndarray:
@@ -151,7 +151,7 @@ def face(card: Card) -> np.ndarray:
     _text(img, card.text, card.number)
     scale = 1.1
     (tw, th), _ = cv2.getTextSize(card.title, cv2.FONT_HERSHEY_COMPLEX, scale, 2)
-    while tw > FACE_W - 80:
+    while tw > FACE_W - 80 and scale > 0.35:
         scale -= 0.05
         (tw, th), _ = cv2.getTextSize(card.title, cv2.FONT_HERSHEY_COMPLEX, scale, 2)
     cv2.putText(img, card.title, ((FACE_W - tw) // 2, 53 + th // 2), cv2.FONT_HERSHEY_COMPLEX, scale, INK, 2,

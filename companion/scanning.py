@@ -9,10 +9,15 @@ from __future__ import annotations
 import threading
 from pathlib import Path
 
+from rapidfuzz import fuzz, process
+
+from card_db import search as card_search
 from card_db import store as card_store
+from card_db.normalize import fold
 from vision import enroll as vision_enroll
 from vision import image as vision_image
 from vision import recognize as vision_recognize
+from vision import title as vision_title
 from vision.index import Index
 
 _indexes: dict[Path, Index] = {}
@@ -35,12 +40,32 @@ def card_name(card: dict | None, lang: str = "en") -> str | None:
     return names.get(lang) or names.get("en") or next(iter(names.values()), card["id"])
 
 
-def recognize(conn, index: Index, data: bytes, lang: str = "en") -> dict:
+def name_matcher(conn):
+    """Card ids for a title read from a photo: every name of every card in every language,
+    accents folded, compared whole (RapidFuzz ratio), best first with similarity 0..1."""
+    names = card_search.index_for(conn, "vision")
+
+    def match(text: str) -> list[tuple[str, float]]:
+        key = fold(text)
+        if len(key) < 3:
+            return []
+        best: dict[str, float] = {}
+        for _, score, i in process.extract(key, names.keys, scorer=fuzz.ratio, limit=8):
+            card_id = names.card_ids[i]
+            best[card_id] = max(best.get(card_id, 0.0), score / 100)
+        return sorted(best.items(), key=lambda kv: -kv[1])
+    return match
+
+
+def recognize(conn, index: Index, data: bytes, lang: str = "en", read_titles: bool = True) -> dict:
     """The recognition answer as a dict, each candidate with the card's name and deck.
 
-    Raises ``vision.image.ImageError`` for bytes that are not a usable image.
+    The title is read as well (fallback and tie-breaker) when the ``[ocr]`` extra is
+    installed and ``read_titles`` is true. Raises ``vision.image.ImageError`` for bytes
+    that are not a usable image.
     """
-    result = vision_recognize.recognize(data, index).as_dict()
+    reader = vision_title.reader() if read_titles else None
+    result = vision_recognize.recognize(data, index, reader, name_matcher(conn) if reader else None).as_dict()
     for cand in result["candidates"]:
         card = card_store.get(conn, cand["card_id"])
         cand["name"] = card_name(card, lang)

@@ -10,17 +10,22 @@ from __future__ import annotations
 
 import math
 import time
+from collections.abc import Callable
 from dataclasses import dataclass, field
 
 import cv2
 import numpy as np
 
-from . import describe, image, locate
+from . import describe, image, locate, title
 from .index import Index
 
 SHORTLIST = 12
 MARGIN = 8                       # px of context around the rectified card for the shift search
 ACCEPT = 0.5                     # confidence needed to name a card
+TIE_BREAK = 0.9                  # below this image confidence the title is read too (when it can be)
+TITLE_SIMILAR = 0.9              # a title read must be this like a card's name (0..1, accents folded)
+TITLE_OCR = 0.6                  # and read with this confidence
+UNFRAMED_OUTLINES = 4            # outlines whose title is read when no card is enrolled
 TRY_OUTLINES = 3                 # outlines identified before giving up on a confident match
 # Confidence = logistic(W_SCORE·score + W_LEAD·lead + BIAS), fitted on the generated photos of
 # bench/vision.py (see docs/benchmarks.md); lead is the margin over the best *other* card.
@@ -49,6 +54,9 @@ class Result:
     message: str = ""
     elapsed_ms: float = 0.0
     corners: list[list[float]] | None = None
+    source: str | None = None        # image | title | image+title: what named the card
+    title: str | None = None         # the title as read (only when the title was read)
+    outlines: list[np.ndarray] = field(default_factory=list, repr=False)  # canonical card → photo, best first
 
     @property
     def card_id(self) -> str | None:
@@ -57,7 +65,8 @@ class Result:
     def as_dict(self) -> dict:
         return {"card_id": self.card_id, "reason": self.reason, "message": self.message,
                 "candidates": [c.as_dict() for c in self.candidates],
-                "elapsed_ms": round(self.elapsed_ms, 1), "corners": self.corners}
+                "elapsed_ms": round(self.elapsed_ms, 1), "corners": self.corners,
+                "source": self.source if self.card_id else None, "title": self.title}
 
 
 MESSAGES = {
@@ -94,10 +103,14 @@ def locate_card(gray: np.ndarray, bgr: np.ndarray, frame: np.ndarray | None,
     quads = locate.candidates(bgr)
     if not quads:
         return []
-    if frame is None:  # nothing to compare with: the largest card-shaped outline, long side up
-        q = quads[0]
-        turn = 0 if np.linalg.norm(q[1] - q[0]) <= np.linalg.norm(q[2] - q[1]) else 1
-        return [Located(locate.homography(q, turn), 0.0)]
+    if frame is None:  # nothing to compare with: card-shaped outlines, largest first, long side up
+        out = []
+        for q in quads:
+            sides = np.linalg.norm(q - np.roll(q, -1, axis=0), axis=1)
+            across, along = sides[0] + sides[2], sides[1] + sides[3]
+            if 0.5 <= min(across, along) / max(across, along) <= 0.9:
+                out.append(Located(locate.homography(q, 0 if across <= along else 1), 0.0))
+        return out
     weight = np.ones_like(frame) if weight is None else weight
     ref = describe.zn(frame * weight)
     tw, th = describe.TEMPLATE
@@ -216,20 +229,73 @@ def _fine_scores(index: Index, flat: np.ndarray, rows: list[int]) -> list[float]
     return out
 
 
-def recognize(data: bytes, index: Index) -> Result:
-    """Recognise the card in the photo ``data`` against ``index``. Raises ``image.ImageError``."""
+#: Card ids whose names are like a title read from a photo, best first, with similarity 0..1.
+NameMatcher = Callable[[str], list[tuple[str, float]]]
+
+
+def recognize(data: bytes, index: Index, read_title: title.Reader | None = None,
+              match_name: NameMatcher | None = None) -> Result:
+    """Recognise the card in the photo ``data`` against ``index``. Raises ``image.ImageError``.
+
+    With ``read_title`` (``title.reader()``) and ``match_name`` (names from the card
+    database) the title is read when the images leave doubt: it names cards that have no
+    enrolled image, and breaks ties between close image matches.
+    """
     t0 = time.perf_counter()
     bgr = image.load(data)
     index.refresh()
-    result = _recognize(bgr, index)
+    gray = cv2.cvtColor(bgr, cv2.COLOR_BGR2GRAY)
+    result = _recognize(gray, bgr, index)
+    if read_title and match_name and result.outlines and (
+            result.reason is not None or result.candidates[0].confidence < TIE_BREAK):
+        _by_title(gray, result, read_title, match_name)
     result.elapsed_ms = (time.perf_counter() - t0) * 1000
     return result
 
 
-def _recognize(bgr: np.ndarray, index: Index) -> Result:
-    if not len(index):
-        return Result(reason="nothing_enrolled", message=MESSAGES["nothing_enrolled"])
-    gray = cv2.cvtColor(bgr, cv2.COLOR_BGR2GRAY)
+def _by_title(gray: np.ndarray, result: Result, read_title: title.Reader, match_name: NameMatcher) -> None:
+    """Read the title and let it name or confirm the card (see ``recognize``).
+
+    A confident image match knows which way up the card is; otherwise both ways are read,
+    on each outline offered (several when no frame could pick one).
+    """
+    views = [result.outlines[0]] if result.reason is None else [
+        H2 for H in result.outlines for H2 in (H, H @ _half_turn())]
+    best = None
+    for H in views:
+        text, ocr = read_title(title.band(gray, H))
+        matches = match_name(text) if len(text) >= 3 else []
+        if matches and (best is None or matches[0][1] * ocr > best[1] * best[2]):
+            best = (matches[0][0], matches[0][1], ocr, text)
+        if best and best[1] >= 0.99 and best[2] >= 0.9:
+            break
+    if best is None:
+        return
+    card_id, similar, ocr, text = best
+    result.title = text
+    if similar < TITLE_SIMILAR or ocr < TITLE_OCR:
+        return
+    sure = similar * ocr
+    ids = [c.card_id for c in result.candidates]
+    if card_id in ids:  # the title agrees with one of the images: that one
+        cand = result.candidates.pop(ids.index(card_id))
+        cand.confidence = max(cand.confidence, sure)
+        result.candidates.insert(0, cand)
+        result.source = "image+title"
+    elif result.reason is not None or sure >= TIE_BREAK > result.candidates[0].confidence:
+        result.candidates.insert(0, Candidate(card_id, similar, sure))
+        del result.candidates[5:]
+        result.source = "title"
+    else:
+        return
+    result.reason, result.message = None, ""
+
+
+def _recognize(gray: np.ndarray, bgr: np.ndarray, index: Index) -> Result:
+    if not len(index):  # no frame to compare with: the largest card-shaped outlines, for the title
+        found = locate_card(gray, bgr, None)
+        return Result(reason="nothing_enrolled", message=MESSAGES["nothing_enrolled"],
+                      outlines=[f.H for f in found[:UNFRAMED_OUTLINES]])
     found = locate_card(gray, bgr, index.frame, index.frame_weight, index.frame_fine)
     if not found:
         reason = "too_blurry" if blurred(gray) else "no_card"
@@ -243,7 +309,8 @@ def _recognize(bgr: np.ndarray, index: Index) -> Result:
             break
     cands, sharp, H = best
     corners = cv2.perspectiveTransform(locate._CANON[None], H)[0]
-    result = Result(candidates=cands, corners=[[round(float(x), 1), round(float(y), 1)] for x, y in corners])
+    result = Result(candidates=cands, corners=[[round(float(x), 1), round(float(y), 1)] for x, y in corners],
+                    source="image", outlines=[H])
     if cands[0].confidence < ACCEPT:
         result.reason = "too_blurry" if sharp < BLUR_LIMIT else "no_confident_match"
         result.message = MESSAGES[result.reason]
