@@ -16,7 +16,7 @@ import numpy as np
 
 from . import image, locate
 from .index import Index
-from .recognize import locate_card
+from .frame import locate_card
 
 KINDS = ("auto", "scan", "photo")
 EXTENSIONS = {".jpg", ".jpeg", ".png", ".webp"}
@@ -41,7 +41,7 @@ def reference(data: bytes, index: Index, kind: str = "auto") -> np.ndarray:
         h, w = gray.shape
         if found:
             H = found[0].H
-            corners = cv2.perspectiveTransform(locate._CANON[None], H)[0]
+            corners = cv2.perspectiveTransform(locate.CANON[None], H)[0]
             share = cv2.contourArea(corners) / (h * w)
             if kind == "photo" or share < 0.8:
                 return locate.rectify(gray, H, (locate.CARD_W, locate.CARD_H))

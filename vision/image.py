@@ -11,6 +11,7 @@ from __future__ import annotations
 import io
 import warnings
 
+import cv2
 import numpy as np
 from PIL import Image, ImageOps, UnidentifiedImageError
 
@@ -59,7 +60,9 @@ def load(data: bytes, max_side: int = WORK_SIDE) -> np.ndarray:
         raise ImageError("corrupt", f"The image could not be decoded ({exc}).") from None
     if img.mode != "RGB":
         img = img.convert("RGB")
-    if max(img.size) > max_side:
-        img.thumbnail((max_side, max_side), Image.Resampling.BILINEAR)
-    rgb = np.asarray(img)
-    return np.ascontiguousarray(rgb[..., ::-1])
+    bgr = cv2.cvtColor(np.asarray(img), cv2.COLOR_RGB2BGR)
+    h, w = bgr.shape[:2]
+    if max(h, w) > max_side:
+        scale = max_side / max(h, w)
+        bgr = cv2.resize(bgr, (round(w * scale), round(h * scale)), interpolation=cv2.INTER_AREA)
+    return bgr

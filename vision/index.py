@@ -27,21 +27,18 @@ FIELDS = ("coarse", "fine", "title", "template")
 CARD_ID = re.compile(r"^[a-z0-9][a-z0-9._-]{0,79}$")
 
 
-class Index:
-    """Enrolled descriptions in memory, backed by ``root``; reloads when another process writes."""
+class Snapshot:
+    """One consistent state of the index: what recognition reads (never changed in place).
 
-    def __init__(self, root: str | os.PathLike):
-        self.root = Path(root)
-        self.path = self.root / "index.npz"
-        self._lock = threading.Lock()
-        self._stamp: int | None = None
-        self._set([], {f: None for f in FIELDS})
+    ``Index`` swaps in a new snapshot in one assignment when the file changes, so a
+    recognition running in another thread keeps the ids and the arrays that belong together.
+    """
 
-    # -- reading ---------------------------------------------------------------------------
-    def _set(self, ids: list[str], arrays: dict) -> None:
+    def __init__(self, ids: list[str], arrays: dict):
         self.ids = ids
         self.arrays = arrays
         self.position = {card_id: i for i, card_id in enumerate(ids)}
+        self.mean = self.coarse = self.frame = self.frame_weight = self.frame_fine = self.frame_title = None
         if ids:
             coarse = arrays["coarse"].astype(np.float32)
             self.mean = coarse.mean(axis=0)
@@ -55,8 +52,33 @@ class Index:
             self.frame_weight = np.sqrt(self.frame ** 2 / (self.frame ** 2 + spread ** 2 + 1e-6))
             self.frame_fine = arrays["fine"].astype(np.float32).mean(axis=0)
             self.frame_title = arrays["title"].astype(np.float32).mean(axis=0)
-        else:
-            self.mean = self.coarse = self.frame = self.frame_weight = self.frame_fine = self.frame_title = None
+
+    def __len__(self) -> int:
+        return len(self.ids)
+
+
+class Index:
+    """Enrolled descriptions, backed by ``root``; reloads when another process writes.
+
+    ``current`` is the latest ``Snapshot``; the attributes below read it.
+    """
+
+    def __init__(self, root: str | os.PathLike):
+        self.root = Path(root)
+        self.path = self.root / "index.npz"
+        self._lock = threading.Lock()
+        self._stamp: int | None = None
+        self._set([], {f: None for f in FIELDS})
+
+    # -- reading ---------------------------------------------------------------------------
+    def _set(self, ids: list[str], arrays: dict) -> None:
+        self.current = Snapshot(ids, arrays)
+
+    def __getattr__(self, name: str):
+        if name in ("ids", "arrays", "position", "mean", "coarse", "frame", "frame_weight", "frame_fine",
+                    "frame_title"):
+            return getattr(self.current, name)
+        raise AttributeError(name)
 
     def refresh(self) -> "Index":
         """Load the file if it changed since the last look (one ``stat`` when it did not)."""

@@ -16,7 +16,7 @@ CARD_W, CARD_H = 200, 280          # canonical size of a rectified card (63 × 8
 ASPECT = 63 / 88
 FIND_SIDE = 512                    # the edge map is built at this size
 INSETS = (1.0, 0.94)               # the outline found may be a frame line printed inside the edge
-_CANON = np.array([[0, 0], [CARD_W, 0], [CARD_W, CARD_H], [0, CARD_H]], np.float32)
+CANON = np.array([[0, 0], [CARD_W, 0], [CARD_W, CARD_H], [0, CARD_H]], np.float32)
 
 
 def _line(p: np.ndarray, q: np.ndarray) -> np.ndarray:

@@ -1,10 +1,11 @@
 """From photo bytes to the enrolled card it shows — or a reasoned "unknown card".
 
-Steps: decode safely (``image``), find and rectify the card (``locate``), rank every enrolled
-card by the coarse vector (one matrix product), re-rank the best ``SHORTLIST`` by the fine
-image and the title band, each with a small search over shifts, and turn the best score and
-its lead over the runner-up into a confidence (``confidence``). Below ``ACCEPT`` the answer
-is "unknown card", with the reason.
+Steps: decode safely (``image``), find the card's outlines (``locate``) and pick and line up
+the card by the game's frame (``frame``), rank every enrolled card by the coarse vector (one
+matrix product), re-rank the best ``SHORTLIST`` by the fine image and the title band, each
+with a small search over shifts, and turn the best score and its lead over the runner-up
+into a confidence (``confidence``). Below ``ACCEPT`` the answer is "unknown card", with the
+reason — unless the title, read when the images leave doubt (``title``), names the card.
 """
 from __future__ import annotations
 
@@ -17,21 +18,21 @@ import cv2
 import numpy as np
 
 from . import describe, image, locate, title
-from .index import Index
+from .frame import locate_card
+from .index import Index, Snapshot
 
 SHORTLIST = 12
 MARGIN = 8                       # px of context around the rectified card for the shift search
 ACCEPT = 0.5                     # confidence needed to name a card
 TIE_BREAK = 0.9                  # below this image confidence the title is read too (when it can be)
 TITLE_SIMILAR = 0.9              # a title read must be this like a card's name (0..1, accents folded)
+TITLE_ONLY = 0.95                # ... and this alike, naming no other card, to name a card on its own
 TITLE_OCR = 0.6                  # and read with this confidence
 UNFRAMED_OUTLINES = 4            # outlines whose title is read when no card is enrolled
 TRY_OUTLINES = 3                 # outlines identified before giving up on a confident match
 # Confidence = logistic(W_SCORE·score + W_LEAD·lead + BIAS), fitted on the generated photos of
 # bench/vision.py (see docs/benchmarks.md); lead is the margin over the best *other* card.
 W_SCORE, W_LEAD, BIAS = 19.66, 19.69, -7.48
-REFINE_TOP = 4                   # outlines that are refined and compared at the fine scale
-FIT_SLACK = 0.05                 # outlines fitting the frame this close to the best compete on size
 IMAGE_BLUR_LIMIT = 0.002         # the same over the whole photo (at FIND_SIDE), when no card was found
 BLUR_LIMIT = 0.005               # mean squared Laplacian of the flattened card: below it, blame the blur
 
@@ -83,128 +84,7 @@ def confidence(score: float, lead: float) -> float:
     return 1 / (1 + math.exp(-max(-60.0, min(60.0, z))))
 
 
-@dataclass
-class Located:
-    H: np.ndarray                   # canonical card → image
-    fit: float                      # correlation with the game's frame (0 if no frame known)
-
-
-def locate_card(gray: np.ndarray, bgr: np.ndarray, frame: np.ndarray | None,
-                weight: np.ndarray | None = None, frame_fine: np.ndarray | None = None) -> list[Located]:
-    """The outlines that look most like a card of this game, the right way up, best first.
-
-    Every outline is tried in its upright turns and as the card's edge or a printed frame
-    line, against the frame blurred (``coarse_view``); the best few are aligned exactly
-    (``refine``) and compared again at the fine scale. Among those that fit nearly as well as
-    the best, the largest comes first (the card photographed fills more of the picture than
-    the cards lying around it); the others follow, in case it turns out not to be a card the
-    index knows.
-    """
-    quads = locate.candidates(bgr)
-    if not quads:
-        return []
-    if frame is None:  # nothing to compare with: card-shaped outlines, largest first, long side up
-        out = []
-        for q in quads:
-            sides = np.linalg.norm(q - np.roll(q, -1, axis=0), axis=1)
-            across, along = sides[0] + sides[2], sides[1] + sides[3]
-            if 0.5 <= min(across, along) / max(across, along) <= 0.9:
-                out.append(Located(locate.homography(q, 0 if across <= along else 1), 0.0))
-        return out
-    weight = np.ones_like(frame) if weight is None else weight
-    ref = describe.zn(frame * weight)
-    tw, th = describe.TEMPLATE
-    # outlines are compared on a copy about twice the template's scale, so that warping
-    # down to the template does not alias the thin printed lines
-    h, w = gray.shape
-    scale = min(1.0, 4 * th / float(np.ptp(quads[0], axis=0).max()))
-    small = cv2.resize(gray, (round(w * scale), round(h * scale)), interpolation=cv2.INTER_AREA)
-    fits: list[tuple[float, float, np.ndarray]] = []
-    for q in quads:
-        area = cv2.contourArea(q)
-        best = None
-        for turn in _upright_turns(q):
-            for inset in locate.INSETS:
-                H = locate.homography(q, turn, inset)
-                Hs = np.diag([scale, scale, 1.0]) @ H
-                view = cv2.resize(locate.rectify(small, Hs, (2 * tw, 2 * th)), describe.TEMPLATE,
-                                  interpolation=cv2.INTER_AREA)
-                s = float(describe.zn(describe.coarse_view(view) * weight) @ ref)
-                if best is None or s > best[0]:
-                    best = (s, area / inset ** 2, H)
-        fits.append(best)
-    fits.sort(key=lambda f: -f[0])
-    refined = []
-    for _, _, H in fits[:REFINE_TOP]:
-        H = refine(gray, H, frame_fine)
-        corners = cv2.perspectiveTransform(locate._CANON[None], H)[0]
-        refined.append((_fine_fit(gray, H, frame_fine), cv2.contourArea(corners), H))
-    top = max(f[0] for f in refined)
-    refined.sort(key=lambda f: (f[0] < top - FIT_SLACK, -f[1] if f[0] >= top - FIT_SLACK else -f[0]))
-    return [Located(H, fit) for fit, _, H in refined]
-
-
-def _fine_fit(gray: np.ndarray, H: np.ndarray, frame_fine: np.ndarray) -> float:
-    """How well the rectified card lines up with the frame at the fine scale (−1 … 1)."""
-    fw, fh = describe.FINE
-    view = cv2.resize(locate.rectify(gray, H, (fw * 4, fh * 4)), describe.FINE, interpolation=cv2.INTER_AREA)
-    return float(describe.zn(describe.flatten(view)) @ describe.zn(frame_fine))
-
-
-def _upright_turns(q: np.ndarray) -> tuple[int, ...]:
-    """Quarter turns that put the outline's shorter sides at top and bottom (both when unclear)."""
-    sides = np.linalg.norm(q - np.roll(q, -1, axis=0), axis=1)
-    across, along = sides[0] + sides[2], sides[1] + sides[3]
-    if across < 0.9 * along:
-        return (0, 2)
-    if along < 0.9 * across:
-        return (1, 3)
-    return (0, 1, 2, 3)
-
-
-def refine(gray: np.ndarray, H: np.ndarray, frame_fine: np.ndarray) -> np.ndarray:
-    """Line the outline up with the game's frame, one axis at a time.
-
-    Averaged along rows, the flattened card becomes a profile of its horizontal printed lines
-    (card edge, frame line, title band, art box...); the same for columns. Searching every
-    scale and shift of the photo's profiles against the frame's finds where the card really
-    is, even when the outline found was a printed line inside the edge or a few per cent off
-    — a global search, so parallel lines cannot trap it the way a local optimiser is trapped.
-    """
-    fw, fh = describe.FINE
-    m = round(0.16 * fw)
-    o = 4  # rectify at four times the size, then shrink: no aliasing of thin lines
-    big = locate.rectify(gray, H, (fw * o, fh * o), margin=m * o)
-    patch = describe.flatten(cv2.resize(big, (fw + 2 * m, fh + 2 * m), interpolation=cv2.INTER_AREA), fw)
-    ty, sy = _fit_axis(patch[:, m + fw // 5:m + 4 * fw // 5].mean(axis=1),
-                       frame_fine[:, fw // 5:4 * fw // 5].mean(axis=1), m)
-    tx, sx = _fit_axis(patch[m + fh // 5:m + 4 * fh // 5, :].mean(axis=0),
-                       frame_fine[fh // 5:4 * fh // 5, :].mean(axis=0), m)
-    W = np.array([[sx, 0, tx - m], [0, sy, ty - m], [0, 0, 1]], np.float64)  # frame → patch without margin
-    S = np.diag([locate.CARD_W / fw, locate.CARD_H / fh, 1.0])
-    return H @ S @ W @ np.linalg.inv(S)
-
-
-_SCALES = np.linspace(0.86, 1.14, 29)
-
-
-def _fit_axis(seen: np.ndarray, frame: np.ndarray, m: int) -> tuple[float, float]:
-    """Offset and scale mapping frame positions into ``seen`` (which has ``m`` extra each side)."""
-    n = len(frame)
-    c = (n - 1) / 2
-    shifts = np.arange(-m, m + 0.01, 0.5)
-    s, t = np.meshgrid(_SCALES, shifts, indexing="ij")
-    pos = (m + c + t.reshape(-1, 1)) + s.reshape(-1, 1) * (np.arange(n) - c)   # (options, n)
-    sampled = np.interp(pos.ravel(), np.arange(len(seen)), seen).reshape(pos.shape)
-    sampled -= sampled.mean(axis=1, keepdims=True)
-    f = frame - frame.mean()
-    score = (sampled @ f) / (np.linalg.norm(sampled, axis=1) * np.linalg.norm(f) + 1e-9)
-    k = int(np.argmax(score))
-    scale, shift = float(s.ravel()[k]), float(t.ravel()[k])
-    return m + c + shift - scale * c, scale
-
-
-def _shortlist(index: Index, flat: np.ndarray) -> list[int]:
+def _shortlist(index: Snapshot, flat: np.ndarray) -> list[int]:
     core = flat[MARGIN:-MARGIN, MARGIN:-MARGIN]
     q = cv2.resize(core, describe.COARSE, interpolation=cv2.INTER_AREA).ravel() - index.mean
     scores = index.coarse @ describe.zn(q)
@@ -213,7 +93,7 @@ def _shortlist(index: Index, flat: np.ndarray) -> list[int]:
     return list(top[np.argsort(-scores[top])])
 
 
-def _fine_scores(index: Index, flat: np.ndarray, rows: list[int]) -> list[float]:
+def _fine_scores(index: Snapshot, flat: np.ndarray, rows: list[int]) -> list[float]:
     """Fine image and title band, each with the shared frame taken out and a small shift search."""
     fw, fh = describe.FINE
     mf = round(MARGIN * fw / locate.CARD_W)
@@ -243,9 +123,9 @@ def recognize(data: bytes, index: Index, read_title: title.Reader | None = None,
     """
     t0 = time.perf_counter()
     bgr = image.load(data)
-    index.refresh()
+    snapshot = index.refresh().current  # one consistent state, even if an enrolment lands meanwhile
     gray = cv2.cvtColor(bgr, cv2.COLOR_BGR2GRAY)
-    result = _recognize(gray, bgr, index)
+    result = _recognize(gray, bgr, snapshot)
     if read_title and match_name and result.outlines and (
             result.reason is not None or result.candidates[0].confidence < TIE_BREAK):
         _by_title(gray, result, read_title, match_name)
@@ -266,23 +146,26 @@ def _by_title(gray: np.ndarray, result: Result, read_title: title.Reader, match_
         text, ocr = read_title(title.band(gray, H))
         matches = match_name(text) if len(text) >= 3 else []
         if matches and (best is None or matches[0][1] * ocr > best[1] * best[2]):
-            best = (matches[0][0], matches[0][1], ocr, text)
+            runner_up = matches[1][1] if len(matches) > 1 else 0.0
+            best = (matches[0][0], matches[0][1], ocr, text, runner_up)
         if best and best[1] >= 0.99 and best[2] >= 0.9:
             break
     if best is None:
         return
-    card_id, similar, ocr, text = best
+    card_id, similar, ocr, text, runner_up = best
     result.title = text
     if similar < TITLE_SIMILAR or ocr < TITLE_OCR:
         return
     sure = similar * ocr
-    ids = [c.card_id for c in result.candidates]
-    if card_id in ids:  # the title agrees with one of the images: that one
+    ids = [c.card_id for c in result.candidates[:2]]
+    if card_id in ids:  # the title agrees with one of the two best images: that one
         cand = result.candidates.pop(ids.index(card_id))
         cand.confidence = max(cand.confidence, sure)
         result.candidates.insert(0, cand)
         result.source = "image+title"
-    elif result.reason is not None or sure >= TIE_BREAK > result.candidates[0].confidence:
+    elif similar >= TITLE_ONLY and runner_up < TITLE_SIMILAR and (
+            result.reason is not None or sure >= TIE_BREAK > result.candidates[0].confidence):
+        # the title alone: it must be nearly exact and name one card only
         result.candidates.insert(0, Candidate(card_id, similar, sure))
         del result.candidates[5:]
         result.source = "title"
@@ -291,7 +174,7 @@ def _by_title(gray: np.ndarray, result: Result, read_title: title.Reader, match_
     result.reason, result.message = None, ""
 
 
-def _recognize(gray: np.ndarray, bgr: np.ndarray, index: Index) -> Result:
+def _recognize(gray: np.ndarray, bgr: np.ndarray, index: Snapshot) -> Result:
     if not len(index):  # no frame to compare with: the largest card-shaped outlines, for the title
         found = locate_card(gray, bgr, None)
         return Result(reason="nothing_enrolled", message=MESSAGES["nothing_enrolled"],
@@ -308,7 +191,7 @@ def _recognize(gray: np.ndarray, bgr: np.ndarray, index: Index) -> Result:
         if cands[0].confidence >= ACCEPT:
             break
     cands, sharp, H = best
-    corners = cv2.perspectiveTransform(locate._CANON[None], H)[0]
+    corners = cv2.perspectiveTransform(locate.CANON[None], H)[0]
     result = Result(candidates=cands, corners=[[round(float(x), 1), round(float(y), 1)] for x, y in corners],
                     source="image", outlines=[H])
     if cands[0].confidence < ACCEPT:
@@ -328,7 +211,7 @@ def blurred(gray: np.ndarray) -> bool:
     return fine_energy < IMAGE_BLUR_LIMIT and fine_energy < 0.15 * coarse_energy
 
 
-def _identify(gray: np.ndarray, H: np.ndarray, index: Index) -> tuple[list[Candidate], float]:
+def _identify(gray: np.ndarray, H: np.ndarray, index: Snapshot) -> tuple[list[Candidate], float]:
     """The best five enrolled cards for the card seen through ``H``, and how sharp it is."""
     best: tuple[float, list] | None = None
     sharp = 0.0

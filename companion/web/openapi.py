@@ -174,7 +174,10 @@ def spec() -> dict:
                         "score": {"type": "number"}, "deck": {"type": ["string", "null"]},
                         "kind": {"type": ["string", "null"]}}}},
                     "elapsed_ms": {"type": "number"},
-                    "corners": {"type": ["array", "null"], "description": "The card's corners in the photo (px)"}}},
+                    "corners": {"type": ["array", "null"], "description": "The card's corners in the photo (px)"},
+                    "source": {"enum": [None, "image", "title", "image+title"],
+                               "description": "What named the card: the enrolled image, the title read (OCR), or both"},
+                    "title": {"type": ["string", "null"], "description": "The title as read, when it was read"}}},
                 "ImageError": {"type": "object", "required": ["error", "reason"], "properties": {
                     "error": {"type": "string"},
                     "reason": {"enum": ["empty", "corrupt", "not_an_image", "too_large", "too_many_pixels"]}}},
