@@ -4,6 +4,7 @@ from __future__ import annotations
 import http.client
 import json
 import threading
+from pathlib import Path
 from urllib.parse import urlparse
 
 import pytest
@@ -151,5 +152,97 @@ def test_serve_prints_the_url_and_a_qr_code(data_dir):
         assert (data_dir / "secret_key").stat().st_mode & 0o077 == 0  # the generated key is private
         status, body = call(server.url, "GET", "/api/v1/nothing")
         assert status == 404 and "error" in body
+    finally:
+        server.stop()
+
+
+def _post_image(base: str, data: bytes, content_type: str = "image/jpeg"):
+    url = urlparse(base)
+    conn = http.client.HTTPConnection(url.hostname, url.port, timeout=60)
+    conn.request("POST", "/api/v1/vision/recognize", data, {"Content-Type": content_type})
+    response = conn.getresponse()
+    body = json.loads(response.read() or b"null")
+    conn.close()
+    return response.status, body
+
+
+def _peak_rss_mib(pid: int) -> float:
+    """The highest resident size (VmHWM) of a process and its children, in MiB."""
+    import subprocess
+
+    pids = [pid] + [int(p) for p in subprocess.run(["pgrep", "-P", str(pid)], capture_output=True,
+                                                   text=True).stdout.split()]
+    peak = 0.0
+    for p in pids:
+        for line in open(f"/proc/{p}/status"):
+            if line.startswith("VmHWM:"):
+                peak = max(peak, int(line.split()[1]) / 1024)
+    return peak
+
+
+def test_scans_hostile_uploads_and_an_enrolment_at_once(data_dir, tmp_path):
+    """Phones scanning together while the CLI enrols more cards and someone sends hostile
+    uploads: every answer is a valid verdict or a clear 4xx, and worker memory stays bounded."""
+    import subprocess
+    import sys
+
+    import cv2
+
+    from bench import card_photos as cp
+    from test_vision import png
+
+    names = {c["id"]: c["names"]["en"] for c in json.loads(
+        (Path(__file__).resolve().parent.parent / "card_db" / "data" / "munchkin-base.json").read_text())["cards"]}
+    ids = sorted(names)[:40]
+    first, later = tmp_path / "first", tmp_path / "later"
+    for folder, chunk in ((first, ids[:20]), (later, ids[20:])):
+        folder.mkdir()
+        for card_id in chunk:
+            cv2.imwrite(str(folder / f"{card_id}.png"), cp.face(cp.card_for(card_id, names[card_id])))
+
+    def enrol(folder):
+        return subprocess.run([sys.executable, "-m", "companion", "vision", "enroll", str(folder), "--kind", "scan",
+                               "--data-dir", str(data_dir)], capture_output=True, text=True)
+
+    assert enrol(first).returncode == 0
+    photos = {card_id: cp.photo(cp.face(cp.card_for(card_id, names[card_id])), "medium", seed=i, size=(1280, 960))
+              for i, card_id in enumerate(ids[:20:2])}
+    server = LiveServer(data_dir, workers=2, threads=8).start()
+    try:
+        answers, errors = [], []
+
+        def phone(k):
+            try:
+                for card_id, data in list(photos.items())[k::4]:
+                    answers.append((card_id, *_post_image(server.url, data)))
+            except Exception as exc:  # noqa: BLE001 - reported below
+                errors.append(exc)
+
+        def attacker():
+            for data, kind in ((png(50_000, 50_000), "image/png"), (b"", "image/jpeg"),
+                               (b"x" * (13 * 1024 * 1024), "image/jpeg"), (b"<svg/>", "image/svg+xml")):
+                try:
+                    answers.append((None, *_post_image(server.url, data, kind)))
+                except OSError:  # the server may close a 13 MB upload it refused early
+                    answers.append((None, 413, {"error": "closed"}))
+
+        threads = [threading.Thread(target=phone, args=(k,)) for k in range(4)] + [threading.Thread(target=attacker)]
+        for t in threads:
+            t.start()
+        enrolled = enrol(later)
+        for t in threads:
+            t.join()
+        assert errors == [] and enrolled.returncode == 0
+        for card_id, status, body in answers:
+            if card_id is None:
+                assert status in (400, 413, 415), (status, body)
+            else:
+                assert status == 200 and body["card_id"] == card_id, body
+        assert len(answers) == len(photos) + 4
+        late = ids[25]  # enrolled while the server was running: it is recognised without a restart
+        status, body = _post_image(server.url, cp.photo(cp.face(cp.card_for(late, names[late])), "easy", seed=3,
+                                                         size=(1280, 960)))
+        assert status == 200 and body["card_id"] == late, body
+        assert _peak_rss_mib(server.proc.pid) < 400  # ~150 MiB measured; 50,000² pixels would be 7 GB
     finally:
         server.stop()
