@@ -110,6 +110,23 @@
       input.value = "";
     });
   });
+  // Other photo inputs (teaching the scanner a card): shrink the chosen photo in place, so
+  // the plain form posts a few hundred KB instead of the camera's megabytes.
+  document.addEventListener("change", function (e) {
+    var input = e.target;
+    if (!input.matches || !input.matches("input[type=file][data-shrink]") || !input.files || !input.files.length) return;
+    if (!window.DataTransfer) return;
+    var button = input.form && input.form.querySelector("button[type=submit]");
+    if (button) button.disabled = true;
+    shrink(input.files[0], parseInt(input.dataset.shrink, 10) || 1600).then(function (blob) {
+      if (blob !== input.files[0]) {
+        var files = new DataTransfer();
+        files.items.add(new File([blob], "photo.jpg", { type: "image/jpeg" }));
+        input.files = files.files;
+      }
+      if (button) button.disabled = false;
+    });
+  });
   // Once the scanned card has been played, its answer has done its job.
   document.addEventListener("htmx:afterRequest", function (e) {
     var target = document.getElementById("scan-result");

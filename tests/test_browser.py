@@ -341,4 +341,16 @@ def test_scan_a_card_with_the_phone_camera(browser, server, tmp_path):
     monster.locator(".scan-best button[data-action='combat.monster.add']").click()
     for page in (aric, suzan):
         expect(page.locator("#fight li[data-monster='Net Troll']")).to_be_visible()
+
+    # Teaching the scanner a new card from its page: the photo is shrunk before the form posts.
+    suzan.goto(server.url + "/cards/lame-goblin")
+    teach = suzan.locator("#teach")
+    teach.locator("summary").click()
+    big = photo("lame-goblin", 23)
+    teach.locator("input[type=file]").set_input_files(str(big))
+    expect(teach.locator("button[type=submit]")).to_be_enabled()
+    size = suzan.evaluate("document.querySelector('#teach input[type=file]').files[0].size")
+    assert size < big.stat().st_size / 3
+    teach.locator("button[type=submit]").click()
+    expect(suzan.locator(".notice")).to_contain_text("The scanner knows this card now.")
     assert errors == []
