@@ -44,10 +44,10 @@ def zn(a: np.ndarray) -> np.ndarray:
     return v / n if n > 1e-9 else v
 
 
-def title_box(margin: int = 0) -> tuple[int, int, int, int]:
+def title_box() -> tuple[int, int, int, int]:
+    """The title band in pixels of a CARD_W × CARD_H card."""
     x0, y0, x1, y1 = TITLE
-    return (round(x0 * CARD_W) + margin, round(y0 * CARD_H) + margin,
-            round(x1 * CARD_W) + margin, round(y1 * CARD_H) + margin)
+    return round(x0 * CARD_W), round(y0 * CARD_H), round(x1 * CARD_W), round(y1 * CARD_H)
 
 
 def coarse_view(small: np.ndarray, card_width: float | None = None) -> np.ndarray:

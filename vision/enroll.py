@@ -36,11 +36,11 @@ def reference(data: bytes, index: Index, kind: str = "auto") -> np.ndarray:
         raise EnrollError(str(exc)) from None
     gray = cv2.cvtColor(bgr, cv2.COLOR_BGR2GRAY)
     if kind != "scan":
-        index.refresh()
-        found = locate_card(gray, bgr, index.frame, index.frame_weight, index.frame_fine)
+        snap = index.refresh().current
+        found = locate_card(gray, bgr, snap.frame, snap.frame_weight, snap.frame_fine)
         h, w = gray.shape
         if found:
-            H = found[0].H
+            H = found[0]
             corners = cv2.perspectiveTransform(locate.CANON[None], H)[0]
             share = cv2.contourArea(corners) / (h * w)
             if kind == "photo" or share < 0.8:

@@ -7,8 +7,6 @@ exactly (``refine``) and compared again with the sharp one.
 """
 from __future__ import annotations
 
-from dataclasses import dataclass
-
 import cv2
 import numpy as np
 
@@ -18,15 +16,10 @@ REFINE_TOP = 4                   # outlines that are refined and compared at the
 FIT_SLACK = 0.05                 # outlines fitting the frame this close to the best compete on size
 
 
-@dataclass
-class Located:
-    H: np.ndarray                   # canonical card → image
-    fit: float                      # correlation with the game's frame (0 if no frame known)
-
-
 def locate_card(gray: np.ndarray, bgr: np.ndarray, frame: np.ndarray | None,
-                weight: np.ndarray | None = None, frame_fine: np.ndarray | None = None) -> list[Located]:
-    """The outlines that look most like a card of this game, the right way up, best first.
+                weight: np.ndarray | None = None, frame_fine: np.ndarray | None = None) -> list[np.ndarray]:
+    """The outlines that look most like a card of this game, the right way up, best first,
+    as homographies from canonical card coordinates to the photo.
 
     Every outline is tried in its upright turns and as the card's edge or a printed frame
     line, against the frame blurred (``coarse_view``); the best few are aligned exactly
@@ -44,7 +37,7 @@ def locate_card(gray: np.ndarray, bgr: np.ndarray, frame: np.ndarray | None,
             sides = np.linalg.norm(q - np.roll(q, -1, axis=0), axis=1)
             across, along = sides[0] + sides[2], sides[1] + sides[3]
             if 0.5 <= min(across, along) / max(across, along) <= 0.9:
-                out.append(Located(locate.homography(q, 0 if across <= along else 1), 0.0))
+                out.append(locate.homography(q, 0 if across <= along else 1))
         return out
     weight = np.ones_like(frame) if weight is None else weight
     ref = describe.zn(frame * weight)
@@ -76,7 +69,7 @@ def locate_card(gray: np.ndarray, bgr: np.ndarray, frame: np.ndarray | None,
         refined.append((_fine_fit(gray, H, frame_fine), cv2.contourArea(corners), H))
     top = max(f[0] for f in refined)
     refined.sort(key=lambda f: (f[0] < top - FIT_SLACK, -f[1] if f[0] >= top - FIT_SLACK else -f[0]))
-    return [Located(H, fit) for fit, _, H in refined]
+    return [H for _, _, H in refined]
 
 
 def _fine_fit(gray: np.ndarray, H: np.ndarray, frame_fine: np.ndarray) -> float:

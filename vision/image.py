@@ -17,7 +17,7 @@ from PIL import Image, ImageOps, UnidentifiedImageError
 
 MAX_BYTES = 12 * 1024 * 1024       # a phone JPEG is 2–6 MB; the browser sends ~0.3 MB
 MAX_PIXELS = 50_000_000            # 50 MP: larger than any phone camera's photo
-FORMATS = {"JPEG": "image/jpeg", "PNG": "image/png", "WEBP": "image/webp"}
+FORMATS = ("JPEG", "PNG", "WEBP")  # what Pillow may open; nothing else is even identified
 WORK_SIDE = 1024                   # longest side the recogniser works at
 
 
@@ -41,7 +41,7 @@ def load(data: bytes, max_side: int = WORK_SIDE) -> np.ndarray:
     try:
         with warnings.catch_warnings():
             warnings.simplefilter("error", Image.DecompressionBombWarning)
-            img = Image.open(io.BytesIO(data), formats=list(FORMATS))
+            img = Image.open(io.BytesIO(data), formats=FORMATS)
             if img.width * img.height > MAX_PIXELS:
                 raise ImageError("too_many_pixels",
                                  f"The image is {img.width} × {img.height} pixels; at most "

@@ -60,7 +60,7 @@ class Snapshot:
 class Index:
     """Enrolled descriptions, backed by ``root``; reloads when another process writes.
 
-    ``current`` is the latest ``Snapshot``; the attributes below read it.
+    ``current`` is the latest ``Snapshot``; recognition reads that, once per photo.
     """
 
     def __init__(self, root: str | os.PathLike):
@@ -74,11 +74,13 @@ class Index:
     def _set(self, ids: list[str], arrays: dict) -> None:
         self.current = Snapshot(ids, arrays)
 
-    def __getattr__(self, name: str):
-        if name in ("ids", "arrays", "position", "mean", "coarse", "frame", "frame_weight", "frame_fine",
-                    "frame_title"):
-            return getattr(self.current, name)
-        raise AttributeError(name)
+    @property
+    def ids(self) -> list[str]:
+        return self.current.ids
+
+    @property
+    def arrays(self) -> dict:
+        return self.current.arrays
 
     def refresh(self) -> "Index":
         """Load the file if it changed since the last look (one ``stat`` when it did not)."""
@@ -106,6 +108,10 @@ class Index:
     def reference_path(self, card_id: str) -> Path:
         return self.root / "refs" / f"{card_id}.png"
 
+    def enrolled(self, card_id: str) -> bool:
+        """Whether ``card_id`` has a reference image: one ``stat``, the index is not loaded."""
+        return self.reference_path(card_id).exists()
+
     # -- writing ---------------------------------------------------------------------------
     def add(self, entries: dict[str, np.ndarray]) -> None:
         """Store rectified grey reference cards (CARD_H × CARD_W ``uint8``) by card id, in one write."""
@@ -116,9 +122,10 @@ class Index:
         refs = self.root / "refs"
         refs.mkdir(parents=True, exist_ok=True)
         with self._lock:
-            ids = list(self.ids)
-            rows = {f: (list(self.arrays[f]) if self.ids else []) for f in FIELDS}
-            position = dict(self.position)
+            snap = self.current
+            ids = list(snap.ids)
+            rows = {f: (list(snap.arrays[f]) if snap.ids else []) for f in FIELDS}
+            position = dict(snap.position)
             for card_id, gray in entries.items():
                 cv2.imwrite(str(refs / f"{card_id}.png"), gray)
                 desc = describe.describe(gray)
@@ -137,11 +144,12 @@ class Index:
     def remove(self, card_id: str) -> bool:
         self.refresh()
         with self._lock:
-            if card_id not in self.position:
+            snap = self.current
+            if card_id not in snap.position:
                 return False
-            keep = [i for i, c in enumerate(self.ids) if c != card_id]
-            ids = [self.ids[i] for i in keep]
-            arrays = {f: self.arrays[f][keep] for f in FIELDS}
+            keep = [i for i, c in enumerate(snap.ids) if c != card_id]
+            ids = [snap.ids[i] for i in keep]
+            arrays = {f: snap.arrays[f][keep] for f in FIELDS}
             if ids:
                 self._write(ids, arrays)
             else:

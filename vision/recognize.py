@@ -178,16 +178,16 @@ def _recognize(gray: np.ndarray, bgr: np.ndarray, index: Snapshot) -> Result:
     if not len(index):  # no frame to compare with: the largest card-shaped outlines, for the title
         found = locate_card(gray, bgr, None)
         return Result(reason="nothing_enrolled", message=MESSAGES["nothing_enrolled"],
-                      outlines=[f.H for f in found[:UNFRAMED_OUTLINES]])
+                      outlines=found[:UNFRAMED_OUTLINES])
     found = locate_card(gray, bgr, index.frame, index.frame_weight, index.frame_fine)
     if not found:
         reason = "too_blurry" if blurred(gray) else "no_card"
         return Result(reason=reason, message=MESSAGES[reason])
     best: tuple[list[Candidate], float, np.ndarray] | None = None
-    for place in found[:TRY_OUTLINES]:
-        cands, sharp = _identify(gray, place.H, index)
+    for outline in found[:TRY_OUTLINES]:
+        cands, sharp = _identify(gray, outline, index)
         if best is None or cands[0].confidence > best[0][0].confidence:
-            best = (cands, sharp, place.H)
+            best = (cands, sharp, outline)
         if cands[0].confidence >= ACCEPT:
             break
     cands, sharp, H = best

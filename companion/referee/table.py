@@ -282,6 +282,14 @@ def _decide_host_action(state: TableState, actor: str, action: str, params: dict
 
 # --- the fight (the frame the combat issue fills in) ------------------------------------------
 
+def playable_now(card: dict, state: TableState) -> bool:
+    """Whether a player at ``state`` can play ``card`` now: items and lasting curses onto the
+    sheet at any time; monsters, enhancers and one-shots while the table has a fight."""
+    kind = card["kind"]
+    return (kind == "item" or (kind == "curse" and card["curse"]["timing"] == "persistent")
+            or (bool(state.combat) and kind in ("monster", "monster_enhancer", "one_shot")))
+
+
 def in_fight(state: TableState) -> set[str]:
     """The seats taking part in the current fight (fighter and helper)."""
     if not state.combat:

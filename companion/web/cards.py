@@ -12,6 +12,7 @@ from .. import scanning
 from .. import store as table_store
 from ..db import get_db
 from ..referee.rules import RULES, Refused
+from ..referee.table import playable_now
 from . import seating
 from .render import is_htmx, vary
 from .security import upload_limit
@@ -67,7 +68,7 @@ def card_page(card_id: str, enroll_notice: dict | None = None):
     card = card_store.get(get_db(), card_id)
     if card is None:
         abort(404, f"There is no card {card_id!r}. Search for it by name instead.")
-    enrolled = card_id in scanning.index_for(current_app.config["DATA_DIR"]).refresh().position
+    enrolled = scanning.index_for(current_app.config["DATA_DIR"]).enrolled(card_id)
     return render_template("card.html", card=card, facts=describe.facts(card), related=related_rules(card),
                            use_at=usable_tables(card), enrolled=enrolled, enroll_notice=enroll_notice)
 
@@ -83,17 +84,19 @@ def usable_tables(card: dict) -> list[dict]:
         if not seating.cookie_seat(table_id):
             continue
         state = table_store.load(get_db(), table_id)
+        if not playable_now(card, state):
+            continue
         uses = []
         if card["kind"] == "item":
             uses.append({"action": "item.add", "label": "Add to my sheet", "params": {}})
-        elif card["kind"] == "curse" and card["curse"]["timing"] == "persistent":
+        elif card["kind"] == "curse":
             uses.append({"action": "curse.add", "label": "Curse me", "params": {}})
-        elif state.combat and card["kind"] == "monster":
+        elif card["kind"] == "monster":
             uses.append({"action": "combat.monster.add", "label": "Into the fight", "params": {}})
-        elif state.combat and card["kind"] == "monster_enhancer":
+        elif card["kind"] == "monster_enhancer":
             uses += [{"action": "combat.enhancer.add", "label": f"On {m['name']}", "params": {"monster": m["uid"]}}
                      for m in state.combat["monsters"] if not m["eliminated"]]
-        elif state.combat and card["kind"] == "one_shot":
+        else:  # a one-shot
             uses += [{"action": "combat.oneshot.add", "label": f"For the {side}", "params": {"side": side}}
                      for side in ("players", "monsters")]
         if uses:

@@ -16,7 +16,7 @@ from ..qr import svg as qr_svg
 from ..referee import sheet
 from ..referee.profiles import DEFAULT_PROFILE, PROFILES
 from ..referee.rules import RULES, Refused
-from ..referee.table import SEXES, UNDOABLE, describe
+from ..referee.table import SEXES, UNDOABLE, describe, playable_now
 from . import seating
 from .cards import find
 from .render import action_button, board, board_context, invite_context, is_htmx, vary
@@ -121,14 +121,6 @@ def act(table_id: str, action: str):
     return _answer(table_id, seat, lambda: actions.perform(table_id, seat, action, request.form))
 
 
-def usable_now(card: dict, state) -> bool:
-    """Whether a phone at ``state`` can play ``card`` now: items and lasting curses onto the
-    sheet at any time; monsters, enhancers and one-shots while the table has a fight."""
-    kind = card["kind"]
-    return (kind == "item" or (kind == "curse" and card["curse"]["timing"] == "persistent")
-            or (bool(state.combat) and kind in ("monster", "monster_enhancer", "one_shot")))
-
-
 @bp.get("/t/<table_id>/pick")
 def pick(table_id: str):
     """Cards a player can use now, as they type: items and lasting curses for the sheet, and
@@ -139,7 +131,7 @@ def pick(table_id: str):
     if len(query) > 100:
         raise Refused("The search text can be at most 100 characters.", status=400)
     results = [r for r in find({"query": query, "deck": None, "kind": None, "limit": 30})
-               if usable_now(r["card"], state)][:8] if query.strip() else []
+               if playable_now(r["card"], state)][:8] if query.strip() else []
     template = "_pick_results.html" if is_htmx() else "pick.html"
     return vary(render_template(template, state=state, query=query, results=results))
 

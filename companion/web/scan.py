@@ -17,7 +17,9 @@ from vision import image as vision_image
 from .. import csrf, scanning, store
 from ..db import get_db
 from ..referee.rules import Refused
-from .pages import seat_or_403, usable_now
+from ..referee.table import playable_now
+from .cards import card_page
+from .pages import seat_or_403
 from .render import is_htmx, vary
 from .security import upload_limit
 
@@ -71,7 +73,7 @@ def table_scan(table_id: str):
         card = card_store.get(db, cand["card_id"])
         if card is not None:
             results.append({"card": card, "hit": {"name": card["names"]["en"]}, "confidence": cand["confidence"],
-                            "usable": usable_now(card, state)})
+                            "usable": playable_now(card, state)})
     context = {"state": state, "seat": seat, "answer": answer, "error": error, "results": results}
     template = "_scan_result.html" if is_htmx() else "scan.html"
     return vary(render_template(template, **context), status)
@@ -81,8 +83,6 @@ def table_scan(table_id: str):
 @upload_limit(UPLOAD_LIMIT)
 def enroll_card(card_id: str):
     """Teach the scanner this card from a photo (or scan) of it; answers the card page."""
-    from .cards import card_page
-
     db = get_db()
     if card_store.get(db, card_id) is None:
         raise Refused(f"There is no card {card_id!r}.", status=404)
