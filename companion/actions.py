@@ -20,6 +20,7 @@ from . import store
 from .db import get_db
 from .fights import card_of
 from .referee import sheet
+from .referee.profiles import OPTIONS
 from .referee.rules import Refused
 from .referee.table import ACTIONS, TableState
 
@@ -30,7 +31,7 @@ _ITEM_FIELDS = {"name": str, "bonus": int, "slot": str, "big": bool, "gold": int
 #: Parameters each action accepts and their types (values arrive as strings from forms;
 #: ``list`` takes repeated form fields or a JSON list, ``dict`` only comes from JSON).
 PARAMS: dict[str, dict[str, type]] = {
-    "level.up": {"seat": str},
+    "level.up": {"seat": str, "card": str},
     "level.down": {"seat": str},
     "level.kill": {"seat": str, "levels": int},
     "sex.set": {"seat": str, "sex": str},
@@ -71,6 +72,8 @@ PARAMS: dict[str, dict[str, type]] = {
                     "order": list},
     "turn.end": {},
     "settings.objection": {"seconds": str},
+    "settings.profile": {"profile": str, "options": dict, **{key: bool for key in OPTIONS if key != "top_level"},
+                         "top_level": int},
 }
 assert PARAMS.keys() == ACTIONS.keys()
 _TRUE, _FALSE = {"1", "true", "on", "yes"}, {"0", "false", "off", "no"}
@@ -107,10 +110,15 @@ def parse_params(action: str, raw: Mapping) -> dict:
     if action not in PARAMS:
         raise Refused(f"Unknown action {action!r}; known: {', '.join(PARAMS)}.", status=400)
     spec = PARAMS[action]
-    extra = set(raw) - set(spec) - {"action", "reason", "expected_version", "csrf_token"}
+    extra = set(raw) - set(spec) - {"action", "reason", "expected_version", "csrf_token", "override"}
     if extra:
         raise Refused(f"Unknown parameter(s) for {action}: {', '.join(sorted(extra))}.", status=400)
     params = {}
+    override = raw.get("override")
+    if override not in (None, ""):
+        if not isinstance(override, str):
+            raise Refused("override must be the id of a rule.", status=400)
+        params["override"] = override
     for key, kind in spec.items():
         if kind is list:
             value = raw.getlist(key) if hasattr(raw, "getlist") else raw.get(key)
@@ -201,6 +209,11 @@ def _from_cards(action: str, params: dict) -> dict:
             return {"seconds": float(params.get("seconds", ""))}
         except ValueError:
             raise Refused("seconds must be a number.", status=400) from None
+    if action == "settings.profile":
+        flat = {k: v for k, v in params.items() if k in OPTIONS}
+        out = {k: v for k, v in params.items() if k in ("profile", "override")}
+        out["options"] = params.get("options", flat)
+        return out
     if action not in ("item.add", "curse.add"):
         return params
     rest = {k: v for k, v in params.items() if k in ("seat",)}
@@ -226,9 +239,17 @@ def _from_cards(action: str, params: dict) -> dict:
     return {**rest, "curse": curse}
 
 
-def create_table(name, profile_id, host_name, host_sex):
-    """Open a table with its creator as host: ``(state, seat, token)``."""
-    state, seat, token = store.create_table(get_db(), name, profile_id, host_name, host_sex)
+def options_from(raw: Mapping) -> dict | None:
+    """A profile's options from a JSON ``options`` object or from form fields (one per option)."""
+    if "options" in raw:
+        return raw.get("options")
+    flat = parse_params("settings.profile", {k: v for k, v in raw.items() if k in OPTIONS})
+    return flat or None
+
+
+def create_table(name, profile_id, host_name, host_sex, options=None):
+    """Open a table with its creator as host, under a rule profile and its options: ``(state, seat, token)``."""
+    state, seat, token = store.create_table(get_db(), name, profile_id, host_name, host_sex, options)
     return state, seat, token
 
 

@@ -135,6 +135,13 @@ def history(db: sqlite_utils.Database, table_id: str, limit: int | None = None) 
     return [_recorded(row) for row in db.execute(sql, params).fetchall()]
 
 
+def house_rulings(db: sqlite_utils.Database, table_id: str) -> list[Recorded]:
+    """The changes the host let through against a rule (house rulings), oldest first."""
+    sql = (f"SELECT {_COLUMNS} FROM events WHERE table_id = ? AND json_extract(payload, '$.override') IS NOT NULL "
+           "ORDER BY seq")
+    return [_recorded(row) for row in db.execute(sql, [table_id]).fetchall()]
+
+
 def event(db: sqlite_utils.Database, table_id: str, seq: int) -> Recorded:
     row = db.execute(f"SELECT {_COLUMNS} FROM events WHERE table_id = ? AND seq = ?", [table_id, seq]).fetchone()
     if row is None:
@@ -197,7 +204,8 @@ def _append(db, state: TableState | None, event: Event, actor: str | None, reaso
     )
     if state is None:
         return new, new.version
-    db.execute("UPDATE tables SET state = ?, version = ? WHERE id = ?", [json.dumps(new.to_json()), new.version, new.id])
+    db.execute("UPDATE tables SET state = ?, version = ?, profile_id = ? WHERE id = ?",
+               [json.dumps(new.to_json()), new.version, new.profile_id, new.id])
     return new, new.version
 
 
@@ -208,10 +216,11 @@ def _add_seat(db, table_id: str, seat: str | None = None) -> tuple[str, str]:
     return seat, token
 
 
-def create_table(db: sqlite_utils.Database, name: str, profile_id: str, host_name: str, host_sex: str):
+def create_table(db: sqlite_utils.Database, name: str, profile_id: str, host_name: str, host_sex: str,
+                 options: dict | None = None):
     """Open a table and seat its creator as host; returns ``(state, seat, seat_token)``."""
     table_id = secrets.token_urlsafe(9)
-    created = referee.create(table_id, name, profile_id)
+    created = referee.create(table_id, name, profile_id, options)
     state = referee.apply(None, created)
     seat = secrets.token_urlsafe(6)
     joined = referee.join(state, seat, host_name, host_sex)  # checks before anything is written

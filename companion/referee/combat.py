@@ -14,7 +14,7 @@ import copy
 from jsonschema import Draft202012Validator
 
 from . import sheet
-from .profiles import Profile, get_profile
+from .profiles import Profile, clean_options, get_profile
 from .rules import RULES, Refused
 
 RUN_AWAY_NEEDS = 5  # 1.6 Running Away: escape on a 5 or better
@@ -51,6 +51,7 @@ INPUT_SCHEMA: dict = {
     "type": "object", "additionalProperties": False, "required": ["fighter", "monsters"],
     "properties": {
         "profile": {"type": "string"},
+        "options": {"type": "object", "description": "the profile's options (epic, top_level, shared_victory, ...)"},
         "fighter": _character,
         "helper": {"oneOf": [_character, {"type": "null"}]},
         "helpers": {"type": "array", "description": "refused when it holds more than one helper"},
@@ -147,9 +148,12 @@ def evaluate(fight: dict, strict: bool = True) -> dict:
     """
     validate(fight)
     try:
-        profile: Profile = get_profile(fight.get("profile") or "munchkin-1.6")
+        base = get_profile(fight.get("profile") or "munchkin-1.6")
+        profile: Profile = base.with_options(clean_options(fight.get("options"), base))
     except KeyError as exc:
         raise Refused(str(exc.args[0]), status=400) from None
+    except ValueError as exc:
+        raise Refused(str(exc), status=400) from None
     for who in ("fighter", "helper"):
         character = fight.get(who)
         if character and character["level"] >= profile.top_level:
@@ -242,7 +246,8 @@ def evaluate(fight: dict, strict: bool = True) -> dict:
     if outcome == "win":
         result.update(_rewards(per_monster, fighter, helper, profile, bool(helper)))
     else:
-        result.update({"levels": {"fighter": 0, "helper": 0}, "treasures": 0, "wins_game": False})
+        result.update({"levels": {"fighter": 0, "helper": 0}, "treasures": 0, "wins_game": False,
+                       "helper_wins_game": False})
     if outcome == "lose" or fight.get("run_away"):
         result["run_away"] = _run_away(party, names, per_monster, profile)
     return result
@@ -253,15 +258,22 @@ def _rewards(per_monster: list[dict], fighter: dict, helper: dict | None, profil
     levels = sum(m["levels"] for m in killed)
     top = profile.top_level
     fighter_after = min(top, fighter["level"] + levels)
-    helper_levels = 0
-    if helper and "elf" in helper.get("races", []) and profile.elf_helper_levels:
-        helper_levels = min(len(killed), top - 1 - helper["level"]) if not profile.shared_victory else len(killed)
-        helper_levels = max(0, helper_levels)
+    wins = fighter_after >= top
+    helper_levels, helper_wins = 0, False
+    if helper and "elf" in helper.get("races", []) and profile.helper_gains_levels == "elf":
+        # The helper's levels never win on their own; the classic books let fighter and Elf
+        # helper who reach the top with the same kill win together.
+        ceiling = top if wins and profile.joint_kill_wins else top - 1
+        helper_levels = max(0, min(len(killed), ceiling - helper["level"]))
+        helper_wins = helper["level"] + helper_levels >= top
+    if helper and wins and profile.shared_victory:
+        helper_wins = True
     return {
         "levels": {"fighter": fighter_after - fighter["level"], "helper": helper_levels},
         "treasures": sum(m["treasures"] for m in per_monster),
         "treasures_face_up": helped,
-        "wins_game": fighter_after >= top,
+        "wins_game": wins,
+        "helper_wins_game": helper_wins,
         "rewards_after": f"about {profile.objection_seconds} seconds without objection",
     }
 

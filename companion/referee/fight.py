@@ -35,7 +35,7 @@ def description(state, fight: dict) -> dict:
         out.update(fight["powers"].get(role, {}))
         return out
 
-    desc = {"profile": state.profile_id, "fighter": character(fight["fighter"], "fighter"),
+    desc = {"profile": state.profile_id, "options": state.settings.get("options", {}), "fighter": character(fight["fighter"], "fighter"),
             "monsters": [{k: v for k, v in m.items() if k not in ("uid", "card_id")} for m in fight["monsters"]],
             "one_shots": [{"name": o["name"], "bonus": o["bonus"], "side": o["side"]} for o in fight["one_shots"]],
             "backstabs": [b["target"] for b in fight["backstabs"]]}
@@ -54,12 +54,17 @@ def verdict(state, fight: dict | None = None) -> dict | None:
     return combat.evaluate(description(state, fight), strict=False)
 
 
-def _monster(raw: dict, uid: str) -> dict:
+def _monster(raw: dict, uid: str, min_level: int = 0) -> dict:
+    """A monster from a card or typed in; ``min_level`` is the profile's floor (1.71: Level 1)."""
     name = str(raw.get("name") or "").strip()
     if not name or len(name) > 80:
         raise Refused("A monster needs a name of at most 80 characters.", status=400)
     out = {"uid": uid, "name": name, "enhancers": [], "eliminated": False}
-    for key, low, high, default in (("level", 0, 100, None), ("treasures", 0, 20, 1), ("levels", 1, 5, 1),
+    level = raw.get("level")
+    if isinstance(level, int) and not isinstance(level, bool) and 0 <= level < min_level:
+        raise Refused(f"A monster's level cannot be below {min_level} in this edition; "
+                      "only its combat strength can drop lower.", rule="level.floor", status=400)
+    for key, low, high, default in (("level", min_level, 100, None), ("treasures", 0, 20, 1), ("levels", 1, 5, 1),
                                     ("run_away_modifier", -10, 10, 0)):
         out[key] = sheet.whole_number(raw, key, low, high, default,
                                       "The monster's {key} must be a whole number from {low} to {high}.")
@@ -75,8 +80,8 @@ def _monster(raw: dict, uid: str) -> dict:
     return out
 
 
-def decide(state, actor: str, action: str, params: dict) -> tuple[dict, list[dict], str, str | None]:
-    """``(fight after, level operations, summary, winner seat)`` for a fight action by ``actor``."""
+def decide(state, actor: str, action: str, params: dict) -> tuple[dict, list[dict], str, list[str] | None]:
+    """``(fight after, level operations, summary, winner seats or None)`` for a fight action by ``actor``."""
     fight = state.combat
     if fight is None:
         raise Refused("No fight is on: the player whose turn it is starts one.", status=409)
@@ -87,7 +92,7 @@ def decide(state, actor: str, action: str, params: dict) -> tuple[dict, list[dic
     participants = {fight["fighter"]: "fighter", **({fight["helper"]: "helper"} if fight["helper"] else {})}
 
     if action == "combat.monster.add":
-        monster = _monster(params.get("monster") or {}, uid)
+        monster = _monster(params.get("monster") or {}, uid, state.profile.monster_min_level)
         after["monsters"].append(monster)
         return after, [], f"adds {monster['name']} (level {monster['level']}) to the fight", None
     if action == "combat.enhancer.add":
@@ -213,20 +218,25 @@ def _resolve(state, fight: dict, actor: str, params: dict):
     judged = verdict(state, fight)
     if judged["outcome"] != "win":  # cannot happen without a new event, kept as a guard
         raise Refused("The players are not winning this fight.", rule="combat.compare")
-    ops, winner = [], None
+    ops, winners = [], []
     gained = judged["levels"]["fighter"]
     if gained:
         ops.append({"op": "level", "seat": fight["fighter"], "delta": gained, "cause": "kill"})
         if judged["wins_game"]:
-            winner = fight["fighter"]
+            winners.append(fight["fighter"])
     if fight["helper"] and judged["levels"]["helper"]:
-        ops.append({"op": "level", "seat": fight["helper"], "delta": judged["levels"]["helper"], "cause": "up"})
+        ops.append({"op": "level", "seat": fight["helper"], "delta": judged["levels"]["helper"], "cause": "kill"})
+    if fight["helper"] and judged["helper_wins_game"]:
+        winners.append(fight["helper"])
+    winner = winners[0] if winners else None
     face = "face up" if judged.get("treasures_face_up") else "face down"
     summary = (f"wins the fight: {judged['players']['total']} to {judged['monsters']['total']}, "
                f"+{gained} level{'s' if gained != 1 else ''}, draw {judged['treasures']} treasure{'s' if judged['treasures'] != 1 else ''} {face}")
-    if winner:
+    if len(winners) > 1:
+        summary += f" — and wins the game together with {state.players[winners[1]].name}"
+    elif winner:
         summary += " — and wins the game"
-    return None, ops, summary, winner
+    return None, ops, summary, winners
 
 
 def _flee(state, fight: dict, actor: str, params: dict):

@@ -8,10 +8,11 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from .profiles import Profile
-from .rules import Refused
+from .rules import Refused, refuse
 
-#: Why a level changes. ``kill`` is the only cause that may reach the top level.
-CAUSES = ("up", "down", "kill", "undo")
+#: Why a level changes. ``kill`` is the only cause that may reach the top level, apart from
+#: the cards a profile names in ``top_level_cards`` (Divine Intervention in the classic rules).
+CAUSES = ("up", "down", "kill", "undo", "divine_intervention")
 
 
 @dataclass(frozen=True)
@@ -25,7 +26,8 @@ def change_level(profile: Profile, level: int, delta: int, cause: str) -> LevelV
     """Apply ``delta`` levels for ``cause`` under ``profile``'s rules.
 
     - nothing takes a character below the profile's minimum level (``level.floor``);
-    - the top level can only be reached by killing a monster (``level.win-by-kill``);
+    - the top level can only be reached by killing a monster (``level.win-by-kill``), or by a
+      card the profile lets through (the classic rules' Divine Intervention);
     - a kill that reaches the top level wins; a kill never goes past it.
     """
     if cause not in CAUSES:
@@ -39,8 +41,8 @@ def change_level(profile: Profile, level: int, delta: int, cause: str) -> LevelV
             rule="level.floor",
         )
     if after >= profile.top_level:
-        if cause != "kill" and profile.top_level_needs_kill:
-            raise Refused(
+        if cause != "kill" and cause not in profile.top_level_cards and profile.top_level_needs_kill:
+            refuse(
                 f"Level {profile.top_level} can only be reached by killing a monster.",
                 rule="level.win-by-kill",
             )

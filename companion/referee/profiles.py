@@ -1,14 +1,20 @@
 """Rule profiles: one per edition, stating as data what the referee needs to know.
 
-Editions disagree (starting hand, Dwarf hand limit, how the winning level may be reached,
-…). A profile carries those differences as fields so that the rest of the engine asks
-the profile instead of hard-coding one book. ``game`` names the game family, so that a
-profile for the board game (Munchkin Quest) can sit beside the card-game editions
-without the engine assuming every game is the card game.
+Editions disagree (starting hand, whether a helper gains levels, how the winning level may
+be reached, what a dead character keeps, …). A profile carries those differences as fields
+so that the rest of the engine asks the profile instead of hard-coding one book. ``game``
+names the game family, so that a profile for the board game (Munchkin Quest) can sit
+beside the card-game editions without the engine assuming every game is the card game.
+
+A table plays one profile with its *options* (the variants the books offer: Epic, Faster
+Play, a custom top level); :meth:`Profile.with_options` gives the profile the referee uses.
 """
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field, replace
+
+#: What a dead character may keep, in the words the sheet uses.
+DEATH_PARTS = ("level", "races", "classes", "half_breed", "super_munchkin", "curses")
 
 
 @dataclass(frozen=True)
@@ -21,16 +27,48 @@ class Profile:
     edition: str
     year: int
     language: str  # the rulebook's language (ISO 639-1)
+    books: tuple[str, ...]  # how citations name the rulebook(s) this profile follows
     min_level: int = 1
+    monster_min_level: int = 0  # 1.71: nothing takes a monster's level below 1 either
     top_level: int = 10
     top_level_needs_kill: bool = True
+    top_level_cards: tuple[str, ...] = ()  # cards that may give the winning level anyway (classic: Divine Intervention)
     max_kill_levels: int = 2  # the most levels a single kill gives (some monsters give 2)
+    starting_hand: tuple[int, int] = (4, 4)  # Door cards, Treasure cards dealt to each player
+    fast_starting_hand: tuple[int, int] | None = None  # the book's deal for a quicker game, when it has one
+    death_draw: tuple[int, int] = (4, 4)  # what a dead character draws on their next turn
+    death_keeps: tuple[str, ...] = DEATH_PARTS
     hand_limit: int = 5  # cards kept at the end of a turn (Charity)
-    dwarf_hand_limit: int = 6  # 1.6: printed on the Dwarf card; the classic books put it in the rules
-    elf_helper_levels: bool = True  # 1.6: an Elf who helps gains a level per monster slain
+    dwarf_hand_limit: int = 6  # 1.6 and 1.71 print it on the Dwarf card; the classic books put it in the rules
+    helper_gains_levels: str = "elf"  # "elf": an Elf who helps gains a level per monster slain; "none"
+    joint_kill_wins: bool = False  # classic: fighter and helper who reach the top with one kill both win
     shared_victory: bool = False  # Faster Play option: the helper also wins when the fighter reaches the top
+    listen_at_door: bool = False  # Faster Play option: draw a face-down Door card before kicking the door open
+    loot_draws_treasure: bool = False  # Faster Play option: looting the room draws a Treasure, not a Door
+    epic: bool = False  # Epic option: play on to Level 20
     objection_seconds: float = 2.6  # the wait before rewards are taken
     recommended_players: tuple[int, int] = (3, 6)
+    options: dict = field(default_factory=dict, compare=False)  # the options this profile was built with
+
+    @property
+    def book(self) -> str:
+        """The rulebook citations start with."""
+        return self.books[0]
+
+    def with_options(self, options: dict | None) -> "Profile":
+        """This profile with a table's options applied (already checked by :func:`clean_options`)."""
+        options = options or {}
+        changes: dict = {"options": dict(options)}
+        if options.get("epic"):
+            changes.update(epic=True, top_level=20)
+        if options.get("top_level"):
+            changes["top_level"] = options["top_level"]
+        for flag in ("listen_at_door", "loot_draws_treasure", "shared_victory"):
+            if options.get(flag):
+                changes[flag] = True
+        if options.get("fast_start") and self.fast_starting_hand:
+            changes["starting_hand"] = self.fast_starting_hand
+        return replace(self, **changes)
 
     def as_dict(self) -> dict:
         return {
@@ -40,15 +78,28 @@ class Profile:
             "edition": self.edition,
             "year": self.year,
             "language": self.language,
+            "books": list(self.books),
             "min_level": self.min_level,
+            "monster_min_level": self.monster_min_level,
             "top_level": self.top_level,
             "top_level_needs_kill": self.top_level_needs_kill,
+            "top_level_cards": list(self.top_level_cards),
             "recommended_players": list(self.recommended_players),
+            "starting_hand": {"door": self.starting_hand[0], "treasure": self.starting_hand[1]},
+            "fast_starting_hand": ({"door": self.fast_starting_hand[0], "treasure": self.fast_starting_hand[1]}
+                                   if self.fast_starting_hand else None),
+            "death_draw": {"door": self.death_draw[0], "treasure": self.death_draw[1]},
+            "death_keeps": list(self.death_keeps),
             "hand_limit": self.hand_limit,
             "dwarf_hand_limit": self.dwarf_hand_limit,
-            "elf_helper_levels": self.elf_helper_levels,
+            "helper_gains_levels": self.helper_gains_levels,
+            "joint_kill_wins": self.joint_kill_wins,
             "shared_victory": self.shared_victory,
+            "listen_at_door": self.listen_at_door,
+            "loot_draws_treasure": self.loot_draws_treasure,
+            "epic": self.epic,
             "objection_seconds": self.objection_seconds,
+            "options": dict(self.options),
         }
 
 
@@ -58,20 +109,93 @@ PROFILES: dict[str, Profile] = {
     p.id: p
     for p in [
         Profile(
+            id="munchkin-classic",
+            name="Munchkin, classic rules (German 2003 / Dutch 2001)",
+            game="munchkin",
+            edition="classic",
+            year=2003,
+            language="de",
+            books=("Munchkin, German rules (2003)", "Munchkin, Dutch rules (2001)"),
+            top_level_cards=("divine_intervention",),
+            starting_hand=(2, 2),
+            fast_starting_hand=(4, 4),
+            death_draw=(2, 2),
+            death_keeps=("level", "races", "classes", "half_breed", "super_munchkin"),
+            joint_kill_wins=True,
+        ),
+        Profile(
             id="munchkin-1.6",
             name="Munchkin 1.6 (English, 2011)",
             game="munchkin",
             edition="1.6",
             year=2011,
             language="en",
+            books=("Munchkin 1.6 (2011)",),
+        ),
+        Profile(
+            id="munchkin-1.71",
+            name="Munchkin 1.71 (Italian, 2014)",
+            game="munchkin",
+            edition="1.71",
+            year=2014,
+            language="it",
+            books=("Munchkin 1.71 (2014)",),
+            monster_min_level=1,
+            helper_gains_levels="none",
         ),
     ]
 }
 
+#: The options a table may choose, with what each value may be.
+OPTIONS = {
+    "epic": "Epic: play on to Level 20 (Epic Munchkin, offered in the 1.6 and 1.71 books).",
+    "top_level": "A custom winning level, 2 to 30 (a house variant; Epic sets 20).",
+    "listen_at_door": "Faster Play: draw a face-down Door card at the start of the turn (1.6, 1.71).",
+    "loot_draws_treasure": "Faster Play: looting the room draws a face-down Treasure, not a Door (1.6, 1.71).",
+    "shared_victory": "Faster Play: a helper in the winning fight wins too, whatever their level (1.6, 1.71).",
+    "fast_start": "Quick deal: 4 Door and 4 Treasure cards instead of 2 and 2 (classic rules only).",
+}
+TOP_LEVEL_RANGE = (2, 30)
 
-def get_profile(profile_id: str) -> Profile:
-    """The profile with this id; ``KeyError`` names the known ids when it does not exist."""
+
+def clean_options(raw: object, profile: Profile) -> dict:
+    """The options a table asked for, checked; ``ValueError`` says what is wrong.
+
+    Only options that are switched on are kept, so two tables with the same rules have
+    equal options.
+    """
+    if raw is None:
+        return {}
+    if not isinstance(raw, dict):
+        raise ValueError("options must be an object such as {\"epic\": true}.")
+    unknown = set(raw) - set(OPTIONS)
+    if unknown:
+        raise ValueError(f"unknown option {sorted(unknown)[0]!r}; known: {', '.join(OPTIONS)}.")
+    out: dict = {}
+    for key, value in raw.items():
+        if key == "top_level":
+            if value in (None, "", 0):
+                continue
+            low, high = TOP_LEVEL_RANGE
+            if not isinstance(value, int) or isinstance(value, bool) or not low <= value <= high:
+                raise ValueError(f"top_level must be a whole number from {low} to {high}.")
+            out[key] = value
+        elif not isinstance(value, bool):
+            raise ValueError(f"{key} must be true or false.")
+        elif value:
+            out[key] = True
+    if out.get("epic") and "top_level" in out:
+        raise ValueError("Choose Epic or a custom top level, not both.")
+    if out.get("fast_start") and not profile.fast_starting_hand:
+        raise ValueError(f"{profile.name} has no quick deal: every player starts with "
+                         f"{profile.starting_hand[0]} Door and {profile.starting_hand[1]} Treasure cards.")
+    return out
+
+
+def get_profile(profile_id: str, options: dict | None = None) -> Profile:
+    """The profile with this id (and options); ``KeyError`` names the known ids when it does not exist."""
     try:
-        return PROFILES[profile_id]
+        profile = PROFILES[profile_id]
     except KeyError:
         raise KeyError(f"unknown rule profile {profile_id!r}; known: {', '.join(sorted(PROFILES))}") from None
+    return profile.with_options(options) if options else profile

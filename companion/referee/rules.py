@@ -6,6 +6,8 @@ citation names the edition and the section of the rulebook it follows.
 """
 from __future__ import annotations
 
+from contextlib import contextmanager
+from contextvars import ContextVar
 from dataclasses import dataclass
 
 
@@ -254,6 +256,15 @@ RULES: dict[str, Rule] = {
 }
 
 
+#: The rules the host may override for one action (a house ruling), and what each lets through.
+#: Checks that keep the game state coherent (the level floor, rewards, the fight's order)
+#: cannot be overridden.
+OVERRIDABLE: dict[str, frozenset] = {
+    rule: frozenset({rule}) for rule in
+    ("level.win-by-kill", "items.big", "race.one", "class.one", "items.not-in-combat", "turn.own", "halfling.double")
+}
+
+
 class Refused(Exception):
     """An action the rules (or the table's roles) forbid.
 
@@ -274,3 +285,35 @@ class Refused(Exception):
             data["citation"] = self.rule.citation
             data["rule_summary"] = self.rule.summary
         return data
+
+
+#: Rules the host has waived for the decision being made, and those a check actually waived.
+_waived: ContextVar[frozenset] = ContextVar("waived", default=frozenset())
+_used: ContextVar[list | None] = ContextVar("used", default=None)
+
+
+def refuse(message: str, rule: str, status: int = 422) -> None:
+    """Refuse with ``rule`` unless the host has waived it for this decision (a house ruling).
+
+    Only checks after which the action still makes sense call this (a second class, a
+    card giving the winning level, …); checks that protect the state itself raise
+    :class:`Refused` directly and cannot be waived.
+    """
+    if rule in _waived.get():
+        used = _used.get()
+        if used is not None and rule not in used:
+            used.append(rule)
+        return
+    raise Refused(message, rule=rule, status=status)
+
+
+@contextmanager
+def waiving(rules):
+    """Within the block, :func:`refuse` lets ``rules`` through; yields the list of those it did."""
+    used: list = []
+    tokens = (_waived.set(frozenset(rules)), _used.set(used))
+    try:
+        yield used
+    finally:
+        _used.reset(tokens[1])
+        _waived.reset(tokens[0])

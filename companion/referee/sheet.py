@@ -19,7 +19,7 @@ from dataclasses import dataclass
 
 from .levels import change_level
 from .profiles import Profile
-from .rules import RULES, Refused
+from .rules import RULES, Refused, refuse
 
 RACES = ("elf", "dwarf", "halfling")
 CLASSES = ("warrior", "wizard", "cleric", "thief")
@@ -81,11 +81,11 @@ def check(p: dict) -> list[Violation]:
     if len(set(races)) != len(races):
         out.append(Violation("race.one", "Two copies of the same race."))
     if len(races) > (2 if p.get("half_breed") else 1):
-        out.append(Violation("race.one", "More races than allowed: a second race needs Half-Breed."))
+        out.append(Violation("race.one", f"More races than allowed ({len(races)}): a second race needs Half-Breed."))
     if len(set(classes)) != len(classes):
         out.append(Violation("class.one", "Two copies of the same class."))
     if len(classes) > (2 if p.get("super_munchkin") else 1):
-        out.append(Violation("class.one", "More classes than allowed: a second class needs Super Munchkin."))
+        out.append(Violation("class.one", f"More classes than allowed ({len(classes)}): a second class needs Super Munchkin."))
     if p.get("half_breed") and not races:
         out.append(Violation("half-breed.needs-race", "Half-Breed needs a race."))
     if p.get("super_munchkin") and not classes:
@@ -116,7 +116,7 @@ def refuse_new_violations(before: dict, after: dict, allow: frozenset = frozense
     old = set(check(before))
     for violation in check(after):
         if violation not in old and violation.rule not in allow:
-            raise Refused(violation.message, rule=violation.rule)
+            refuse(violation.message, rule=violation.rule)
 
 
 # --- operations ------------------------------------------------------------------------------
@@ -215,8 +215,8 @@ def add_item_ops(p: dict, seat: str, item: dict) -> list[dict]:
     bigs = [i["name"] for i in p.get("items", []) if i.get("big")]
     allowance = big_allowance(p)
     if item.get("big") and allowance is not None and len(bigs) >= allowance:
-        raise Refused(f"{item['name']} is Big and you already have a Big item ({', '.join(bigs)}): "
-                      "only one, unless you are a Dwarf.", rule="items.big")
+        refuse(f"{item['name']} is Big and you already have a Big item ({', '.join(bigs)}): "
+               "only one, unless you are a Dwarf.", rule="items.big")
     item["in_use"] = fits(p, item) and restriction_problem(p, item) is None
     return [{"op": "add", "seat": seat, "field": "items", "value": item}]
 
@@ -327,11 +327,19 @@ def flag_ops(p: dict, seat: str, flag: str, on: bool) -> list[dict]:
 FLAG_NAMES = {"half_breed": "Half-Breed", "super_munchkin": "Super Munchkin"}
 
 
-def die_ops(p: dict, seat: str) -> list[dict]:
-    """Death: every item goes; level, races, classes and curses stay."""
-    if not p.get("items"):
+def die_ops(p: dict, seat: str, profile: Profile) -> list[dict]:
+    """Death: every item goes, and whatever else the edition does not let a dead character keep
+    (1.6 and 1.71 keep level, races, classes, Half-Breed, Super Munchkin and curses; the
+    classic books name only level, race(s) and class(es), so lasting curses go too)."""
+    ops = [{"op": "remove", "seat": seat, "field": "items", "value": i} for i in p.get("items", [])]
+    if "curses" not in profile.death_keeps:
+        ops += [{"op": "remove", "seat": seat, "field": "curses", "value": c} for c in p.get("curses", [])]
+    for flag in ("half_breed", "super_munchkin"):
+        if flag not in profile.death_keeps and p.get(flag):
+            ops.append({"op": "set", "seat": seat, "field": flag, "from": True, "to": False})
+    if not ops:
         raise Refused("Nothing to lose: this character has no items.", status=409)
-    return [{"op": "remove", "seat": seat, "field": "items", "value": i} for i in p["items"]]
+    return ops
 
 
 # --- combat strength -----------------------------------------------------------------------------

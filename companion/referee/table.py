@@ -16,8 +16,8 @@ from dataclasses import asdict, dataclass, field
 from . import fight as fights
 from . import sheet
 from .levels import change_level
-from .profiles import get_profile
-from .rules import Refused
+from .profiles import clean_options, get_profile
+from .rules import OVERRIDABLE, RULES, Refused, refuse, waiving
 
 SEXES = ("male", "female")
 MAX_SEATS = 8
@@ -64,6 +64,7 @@ ACTIONS = {
     "combat.flee": "Run away: a roll per monster per fleeing player (the app's die or the real one).",
     "turn.end": "End your turn (after Charity): the next player's turn begins (the player or the host).",
     "settings.objection": "Host only: seconds to wait for objections before rewards (the books say about 2.6).",
+    "settings.profile": "Host only: change the edition (rule profile) and its options; recorded in the history.",
 }
 #: Sheet actions refused for whoever is in a fight (1.6 Items; When to Play Cards).
 NOT_IN_COMBAT = {"item.add", "item.use", "item.carry", "item.give", "item.sell"}
@@ -101,14 +102,16 @@ class TableState:
     version: int = 0
     host: str | None = None
     winner: str | None = None
+    winners: list = field(default_factory=list)  # everyone who won (a shared victory has two)
     players: dict[str, Player] = field(default_factory=dict)
     combat: dict | None = None  # the fight on now (see companion/referee/fight.py)
     turn: dict | None = None  # {"seat": whose turn, "number": 1, 2, ...}
-    settings: dict = field(default_factory=dict)  # the host's table settings (objection_seconds)
+    settings: dict = field(default_factory=dict)  # the host's table settings (objection_seconds, options)
 
     @property
     def profile(self):
-        return get_profile(self.profile_id)
+        """The table's rule profile with the options chosen for this table."""
+        return get_profile(self.profile_id, self.settings.get("options"))
 
     def to_json(self) -> dict:
         return {
@@ -118,6 +121,7 @@ class TableState:
             "version": self.version,
             "host": self.host,
             "winner": self.winner,
+            "winners": self.winners,
             "players": [asdict(p) for p in self.players.values()],
             "combat": self.combat,
             "turn": self.turn,
@@ -127,7 +131,8 @@ class TableState:
     @classmethod
     def from_json(cls, data: dict) -> "TableState":
         players = {p["seat"]: Player(**p) for p in data["players"]}
-        return cls(**{**data, "players": players})
+        winners = data.get("winners") or ([data["winner"]] if data.get("winner") else [])  # older snapshots
+        return cls(**{**data, "players": players, "winners": winners})
 
     def public(self) -> dict:
         """The state as the API shows it, with each player's combat strength."""
@@ -165,16 +170,23 @@ def clean_sex(raw: object) -> str:
 
 # --- creating and joining -------------------------------------------------------------
 
-def create(table_id: str, name: str, profile_id: str) -> Event:
-    """The event that opens a table with a checked name and a known profile."""
+def create(table_id: str, name: str, profile_id: str, options: object = None) -> Event:
+    """The event that opens a table with a checked name, a known profile and its options."""
     name = clean_name(name)
+    profile_id, options = _clean_profile(profile_id, options)
+    return Event("table.created", {"id": table_id, "name": name, "profile": profile_id, "options": options})
+
+
+def _clean_profile(profile_id: object, options: object) -> tuple[str, dict]:
     if not isinstance(profile_id, str):
         raise Refused("profile must be the id of a rule profile (text).", status=400)
     try:
-        get_profile(profile_id)
+        profile = get_profile(profile_id)
+        return profile_id, clean_options(options, profile)
     except KeyError as exc:
         raise Refused(str(exc.args[0]), status=400) from None
-    return Event("table.created", {"id": table_id, "name": name, "profile": profile_id})
+    except ValueError as exc:
+        raise Refused(str(exc), status=400) from None
 
 
 def join(state: TableState, seat: str, name: object, sex: object) -> Event:
@@ -196,11 +208,32 @@ def _check_name_free(state: TableState, name: str) -> None:
 # --- actions ----------------------------------------------------------------------------
 
 def decide(state: TableState, actor: str, action: str, params: dict) -> Event:
-    """Check ``action`` by the player in seat ``actor`` and return the event to record."""
+    """Check ``action`` by the player in seat ``actor`` and return the event to record.
+
+    ``params["override"]`` is the host overriding the refusal by that rule for this one
+    action (a house ruling): the event then records the rule and who overrode it.
+    """
     if actor not in state.players:
         raise Refused("You no longer have a seat at this table.", status=403)
     if action not in ACTIONS:
         raise Refused(f"Unknown action {action!r}; known: {', '.join(ACTIONS)}.", status=400)
+    override = params.get("override")
+    if override is None:
+        return _decide(state, actor, action, params)
+    if actor != state.host:
+        raise Refused("Only the host can override a rule (the owner of the game has the last word).",
+                      rule="table.host", status=403)
+    if override not in OVERRIDABLE:
+        known = ", ".join(sorted(OVERRIDABLE))
+        raise Refused(f"{override!r} is not a rule the host can override here; these can: {known}.", status=400)
+    with waiving(OVERRIDABLE[override]) as used:
+        event = _decide(state, actor, action, params)
+    if not used:
+        raise Refused(f"Nothing to override: “{RULES[override].title}” does not forbid this.", status=409)
+    return Event(event.kind, {**event.payload, "override": {"rule": override, "waived": used, "by": actor}})
+
+
+def _decide(state: TableState, actor: str, action: str, params: dict) -> Event:
     if action in ("player.remove", "host.transfer"):
         return _decide_host_action(state, actor, action, params)
     if action.startswith("combat."):
@@ -215,6 +248,8 @@ def decide(state: TableState, actor: str, action: str, params: dict) -> Event:
             raise Refused("The objection window is 0 to 30 seconds.", status=400)
         before = state.settings.get("objection_seconds", state.profile.objection_seconds)
         return Event("settings.changed", {"key": "objection_seconds", "from": before, "to": float(seconds)})
+    if action == "settings.profile":
+        return _decide_profile(state, actor, params)
     seat = _target(state, actor, params)
     _check_game_running(state)
     if action in NOT_IN_COMBAT:
@@ -227,6 +262,11 @@ def decide(state: TableState, actor: str, action: str, params: dict) -> Event:
         if sex == player.sex:
             raise Refused(f"{player.name} is already {sex}.", status=409)
         return Event("sex.changed", {"seat": seat, "from": player.sex, "to": sex})
+    if action == "level.up" and params.get("card") is not None:
+        if params["card"] != "divine_intervention":
+            raise Refused("card may only be \"divine_intervention\" (the card the classic rules let reach the top).",
+                          status=400)
+        return _level_event(state, seat, 1, "divine_intervention")
     if action == "level.kill":
         levels = params.get("levels", 1)
         if levels not in range(1, state.profile.max_kill_levels + 1):
@@ -243,6 +283,30 @@ def _target(state: TableState, actor: str, params: dict) -> str:
     if seat != actor and actor != state.host:
         raise Refused("Only the host can change another player's character.", rule="table.host", status=403)
     return seat
+
+
+def _decide_profile(state: TableState, actor: str, params: dict) -> Event:
+    """The host changes the edition or its options: never mid-fight, never under a player's level."""
+    if actor != state.host:
+        raise Refused("Only the host changes the table's rules.", rule="table.host", status=403)
+    profile_id, options = _clean_profile(params.get("profile", state.profile_id), params.get("options"))
+    before = {"profile": state.profile_id, "options": state.settings.get("options", {})}
+    after = {"profile": profile_id, "options": options}
+    if after == before:
+        raise Refused("Those are already the table's rules.", status=409)
+    _check_profile_fits(state, after)
+    return Event("profile.changed", {"from": before, "to": after})
+
+
+def _check_profile_fits(state: TableState, after: dict) -> None:
+    """A new profile cannot start mid-fight or below a player's level (the game would be over)."""
+    if state.combat:
+        raise Refused("Finish the fight before changing the rules.", rule="combat.one", status=409)
+    top = get_profile(after["profile"], after["options"]).top_level
+    over = [p.name for p in state.players.values() if p.level >= top and p.seat not in state.winners]
+    if over:
+        raise Refused(f"{', '.join(over)} already at Level {top} or above: choose a higher top level.",
+                      rule="game.won", status=409)
 
 
 def _check_game_running(state: TableState) -> None:
@@ -300,14 +364,14 @@ def in_fight(state: TableState) -> set[str]:
 def _check_not_fighting(state: TableState, *seats: str | None) -> None:
     for seat in seats:
         if seat in in_fight(state):
-            raise Refused(f"{state.players[seat].name} is in a fight: items cannot be played, swapped, traded "
-                          "or sold until it is over.", rule="items.not-in-combat")
+            refuse(f"{state.players[seat].name} is in a fight: items cannot be played, swapped, traded "
+                   "or sold until it is over.", rule="items.not-in-combat")
 
 
 def _check_own_turn(state: TableState, seat: str, what: str) -> None:
     if state.turn and state.turn["seat"] != seat:
-        raise Refused(f"It is {state.players[state.turn['seat']].name}'s turn: {what} only on your own turn.",
-                      rule="turn.own")
+        refuse(f"It is {state.players[state.turn['seat']].name}'s turn: {what} only on your own turn.",
+               rule="turn.own")
 
 
 def next_seat(state: TableState, after: str) -> str:
@@ -344,17 +408,17 @@ def _decide_combat(state: TableState, actor: str, action: str, params: dict) -> 
         if actor not in (state.combat["fighter"], state.host):
             raise Refused("Only the fighter or the host can call the fight off.", rule="table.host", status=403)
         return _fight_event(state, None, [], "calls the fight off", None, actor)
-    after, ops, summary, winner = fights.decide(state, actor, action, params)
-    return _fight_event(state, after, ops, summary, winner, actor)
+    after, ops, summary, winners = fights.decide(state, actor, action, params)
+    return _fight_event(state, after, ops, summary, winners, actor)
 
 
-def _fight_event(state: TableState, after: dict | None, ops: list[dict], summary: str, winner: str | None,
+def _fight_event(state: TableState, after: dict | None, ops: list[dict], summary: str, winners: list[str] | None,
                  actor: str) -> Event:
     if ops:  # level changes from the rewards: checked like any sheet change
         characters = {s: asdict(p) for s, p in state.players.items()}
         sheet.apply_ops(characters, ops, state.profile)
     return Event("fight.changed", {"actor": actor, "summary": summary, "before": state.combat, "after": after,
-                                   "ops": ops, "winner": winner})
+                                   "ops": ops, "winner": winners[0] if winners else None, "winners": winners or []})
 
 
 # --- the character sheet -------------------------------------------------------------------
@@ -395,7 +459,7 @@ def _decide_sheet(state: TableState, seat: str, action: str, params: dict) -> Ev
         _check_own_turn(state, seat, "selling items")
         turn_number = state.turn["number"] if state.turn else 0
         if params.get("double") and p.get("double_sale_turn") == turn_number and turn_number:
-            raise Refused("A Halfling sells only one item a turn at double price.", rule="halfling.double")
+            refuse("A Halfling sells only one item a turn at double price.", rule="halfling.double")
         ops, gold, levels = sheet.sell_ops(p, seat, params.get("uids") or [], profile, params.get("double"))
         if params.get("double"):
             ops.append({"op": "set", "seat": seat, "field": "double_sale_turn", "from": p.get("double_sale_turn", 0),
@@ -429,11 +493,14 @@ def _decide_sheet(state: TableState, seat: str, action: str, params: dict) -> Ev
         ops = [{"op": "remove", "seat": seat, "field": "curses", "value": curse}]
         summary = f"is rid of {curse['name']}"
     else:  # character.die
-        ops = sheet.die_ops(p, seat)
+        ops = sheet.die_ops(p, seat, profile)
         order = sheet.looting_order({s: asdict(pl) for s, pl in state.players.items()}, seat)
         picks = ", then ".join(" = ".join(state.players[s].name for s in group) + (" (roll)" if len(group) > 1 else "")
                                for group in order)
-        summary = f"dies and loses every item; looting order: {picks}" if picks else "dies and loses every item"
+        draw = profile.death_draw
+        lost = "every item" + ("" if "curses" in profile.death_keeps else " and every curse")
+        summary = (f"dies and loses {lost}" + (f"; looting order: {picks}" if picks else "")
+                   + f"; draws {draw[0]} Door and {draw[1]} Treasure cards next turn")
     allow = frozenset({"items.big"}) if action == "race.remove" else frozenset()
     return _sheet_event(state, seat, action, ops, summary, allow)
 
@@ -452,7 +519,7 @@ def _sheet_event(state: TableState, seat: str, action: str, ops: list[dict], sum
 # --- undo --------------------------------------------------------------------------------
 
 UNDOABLE = {"level.changed", "sex.changed", "host.transferred", "player.removed", "player.restored", "sheet.changed",
-            "fight.changed", "turn.passed", "settings.changed"}
+            "fight.changed", "turn.passed", "settings.changed", "profile.changed"}
 
 
 def inverse(state: TableState, event: Event) -> Event:
@@ -482,6 +549,12 @@ def inverse(state: TableState, event: Event) -> Event:
         return Event("sex.changed", {"seat": p["seat"], "from": p["to"], "to": p["from"]})
     if event.kind == "settings.changed":
         return Event("settings.changed", {"key": p["key"], "from": p["to"], "to": p["from"]})
+    if event.kind == "profile.changed":
+        now = {"profile": state.profile_id, "options": state.settings.get("options", {})}
+        if now != p["to"]:
+            raise Refused("The rules have changed again since; undo that first.", status=409)
+        _check_profile_fits(state, p["from"])
+        return Event("profile.changed", {"from": p["to"], "to": p["from"]})
     if event.kind == "turn.passed":
         if not state.turn or state.turn["seat"] != p["to"] or state.turn["number"] != p["number"]:
             raise Refused("The turn has moved on since; it cannot go back.", status=409)
@@ -502,7 +575,7 @@ def inverse(state: TableState, event: Event) -> Event:
         characters = {s: asdict(pl) for s, pl in state.players.items()}
         sheet.apply_ops(characters, ops, state.profile)
         return Event("fight.changed", {"actor": p["actor"], "summary": f"undo: {p['summary']}", "before": p["after"],
-                                       "after": p["before"], "ops": ops, "winner": None,
+                                       "after": p["before"], "ops": ops, "winner": None, "winners": [],
                                        "clears_win": bool(p.get("winner"))})
     if event.kind == "sheet.changed":
         missing = {op["seat"] for op in p["ops"]} - set(state.players)
@@ -530,11 +603,22 @@ def inverse(state: TableState, event: Event) -> Event:
 # --- folding events -----------------------------------------------------------------------
 
 def apply(state: TableState | None, event: Event) -> TableState:
-    """The state after ``event``; the input state is not modified."""
+    """The state after ``event``; the input state is not modified.
+
+    An event the host decided with an override is folded with the same rules waived, so
+    the house ruling holds on replay too.
+    """
     p = event.payload
     if event.kind == "table.created":
-        return TableState(id=p["id"], name=p["name"], profile_id=p["profile"], version=1)
+        settings = {"options": p["options"]} if p.get("options") else {}
+        return TableState(id=p["id"], name=p["name"], profile_id=p["profile"], version=1, settings=settings)
     assert state is not None, "the first event must be table.created"
+    with waiving((p.get("override") or {}).get("waived", ())):
+        return _apply(state, event)
+
+
+def _apply(state: TableState, event: Event) -> TableState:
+    p = event.payload
     new = copy.deepcopy(state)
     new.version += 1
     if event.kind == "player.joined":
@@ -545,9 +629,9 @@ def apply(state: TableState | None, event: Event) -> TableState:
     elif event.kind == "level.changed":
         new.players[p["seat"]].level = p["to"]
         if p.get("wins"):
-            new.winner = p["seat"]
+            new.winner, new.winners = p["seat"], [p["seat"]]
         if p.get("clears_win"):
-            new.winner = None
+            new.winner, new.winners = None, []
     elif event.kind == "sex.changed":
         new.players[p["seat"]].sex = p["to"]
     elif event.kind == "host.transferred":
@@ -572,6 +656,10 @@ def apply(state: TableState | None, event: Event) -> TableState:
         new.turn = {"seat": p["to"], "number": p["number"]}
     elif event.kind == "settings.changed":
         new.settings = {**new.settings, p["key"]: p["to"]}
+    elif event.kind == "profile.changed":
+        new.profile_id = p["to"]["profile"]
+        new.settings = {**{k: v for k, v in new.settings.items() if k != "options"},
+                        **({"options": p["to"]["options"]} if p["to"]["options"] else {})}
     elif event.kind == "fight.changed":
         new.combat = copy.deepcopy(p["after"])
         if p["ops"]:
@@ -580,9 +668,9 @@ def apply(state: TableState | None, event: Event) -> TableState:
             for seat in {op["seat"] for op in p["ops"]}:
                 new.players[seat] = Player(**characters[seat])
         if p.get("winner"):
-            new.winner = p["winner"]
+            new.winner, new.winners = p["winner"], list(p.get("winners") or [p["winner"]])
         if p.get("clears_win"):
-            new.winner = None
+            new.winner, new.winners = None, []
     elif event.kind == "sheet.changed":
         characters = {seat: asdict(player) for seat, player in new.players.items()}
         sheet.apply_ops(characters, p["ops"], new.profile)
@@ -603,8 +691,28 @@ def replay(events: list[Event]) -> TableState:
     return state
 
 
+def profile_label(chosen: dict) -> str:
+    """A profile and its options in a few words: "Munchkin 1.6 (English, 2011), Epic"."""
+    profile = get_profile(chosen["profile"], chosen.get("options"))
+    extras = [label for key, label in (("epic", "Epic"), ("listen_at_door", "Listen at the Door"),
+                                       ("loot_draws_treasure", "looting draws Treasure"),
+                                       ("shared_victory", "shared victory"), ("fast_start", "quick deal"))
+              if profile.options.get(key)]
+    if profile.options.get("top_level"):
+        extras.append(f"to Level {profile.top_level}")
+    return ", ".join([profile.name] + extras)
+
+
 def describe(event: Event, names: dict[str, str]) -> str:
     """One line of history, in plain words, for ``event``; ``names`` maps seats to names."""
+    text = _describe(event, names)
+    override = event.payload.get("override")
+    if override:
+        text += f" — house ruling by {names.get(override['by'], 'the host')}, overriding “{RULES[override['rule']].title}”"
+    return text
+
+
+def _describe(event: Event, names: dict[str, str]) -> str:
     p = event.payload
 
     def who(seat):
@@ -634,6 +742,8 @@ def describe(event: Event, names: dict[str, str]) -> str:
         return f"{who(p['to'])}'s turn (turn {p['number']})"
     if event.kind == "settings.changed":
         return f"Objection window: {p['to']:g} seconds (was {p['from']:g})"
+    if event.kind == "profile.changed":
+        return f"Rules changed to {profile_label(p['to'])} (were {profile_label(p['from'])})"
     if event.kind == "fight.changed":
         return f"{who(p['actor'])} {p['summary']}"
     return event.kind

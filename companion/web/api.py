@@ -14,7 +14,7 @@ from card_db import store as card_store
 
 from .. import actions, csrf, fights, store
 from ..db import get_db
-from ..referee.profiles import DEFAULT_PROFILE, PROFILES
+from ..referee.profiles import DEFAULT_PROFILE, OPTIONS, PROFILES
 from ..referee.rules import RULES, Refused
 from ..referee.table import UNDOABLE, describe
 from . import cards, pages, seating
@@ -51,7 +51,7 @@ def openapi():
 
 @bp.get("/profiles")
 def profiles():
-    return jsonify({"default": DEFAULT_PROFILE, "profiles": [p.as_dict() for p in PROFILES.values()]})
+    return jsonify({"default": DEFAULT_PROFILE, "profiles": [p.as_dict() for p in PROFILES.values()], "options": OPTIONS})
 
 
 @bp.get("/rules")
@@ -66,7 +66,7 @@ def create_table():
     if not isinstance(host, dict):
         raise Refused("'host' must be an object with 'name' and 'sex'.", status=400)
     state, seat, token = actions.create_table(data.get("name"), data.get("profile", DEFAULT_PROFILE),
-                                              host.get("name"), host.get("sex"))
+                                              host.get("name"), host.get("sex"), data.get("options"))
     return seat_answer(state, seat, token, 201)
 
 
@@ -107,6 +107,24 @@ def history(table_id: str):
     db = get_db()
     names = store.names(db, table_id)
     return jsonify({"events": [_recorded_json(rec, names) for rec in store.history(db, table_id)]})
+
+
+@bp.get("/tables/<table_id>/house-rulings")
+def house_rulings(table_id: str):
+    """Every action the host let through against a rule, with the rule and who ruled."""
+    seating.bearer_seat(table_id)
+    db = get_db()
+    names = store.names(db, table_id)
+    return jsonify({"rulings": [ruling_json(rec, names) for rec in store.house_rulings(db, table_id)]})
+
+
+def ruling_json(rec, names: dict) -> dict:
+    override = rec.payload["override"]
+    rule = RULES[override["rule"]]
+    return {"seq": rec.seq, "rule": rule.id, "rule_title": rule.title, "citation": rule.citation,
+            "waived": override["waived"], "by": override["by"], "by_name": names.get(override["by"]),
+            "summary": describe(rec.event, names), "reason": rec.reason, "created_at": rec.created_at,
+            "undone_by": rec.undone_by}
 
 
 @bp.post("/tables/<table_id>/history/<int:seq>/undo")

@@ -8,7 +8,8 @@ from __future__ import annotations
 from card_db.schema import KINDS
 
 from ..referee.combat import INPUT_SCHEMA
-from ..referee.profiles import PROFILES
+from ..referee.profiles import OPTIONS, PROFILES, TOP_LEVEL_RANGE
+from ..referee.rules import OVERRIDABLE
 from ..referee.table import ACTIONS, SEXES
 
 VERSION = "1.0.0"
@@ -91,6 +92,17 @@ def spec() -> dict:
             "/api/v1/tables/{table_id}/history": {"get": {
                 "summary": "Every change, newest first", "security": AUTH, "parameters": [TABLE_PARAM],
                 "responses": {"200": _json({"type": "object", "properties": {"events": {"type": "array", "items": _ref("Event")}}}, "History"),
+                              **_errors("401", "403", "404")}}},
+            "/api/v1/tables/{table_id}/house-rulings": {"get": {
+                "summary": "The host's house rulings: actions let through against a rule, with the rule and who ruled",
+                "security": AUTH, "parameters": [TABLE_PARAM],
+                "responses": {"200": _json({"type": "object", "properties": {"rulings": {"type": "array", "items": {
+                    "type": "object", "properties": {
+                        "seq": {"type": "integer"}, "rule": {"type": "string"}, "rule_title": {"type": "string"},
+                        "citation": {"type": "string"}, "waived": {"type": "array", "items": {"type": "string"}},
+                        "by": {"type": "string"}, "by_name": {"type": ["string", "null"]}, "summary": {"type": "string"},
+                        "reason": {"type": ["string", "null"]}, "created_at": {"type": "string"},
+                        "undone_by": {"type": ["integer", "null"]}}}}}}, "House rulings, oldest first"),
                               **_errors("401", "403", "404")}}},
             "/api/v1/tables/{table_id}/history/{seq}/undo": {"post": {
                 "summary": "Undo a change (its author or the host)", "security": AUTH,
@@ -187,7 +199,12 @@ def spec() -> dict:
                 "Player": {"type": "object", "required": ["name", "sex"], "properties": {
                     "name": NAME, "sex": {"enum": list(SEXES)}}},
                 "CreateTable": {"type": "object", "required": ["name", "host"], "properties": {
-                    "name": NAME, "profile": {"enum": list(PROFILES), "default": "munchkin-1.6"}, "host": _ref("Player")}},
+                    "name": NAME, "profile": {"enum": list(PROFILES), "default": "munchkin-1.6"}, "host": _ref("Player"),
+                    "options": _ref("Options")}},
+                "Options": {"type": "object", "additionalProperties": False, "description": "; ".join(
+                    f"{k}: {v}" for k, v in OPTIONS.items()), "properties": {
+                        **{k: {"type": "boolean"} for k in OPTIONS if k != "top_level"},
+                        "top_level": {"type": "integer", "minimum": TOP_LEVEL_RANGE[0], "maximum": TOP_LEVEL_RANGE[1]}}},
                 "Action": {"type": "object", "required": ["action"], "properties": {
                     "action": {"enum": list(ACTIONS), "description": "; ".join(f"{k}: {v}" for k, v in ACTIONS.items())},
                     "seat": {"type": "string", "description": "Whose character (default: your own; others: host only)."},
@@ -195,7 +212,12 @@ def spec() -> dict:
                     "sex": {"enum": list(SEXES), "description": "sex.set only"},
                     "race": {"enum": ["elf", "dwarf", "halfling"], "description": "race.add / race.remove"},
                     "class": {"enum": ["warrior", "wizard", "cleric", "thief"], "description": "class.add / class.remove"},
-                    "card": {"type": "string", "description": "item.add / curse.add: a card id from /api/v1/cards"},
+                    "card": {"type": "string", "description": "item.add / curse.add: a card id from /api/v1/cards; "
+                             "level.up: divine_intervention (may reach the top in the classic rules)"},
+                    "override": {"enum": list(OVERRIDABLE), "description": "Host only: let this action through against "
+                                 "that rule, once (a house ruling, recorded with the rule and who ruled)"},
+                    "profile": {"enum": list(PROFILES), "description": "settings.profile: the new edition"},
+                    "options": _ref("Options"),
                     "item": {"type": "object", "description": "item.add by hand: name, bonus, slot, big, gold, "
                              "usable_by, not_usable_by, bonus_if, run_away_bonus (the card schema's item part)"},
                     "curse": {"type": "object", "description": "curse.add by hand: name and effects"},
@@ -223,6 +245,8 @@ def spec() -> dict:
                     "id": {"type": "string"}, "name": {"type": "string"}, "profile_id": {"type": "string"},
                     "profile": {"type": "object"}, "version": {"type": "integer"},
                     "host": {"type": ["string", "null"]}, "winner": {"type": ["string", "null"]},
+                    "winners": {"type": "array", "items": {"type": "string"},
+                                "description": "every seat that won (two in a shared or joint victory)"},
                     "combat": {"type": ["object", "null"], "description": "the fight on now: {fighter: seat}"},
                     "turn": {"type": ["object", "null"], "description": "whose turn: {seat, number}"},
                     "players": {"type": "array", "items": {"type": "object", "properties": {

@@ -15,7 +15,7 @@ from ..db import get_db
 from ..qr import svg as qr_svg
 from ..referee import sheet
 from ..referee.profiles import DEFAULT_PROFILE, PROFILES
-from ..referee.rules import RULES, Refused
+from ..referee.rules import OVERRIDABLE, RULES, Refused
 from ..referee.table import SEXES, UNDOABLE, describe, playable_now
 from . import seating
 from .cards import find
@@ -47,7 +47,8 @@ def create():
     form = request.form
     try:
         state, seat, token = actions.create_table(
-            form.get("name", ""), form.get("profile", DEFAULT_PROFILE), form.get("player_name", ""), form.get("sex"))
+            form.get("name", ""), form.get("profile", DEFAULT_PROFILE), form.get("player_name", ""), form.get("sex"),
+            actions.options_from(form))
     except Refused as exc:
         return render_template("home.html", profiles=PROFILES.values(), default_profile=DEFAULT_PROFILE,
                                mine=[], form=form, error=exc.message), exc.status
@@ -92,8 +93,12 @@ def table(table_id: str):
     return vary(render_template("table.html", **board_context(state, seat), **invite_context(table_id)))
 
 
-def _answer(table_id: str, seat: str, work):
-    """Run ``work`` (an action) and answer as the request wants: partial, page or redirect."""
+def _answer(table_id: str, seat: str, work, action: str | None = None):
+    """Run ``work`` (an action) and answer as the request wants: partial, page or redirect.
+
+    A refusal the host may override carries the action and its form fields, so the host's
+    phone can offer to send the same action again as a house ruling.
+    """
     notice = None
     status = 200
     try:
@@ -102,6 +107,9 @@ def _answer(table_id: str, seat: str, work):
     except Refused as exc:
         state = store.load(get_db(), table_id)
         notice = {"kind": "refused", "text": exc.message, "rule": exc.rule}
+        if action and exc.rule and exc.rule.id in OVERRIDABLE and seat == state.host and "override" not in request.form:
+            fields = [(k, v) for k, v in request.form.items(multi=True) if k not in ("csrf_token", "reason")]
+            notice["retry"] = {"action": action, "fields": fields}
         status = exc.status
     if is_htmx():
         return vary(board(state, seat, notice), status)
@@ -118,7 +126,7 @@ def _describe_seq(table_id: str, seq: int) -> str:
 @bp.post("/t/<table_id>/act/<action>")
 def act(table_id: str, action: str):
     seat = seat_or_403(table_id)
-    return _answer(table_id, seat, lambda: actions.perform(table_id, seat, action, request.form))
+    return _answer(table_id, seat, lambda: actions.perform(table_id, seat, action, request.form), action)
 
 
 @bp.get("/t/<table_id>/pick")
@@ -178,8 +186,11 @@ def _history_page(table_id: str, seat: str | None, notice=None, status: int = 20
          and (seat == state.host or seat == rec.actor)}
         for rec in store.history(db, table_id, limit=500)
     ]
+    rulings = [{"rec": rec, "text": describe(rec.event, names), "rule": RULES[rec.payload["override"]["rule"]]}
+               for rec in store.house_rulings(db, table_id)]
     template = "_history.html" if is_htmx() else "history.html"
-    return vary(render_template(template, state=state, entries=entries, seat=seat, notice=notice), status)
+    return vary(render_template(template, state=state, entries=entries, rulings=rulings, seat=seat, notice=notice),
+                status)
 
 
 @bp.get("/t/<table_id>/history")

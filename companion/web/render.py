@@ -10,8 +10,9 @@ from markupsafe import Markup, escape
 from .. import store
 from ..db import get_db
 from ..referee import fight as fights
+from ..referee.profiles import PROFILES
 from ..referee.rules import RULES
-from ..referee.table import TableState
+from ..referee.table import TableState, profile_label
 
 
 def is_htmx() -> bool:
@@ -44,6 +45,9 @@ def board_context(state: TableState, seat: str | None, notice: dict | None = Non
         "me": me.as_dict() if me else None,
         "is_host": seat is not None and seat == state.host,
         "winner": state.players.get(state.winner) if state.winner else None,
+        "winner_names": [state.players[s].name for s in state.winners if s in state.players],
+        "profile_label": profile_label({"profile": state.profile_id, "options": state.settings.get("options")}),
+        "profiles": PROFILES.values(),
         "notice": notice,
         "rules": RULES,
     }

@@ -1,0 +1,86 @@
+"""Editions, options and house rulings through the pages and the JSON API."""
+import re
+
+from conftest import Phone
+
+
+def test_a_table_opens_with_an_edition_and_options_shown_to_every_phone(app):
+    alice, bob = Phone(app), Phone(app)
+    alice.get("/")
+    page = alice.get("/").get_data(as_text=True)
+    assert "munchkin-classic" in page and "munchkin-1.71" in page and 'name="epic"' in page
+    response = alice.post("/tables", {"name": "Old school", "player_name": "Alice", "sex": "female",
+                                      "profile": "munchkin-classic", "fast_start": "1", "top_level": "12"})
+    assert response.status_code == 303
+    alice.table_id = response.headers["Location"].rsplit("/", 1)[-1]
+    bob.join(alice.join_url(), "Bob")
+    board = bob.get(f"/t/{bob.table_id}").get_data(as_text=True)
+    assert "Munchkin, classic rules (German 2003 / Dutch 2001), quick deal, to Level 12" in board
+    assert "Deal 4 Door and 4 Treasure" in board and "Level 12 wins" in board and "Divine Intervention" in board
+    assert 'id="change-rules"' not in board  # only the host's phone offers the change
+
+
+def test_bad_options_on_the_form_are_refused_and_nothing_is_created(app):
+    alice = Phone(app)
+    response = alice.post("/tables", {"name": "T", "player_name": "Alice", "sex": "female",
+                                      "profile": "munchkin-1.6", "epic": "1", "top_level": "12"})
+    assert response.status_code == 400 and "not both" in response.get_data(as_text=True)
+    response = alice.post("/tables", {"name": "T", "player_name": "Alice", "sex": "female",
+                                      "profile": "munchkin-1.6", "top_level": "ten"})
+    assert response.status_code == 400 and "whole number" in response.get_data(as_text=True)
+
+
+def test_the_host_changes_the_rules_and_the_history_says_so(phones):
+    alice, bob, _ = phones
+    refused = bob.act("settings.profile", profile="munchkin-1.71", epic="1")
+    assert refused.status_code == 403
+    done = alice.act("settings.profile", profile="munchkin-1.71", epic="1")
+    assert done.status_code == 200, done.get_data(as_text=True)
+    assert "Rules: Munchkin 1.71 (Italian, 2014), Epic" in bob.get(f"/t/{bob.table_id}").get_data(as_text=True)
+    history = bob.get(f"/t/{bob.table_id}/history").get_data(as_text=True)
+    assert "Rules changed to Munchkin 1.71 (Italian, 2014), Epic (were Munchkin 1.6 (English, 2011))" in history
+
+
+def test_the_host_overrides_a_refusal_and_the_table_lists_its_house_rulings(phones):
+    alice, bob, _ = phones
+    alice.act("class.add", **{"class": "warrior"})
+    refused = alice.act("class.add", **{"class": "wizard"})
+    assert refused.status_code == 422
+    page = refused.get_data(as_text=True)
+    assert 'data-override="class.one"' in page and 'name="class" value="wizard"' in page
+    bob.act("class.add", **{"class": "warrior"})
+    bob_refused = bob.act("class.add", **{"class": "wizard"}).get_data(as_text=True)
+    assert "data-override" not in bob_refused  # only the host rules
+    assert bob.act("class.add", override="class.one", **{"class": "wizard"}).status_code == 403
+    done = alice.act("class.add", override="class.one", reason="we always play it so", **{"class": "wizard"})
+    assert done.status_code == 200, done.get_data(as_text=True)
+    assert "house ruling by Alice" in done.get_data(as_text=True)
+    history = bob.get(f"/t/{bob.table_id}/history").get_data(as_text=True)
+    rulings = re.search(r'id="house-rulings".*?</section>', history, re.S).group(0)
+    assert "One class, or two with Super Munchkin" in rulings and "we always play it so" in rulings
+
+
+def test_house_rulings_and_rule_changes_over_the_api(api):
+    client, table_id, tokens, _ = api
+    auth = {"Authorization": f"Bearer {tokens['Hana']}"}
+    url = f"/api/v1/tables/{table_id}"
+    client.post(f"{url}/actions", json={"action": "level.up"}, headers=auth)
+    for _ in range(8):
+        client.post(f"{url}/actions", json={"action": "level.up"}, headers=auth)
+    refused = client.post(f"{url}/actions", json={"action": "level.up"}, headers=auth)
+    assert refused.status_code == 422 and refused.json["rule"] == "level.win-by-kill"
+    ivo = {"Authorization": f"Bearer {tokens['Ivo']}"}
+    assert client.post(f"{url}/actions", json={"action": "level.up", "override": "level.win-by-kill"}, headers=ivo).status_code == 403
+    assert client.post(f"{url}/actions", json={"action": "level.up", "override": 7}, headers=auth).status_code == 400
+    done = client.post(f"{url}/actions", json={"action": "level.up", "override": "level.win-by-kill"}, headers=auth)
+    assert done.status_code == 200, done.json
+    assert done.json["table"]["winners"] == [done.json["table"]["host"]]
+    rulings = client.get(f"{url}/house-rulings", headers=ivo).json["rulings"]
+    assert [(r["rule"], r["by_name"]) for r in rulings] == [("level.win-by-kill", "Hana")]
+    changed = client.post(f"{url}/actions", json={"action": "settings.profile", "options": {"epic": True}}, headers=auth)
+    assert changed.status_code == 200 and changed.json["table"]["profile"]["top_level"] == 20
+    bad = client.post(f"{url}/actions", json={"action": "settings.profile", "options": {"epic": "very"}}, headers=auth)
+    assert bad.status_code == 400 and "true or false" in bad.json["error"]
+    profiles = client.get("/api/v1/profiles").json
+    assert {p["id"] for p in profiles["profiles"]} == {"munchkin-classic", "munchkin-1.6", "munchkin-1.71"}
+    assert "epic" in profiles["options"]
