@@ -1,78 +1,103 @@
-"""Short, plain summaries of a card's numbers for lists and pages (English for now)."""
+"""Short, plain summaries of a card's numbers for lists and pages, in any language.
+
+Every function takes ``_``, a gettext function, so that the web layer can pass the phone's
+language while this package stays free of Flask; without it the summaries are English.
+The strings are marked with ``_(...)`` so that ``scripts/i18n`` extracts them.
+"""
 from __future__ import annotations
 
-SLOT_NAMES = {"headgear": "Headgear", "armor": "Armor", "footgear": "Footgear", "one_hand": "1 hand",
-              "two_hands": "2 hands", "none": "No slot"}
-KIND_NAMES = {"monster": "Monster", "curse": "Curse", "monster_enhancer": "Monster enhancer", "race": "Race",
-              "class": "Class", "special": "Special", "item": "Item", "one_shot": "One-shot",
-              "go_up_a_level": "Go Up a Level"}
+from collections.abc import Callable
+
+Gettext = Callable[[str], str]
 
 
-def who(entries: list[dict]) -> str:
-    return ", ".join(f"{value.title()}" + ("s" if key != "sex" else "") for entry in entries for key, value in entry.items())
+def _english(message: str) -> str:
+    return message
 
 
-def facts(card: dict) -> list[tuple[str, str]]:
+def slot_name(slot: str, _: Gettext = _english) -> str:
+    return {"headgear": _("Headgear"), "armor": _("Armor"), "footgear": _("Footgear"), "one_hand": _("1 hand"),
+            "two_hands": _("2 hands"), "none": _("No slot")}.get(slot, slot)
+
+
+def kind_name(kind: str, _: Gettext = _english) -> str:
+    return {"monster": _("Monster"), "curse": _("Curse"), "monster_enhancer": _("Monster enhancer"), "race": _("Race"),
+            "class": _("Class"), "special": _("Special"), "item": _("Item"), "one_shot": _("One-shot"),
+            "go_up_a_level": _("Go Up a Level")}.get(kind, kind)
+
+
+def who(entries: list[dict], _: Gettext = _english) -> str:
+    """"Elves, Clerics" for a list of ``{"race": "elf"}``-like conditions."""
+    names = {"elf": _("Elves"), "dwarf": _("Dwarves"), "halfling": _("Halflings"), "human": _("Humans"),
+             "warrior": _("Warriors"), "wizard": _("Wizards"), "cleric": _("Clerics"), "thief": _("Thieves"),
+             "male": _("male characters"), "female": _("female characters")}
+    return ", ".join(names.get(value, value.title()) for entry in entries for value in entry.values())
+
+
+def facts(card: dict, _: Gettext = _english) -> list[tuple[str, str]]:
     """``(label, value)`` pairs: the numbers a player asks about, in reading order."""
-    out: list[tuple[str, str]] = [("Kind", KIND_NAMES.get(card["kind"], card["kind"])), ("Deck", card["deck"].title())]
+    deck = _("Door") if card["deck"] == "door" else _("Treasure")
+    out: list[tuple[str, str]] = [(_("Kind"), kind_name(card["kind"], _)), (_("Deck"), deck)]
     m = card.get("monster")
     if m:
-        out += [("Level", str(m["level"])), ("Treasures", str(m["treasures"])), ("Levels for a kill", str(m.get("levels", 1)))]
+        out += [(_("Level"), str(m["level"])), (_("Treasures"), str(m["treasures"])),
+                (_("Levels for a kill"), str(m.get("levels", 1)))]
         if m.get("undead"):
-            out.append(("Undead", "yes"))
+            out.append((_("Undead"), _("yes")))
         for mod in m.get("modifiers", []):
-            (key, value), = mod["against"].items()
-            out.append((f"Against {value.title()}{'s' if key != 'sex' else ''}", f"{mod['value']:+d}"))
+            out.append((_("Against %(who)s") % {"who": who([mod["against"]], _)}, f"{mod['value']:+d}"))
         if "will_not_pursue" in m:
-            out.append(("Will not pursue", f"Level {m['will_not_pursue']['max_level']} or below"))
+            out.append((_("Will not pursue"), _("Level %(n)d or below") % {"n": m["will_not_pursue"]["max_level"]}))
         if "run_away_modifier" in m:
-            out.append(("Run Away", f"{m['run_away_modifier']:+d}"))
+            out.append((_("Run Away"), f"{m['run_away_modifier']:+d}"))
     e = card.get("enhancer")
     if e:
         if e.get("mate"):
-            out.append(("Effect", "a copy of the monster with all its enhancers"))
+            out.append((_("Effect"), _("a copy of the monster with all its enhancers")))
         else:
-            out += [("Monster level", f"{e.get('level_change', 0):+d}"), ("Treasures", f"{e.get('treasure_change', 0):+d}")]
+            out += [(_("Monster level"), f"{e.get('level_change', 0):+d}"),
+                    (_("Treasures"), f"{e.get('treasure_change', 0):+d}")]
     i = card.get("item")
     if i:
-        out += [("Bonus", f"{i['bonus']:+d}"), ("Slot", SLOT_NAMES[i["slot"]]), ("Size", "Big" if i.get("big") else "small"),
-                ("Gold", f"{i['gold']:,}")]
+        out += [(_("Bonus"), f"{i['bonus']:+d}"), (_("Slot"), slot_name(i["slot"], _)),
+                (_("Size"), _("Big") if i.get("big") else _("small")), (_("Gold"), f"{i['gold']:,}")]
         if i.get("usable_by"):
-            out.append(("Only for", who(i["usable_by"])))
+            out.append((_("Only for"), who(i["usable_by"], _)))
         if i.get("not_usable_by"):
-            out.append(("Not for", who(i["not_usable_by"])))
+            out.append((_("Not for"), who(i["not_usable_by"], _)))
         if i.get("run_away_bonus"):
-            out.append(("Run Away", f"{i['run_away_bonus']:+d}"))
+            out.append((_("Run Away"), f"{i['run_away_bonus']:+d}"))
         for b in i.get("bonus_if", []):
-            out.append((f"Bonus for {who([b['who']])}", f"{b['value']:+d}"))
+            out.append((_("Bonus for %(who)s") % {"who": who([b["who"]], _)}, f"{b['value']:+d}"))
     o = card.get("one_shot")
     if o:
         if o.get("bonus"):
-            out.append(("Bonus", f"{o['bonus']:+d} for one combat"))
-        out.append(("Gold", f"{o['gold']:,}"))
+            out.append((_("Bonus"), _("%(bonus)s for one combat") % {"bonus": f"{o['bonus']:+d}"}))
+        out.append((_("Gold"), f"{o['gold']:,}"))
         if o.get("usable_by"):
-            out.append(("Only for", who(o["usable_by"])))
+            out.append((_("Only for"), who(o["usable_by"], _)))
     if card["kind"] == "go_up_a_level":
-        out.append(("Levels", f"+{card['levels']}"))
+        out.append((_("Levels"), f"+{card['levels']}"))
     c = card.get("curse")
     if c:
-        out.append(("Timing", "stays until removed" if c["timing"] == "persistent" else "at once, then discarded"))
+        out.append((_("Timing"), _("stays until removed") if c["timing"] == "persistent" else _("at once, then discarded")))
     if card.get("copies", 1) > 1:
-        out.append(("Copies in the set", str(card["copies"])))
+        out.append((_("Copies in the set"), str(card["copies"])))
     return out
 
 
-def headline(card: dict) -> str:
+def headline(card: dict, _: Gettext = _english) -> str:
     """One line for a search result: "Monster · Level 10 · 3 treasures"."""
-    parts = [KIND_NAMES.get(card["kind"], card["kind"])]
+    parts = [kind_name(card["kind"], _)]
     if m := card.get("monster"):
-        parts += [f"Level {m['level']}", f"{m['treasures']} treasure{'s' if m['treasures'] != 1 else ''}"]
+        parts += [_("Level %(n)d") % {"n": m["level"]}, (_("%(n)d treasure") if m["treasures"] == 1 else _("%(n)d treasures")) % {"n": m["treasures"]}]
         if m.get("levels", 1) > 1:
-            parts.append(f"{m['levels']} levels")
+            parts.append(_("%(n)d levels") % {"n": m["levels"]})
     if i := card.get("item"):
-        parts += [f"{i['bonus']:+d}", SLOT_NAMES[i["slot"]]] + (["Big"] if i.get("big") else []) + [f"{i['gold']} gold"]
+        parts += [f"{i['bonus']:+d}", slot_name(i["slot"], _)] + ([_("Big")] if i.get("big") else [])
+        parts.append(_("%(n)d gold") % {"n": i["gold"]})
     if (o := card.get("one_shot")) and o.get("bonus"):
         parts.append(f"{o['bonus']:+d}")
     if (e := card.get("enhancer")) and not e.get("mate"):
-        parts.append(f"{e.get('level_change', 0):+d} level")
+        parts.append(_("%(n)s level") % {"n": f"{e.get('level_change', 0):+d}"})
     return " · ".join(parts)

@@ -55,7 +55,9 @@ def create_app(test_config: dict | None = None) -> Flask:
     app.extensions["companion.live"] = ChangeFeed(app.config["DATABASE"], app.config["LIVE_POLL_INTERVAL"])
 
     csrf.init_app(app)
+    from . import i18n
     from .web import register
 
+    i18n.init_app(app)
     register(app)
     return app

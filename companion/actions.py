@@ -87,11 +87,11 @@ def _int(value, what: str) -> int | None:
     if value in (None, ""):
         return None
     if isinstance(value, bool):
-        raise Refused(f"{what} must be a whole number.", status=400)
+        raise Refused("{what} must be a whole number.", status=400, what=what)
     try:
         return int(value)
     except (TypeError, ValueError):
-        raise Refused(f"{what} must be a whole number.", status=400) from None
+        raise Refused("{what} must be a whole number.", status=400, what=what) from None
 
 
 def _reason(value) -> str | None:
@@ -101,18 +101,18 @@ def _reason(value) -> str | None:
         raise Refused("The reason must be text.", status=400)
     value = " ".join(value.split())
     if len(value) > REASON_MAX:
-        raise Refused(f"The reason can be at most {REASON_MAX} characters.", status=400)
+        raise Refused("The reason can be at most {REASON_MAX} characters.", status=400, REASON_MAX=REASON_MAX)
     return value or None
 
 
 def parse_params(action: str, raw: Mapping) -> dict:
     """The action's parameters from ``raw``, typed; unknown parameters are refused."""
     if action not in PARAMS:
-        raise Refused(f"Unknown action {action!r}; known: {', '.join(PARAMS)}.", status=400)
+        raise Refused("Unknown action {action!r}; known: {names}.", status=400, action=action, names=', '.join(PARAMS))
     spec = PARAMS[action]
     extra = set(raw) - set(spec) - {"action", "reason", "expected_version", "csrf_token", "override"}
     if extra:
-        raise Refused(f"Unknown parameter(s) for {action}: {', '.join(sorted(extra))}.", status=400)
+        raise Refused("Unknown parameter(s) for {action}: {names}.", status=400, action=action, names=', '.join(sorted(extra)))
     params = {}
     override = raw.get("override")
     if override not in (None, ""):
@@ -125,7 +125,7 @@ def parse_params(action: str, raw: Mapping) -> dict:
             if value in (None, []):
                 continue
             if not isinstance(value, list) or not all(isinstance(v, str) for v in value) or len(value) > 50:
-                raise Refused(f"{key} must be a list of at most 50 texts.", status=400)
+                raise Refused("{key} must be a list of at most 50 texts.", status=400, key=key)
             params[key] = value
             continue
         value = raw.get(key)
@@ -139,13 +139,13 @@ def parse_params(action: str, raw: Mapping) -> dict:
             elif isinstance(value, str) and value.lower() in _TRUE | _FALSE:
                 params[key] = value.lower() in _TRUE
             else:
-                raise Refused(f"{key} must be true or false.", status=400)
+                raise Refused("{key} must be true or false.", status=400, key=key)
         elif kind is dict:
             if not isinstance(value, dict):
-                raise Refused(f"{key} must be an object.", status=400)
+                raise Refused("{key} must be an object.", status=400, key=key)
             params[key] = value
         elif not isinstance(value, str):
-            raise Refused(f"{key} must be text.", status=400)
+            raise Refused("{key} must be text.", status=400, key=key)
         else:
             params[key] = value
     return params
@@ -159,7 +159,7 @@ def _dice(raw: list[str] | None, label: str) -> list[int]:
     for value in raw:
         for part in str(value).replace(",", " ").split():
             if part not in ("1", "2", "3", "4", "5", "6"):
-                raise Refused(f"{label}: a die shows 1 to 6, not {part!r}.", status=400)
+                raise Refused("{label}: a die shows 1 to 6, not {part!r}.", status=400, label=label, part=part)
             rolls.append(int(part))
     return rolls
 

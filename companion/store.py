@@ -264,7 +264,7 @@ def undo(db: sqlite_utils.Database, table_id: str, actor: str, seq: int, reason:
         if actor != state.host and actor != target.actor:
             raise Refused("Only the host or whoever made a change can undo it.", rule="table.host", status=403)
         if target.undone_by:
-            raise Refused(f"That change was already undone (change #{target.undone_by}).", status=409)
+            raise Refused("That change was already undone (change #{undone_by}).", status=409, undone_by=target.undone_by)
         return referee.inverse(state, target.event), actor, reason, seq
 
     state, new_seq = _write(db, table_id, expected_version, decide)
@@ -276,8 +276,7 @@ def _write(db, table_id: str, expected_version: int | None, decide: Callable) ->
         state = load(db, table_id)
         if expected_version is not None and expected_version != state.version:
             raise Refused(
-                f"The table has changed since you looked (version {expected_version}, now {state.version}); "
-                "check the new state and try again.", status=409)
+                "The table has changed since you looked (version {expected_version}, now {version}); check the new state and try again.", status=409, expected_version=expected_version, version=state.version)
         event, actor, reason, undoes = decide(state)
         state, seq = _append(db, state, event, actor, reason, undoes)
         if undoes is not None:

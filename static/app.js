@@ -77,7 +77,8 @@
     var progress = document.getElementById("scan-progress");
     var status = document.getElementById("scan-status");
     var target = document.getElementById("scan-result");
-    status.textContent = "Preparing the photo…";
+    var msg = form.dataset; // the words, in the phone's language, come from the page
+    status.textContent = msg.msgPreparing;
     shrink(input.files[0], parseInt(form.dataset.maxSide, 10) || 1600).then(function (blob) {
       var data = new FormData();
       data.append("csrf_token", form.elements.csrf_token.value);
@@ -89,13 +90,13 @@
       progress.value = 0;
       xhr.upload.onprogress = function (p) {
         if (p.lengthComputable) progress.value = Math.round(100 * p.loaded / p.total);
-        status.textContent = p.loaded < p.total ? "Uploading…" : "Recognising…";
+        status.textContent = p.loaded < p.total ? msg.msgUploading : msg.msgRecognising;
       };
       xhr.onload = function () {
         progress.hidden = true;
         status.textContent = "";
         if (/<html/i.test(xhr.responseText)) { // an error page from outside the scan view
-          status.textContent = xhr.status === 413 ? "The photo is too large." : "That did not work (" + xhr.status + ").";
+          status.textContent = xhr.status === 413 ? msg.msgTooLarge : msg.msgFailed.replace("{status}", xhr.status);
           return;
         }
         target.innerHTML = xhr.responseText;
@@ -104,7 +105,7 @@
       };
       xhr.onerror = function () {
         progress.hidden = true;
-        status.textContent = "The upload failed: check the Wi-Fi and try again.";
+        status.textContent = msg.msgOffline;
       };
       xhr.send(data);
       input.value = "";

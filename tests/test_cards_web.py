@@ -53,7 +53,7 @@ HOUSE = {"id": "tax-collector", "deck": "door", "kind": "monster", "set": "house
 
 def test_import_page_adds_cards(client):
     response = upload(client, "house.json", json.dumps([HOUSE]).encode())
-    assert response.status_code == 200 and "Imported 1 card(s)" in response.get_data(as_text=True)
+    assert response.status_code == 200 and "Imported 1 card." in response.get_data(as_text=True)
     assert client.get("/api/v1/cards?q=steuer").json["cards"][0]["id"] == "tax-collector"
 
 
@@ -83,7 +83,7 @@ def test_export_downloads_round_trip_through_import(client):
     exported = client.get("/cards/export.json?origin=imported").json["cards"]
     assert exported == [HOUSE]
     again = upload(client, "again.csv", csv_text.data)
-    assert "Imported 1 card(s)" in again.get_data(as_text=True)
+    assert "Imported 1 card." in again.get_data(as_text=True)
     assert client.get("/cards/export.xml").status_code == 404
 
 

@@ -104,7 +104,7 @@ def validate(fight: dict) -> None:
     if errors:
         error = errors[0]
         where = ".".join(str(p) for p in error.absolute_path) or "the fight"
-        raise Refused(f"{where}: {error.message}", status=400)
+        raise Refused("{where}: {problem}", status=400, where=where, problem=error.message)
 
 
 def _prepare(character: dict, who: str, strict: bool = True) -> dict:
@@ -121,7 +121,8 @@ def _prepare(character: dict, who: str, strict: bool = True) -> dict:
         p["curses"].append({"uid": f"{who}-curse-{index}", "name": str(raw.get("name", "curse")),
                             "effects": list(raw.get("effects", []))})
     for violation in sheet.check(p) if strict else ():
-        raise Refused(f"{character.get('name') or who}: {violation.message}", rule=violation.rule, status=400)
+        raise Refused("{who}: {problem}", rule=violation.rule, status=400, who=character.get("name") or who,
+                      problem=violation.message)
     return p
 
 
@@ -157,7 +158,7 @@ def evaluate(fight: dict, strict: bool = True) -> dict:
     for who in ("fighter", "helper"):
         character = fight.get(who)
         if character and character["level"] >= profile.top_level:
-            raise Refused(f"{who} is already at Level {character['level']}: the game is won.", rule="game.won", status=400)
+            raise Refused("{who} is already at Level {level}: the game is won.", rule="game.won", status=400, who=who, level=character['level'])
     fighter = _prepare(fight["fighter"], "fighter", strict)
     helper_raw = fight.get("helper") or ((fight.get("helpers") or [None])[0])
     helper = _prepare(helper_raw, "helper", strict) if helper_raw else None
@@ -176,7 +177,7 @@ def evaluate(fight: dict, strict: bool = True) -> dict:
             players.append(_line("players", f"{names[who]}: {pending['source']}", pending["value"], "curses.lasting"))
         if raw.get("berserk"):
             if "warrior" not in p["classes"]:
-                raise Refused(f"{names[who]} is not a Warrior: no Berserking.", rule="combat.powers", status=400)
+                raise Refused("{names} is not a Warrior: no Berserking.", rule="combat.powers", status=400, names=names[who])
             players.append(_line("players", f"{names[who]}: Berserking ({raw['berserk']} cards)", raw["berserk"],
                                  "combat.powers"))
     for who in fight.get("backstabs", []):
@@ -209,7 +210,7 @@ def evaluate(fight: dict, strict: bool = True) -> dict:
             for who, p, raw in party:
                 if raw.get("turning"):
                     if "cleric" not in p["classes"]:
-                        raise Refused(f"{names[who]} is not a Cleric: no Turning.", rule="combat.powers", status=400)
+                        raise Refused("{names} is not a Cleric: no Turning.", rule="combat.powers", status=400, names=names[who])
                     players.append(_line("players", f"{names[who]}: Turning against {m['name']}", 3 * raw["turning"],
                                          "combat.powers"))
         per_monster.append({"name": m["name"], "strength": total, "eliminated": bool(m.get("eliminated")),
@@ -295,12 +296,12 @@ def _run_away(party, names, per_monster, profile: Profile) -> list[dict]:
                     bonus_lines.append({"source": curse["name"], "value": effect.get("value", 0)})
         if raw.get("flight"):
             if "wizard" not in p["classes"]:
-                raise Refused(f"{names[who]} is not a Wizard: no Flight spell.", rule="combat.powers", status=400)
+                raise Refused("{names} is not a Wizard: no Flight spell.", rule="combat.powers", status=400, names=names[who])
             bonus_lines.append({"source": f"Flight ({raw['flight']} cards)", "value": raw["flight"]})
         rolls = list(raw.get("rolls") or [])
         reroll = raw.get("reroll")
         if reroll is not None and "halfling" not in p["races"]:
-            raise Refused(f"{names[who]} is not a Halfling: no reroll.", rule="combat.powers", status=400)
+            raise Refused("{names} is not a Halfling: no reroll.", rule="combat.powers", status=400, names=names[who])
         for position, monster in enumerate(chasing):
             modifier = monster["run_away_modifier"]
             lines = bonus_lines + ([{"source": monster["name"], "value": modifier}] if modifier else [])

@@ -14,7 +14,7 @@ import copy
 from dataclasses import asdict
 
 from . import combat, sheet
-from .rules import Refused
+from .rules import N_, Refused
 
 POWERS = {"berserk": "warrior", "turning": "cleric", "flight": "wizard"}
 
@@ -62,15 +62,14 @@ def _monster(raw: dict, uid: str, min_level: int = 0) -> dict:
     out = {"uid": uid, "name": name, "enhancers": [], "eliminated": False}
     level = raw.get("level")
     if isinstance(level, int) and not isinstance(level, bool) and 0 <= level < min_level:
-        raise Refused(f"A monster's level cannot be below {min_level} in this edition; "
-                      "only its combat strength can drop lower.", rule="level.floor", status=400)
+        raise Refused("A monster's level cannot be below {min_level} in this edition; only its combat strength can drop lower.", rule="level.floor", status=400, min_level=min_level)
     for key, low, high, default in (("level", min_level, 100, None), ("treasures", 0, 20, 1), ("levels", 1, 5, 1),
                                     ("run_away_modifier", -10, 10, 0)):
         out[key] = sheet.whole_number(raw, key, low, high, default,
-                                      "The monster's {key} must be a whole number from {low} to {high}.")
+                                      N_("The monster's {key} must be a whole number from {low} to {high}."))
     out["undead"] = bool(raw.get("undead", False))
     if raw.get("against"):  # quick entry: "+4 against Elves" as against="race:elf", against_bonus=4
-        bonus = sheet.whole_number(raw, "against_bonus", -100, 100, None, "The bonus against must be a whole number.")
+        bonus = sheet.whole_number(raw, "against_bonus", -100, 100, None, N_("The bonus against must be a whole number."))
         out["modifiers"] = [{"against": sheet.parse_who(raw["against"], "against"), "value": bonus}]
     for key in ("modifiers", "will_not_pursue", "bad_stuff"):
         if raw.get(key):
@@ -119,8 +118,8 @@ def decide(state, actor: str, action: str, params: dict) -> tuple[dict, list[dic
         if seat not in state.players or seat == fight["fighter"]:
             raise Refused("Ask another player at this table.", status=400)
         if fight["helper"]:
-            raise Refused(f"{state.players[fight['helper']].name} is already helping: only one helper.",
-                          rule="combat.one-helper", status=409)
+            raise Refused("{name} is already helping: only one helper.",
+                          rule="combat.one-helper", status=409, name=state.players[fight['helper']].name)
         after["invited"] = seat
         after["promise"] = (params.get("promise") or "").strip()[:140] or None
         promise = f" for {after['promise']}" if after["promise"] else ""
@@ -144,9 +143,9 @@ def decide(state, actor: str, action: str, params: dict) -> tuple[dict, list[dic
         role = participants.get(actor)
         _only(role is not None, "Only the fighter or the helper uses powers in this fight.")
         if power not in POWERS:
-            raise Refused(f"power must be one of: {', '.join(POWERS)}.", status=400)
+            raise Refused("power must be one of: {names}.", status=400, names=', '.join(POWERS))
         if POWERS[power] not in state.players[actor].classes:
-            raise Refused(f"{name} is not a {POWERS[power].title()}.", rule="combat.powers")
+            raise Refused("{name} is not a {power}.", rule="combat.powers", name=name, power=POWERS[power].title())
         if cards not in (1, 2, 3):
             raise Refused("Discard 1 to 3 cards for a power.", status=400)
         if power == "berserk" and after["powers"].get(role, {}).get("berserk"):
@@ -156,14 +155,13 @@ def decide(state, actor: str, action: str, params: dict) -> tuple[dict, list[dic
     if action == "combat.backstab":
         target = params.get("target")
         if "thief" not in state.players[actor].classes:
-            raise Refused(f"{name} is not a Thief.", rule="combat.powers")
+            raise Refused("{name} is not a Thief.", rule="combat.powers", name=name)
         if target not in ("fighter", "helper") or (target == "helper" and not fight["helper"]):
             raise Refused("Backstab the fighter or the helper.", status=400)
         if participants.get(actor) == target:
             raise Refused("A Thief cannot backstab themselves.", status=400)
         if {"by": actor, "target": target} in fight["backstabs"]:
-            raise Refused(f"{name} has already backstabbed {state.players[fight[target]].name} in this fight: "
-                          "once per victim.", rule="combat.powers", status=409)
+            raise Refused("{name} has already backstabbed {name2} in this fight: once per victim.", rule="combat.powers", status=409, name=name, name2=state.players[fight[target]].name)
         after["backstabs"].append({"by": actor, "target": target})
         victim = state.players[fight[target]].name
         return after, [], f"backstabs {victim} (−2)", None
@@ -172,7 +170,7 @@ def decide(state, actor: str, action: str, params: dict) -> tuple[dict, list[dic
         how = ""
         if params.get("charm"):  # the Wizard's Charm: discard the whole hand (3+ cards) to charm one monster
             if "wizard" not in state.players[actor].classes or actor not in participants:
-                raise Refused(f"{name} is not a Wizard in this fight: no Charm.", rule="combat.powers")
+                raise Refused("{name} is not a Wizard in this fight: no Charm.", rule="combat.powers", name=name)
             how = " with a Charm spell"
         monster["eliminated"] = True
         return after, [], f"gets rid of {monster['name']}{how} without killing it (treasure, no level)", None
@@ -188,7 +186,7 @@ def decide(state, actor: str, action: str, params: dict) -> tuple[dict, list[dic
         return _resolve(state, fight, actor, params)
     if action == "combat.flee":
         return _flee(state, fight, actor, params)
-    raise Refused(f"Unknown fight action {action!r}.", status=400)
+    raise Refused("Unknown fight action {action!r}.", status=400, action=action)
 
 
 def objection_seconds(state) -> float:
@@ -204,7 +202,7 @@ def _only(ok: bool, message: str) -> None:
 def _find(values: list[dict], uid, what: str) -> dict:
     found = next((v for v in values if v["uid"] == uid), None)
     if found is None:
-        raise Refused(f"There is no such {what} in this fight.", status=404)
+        raise Refused("There is no such {what} in this fight.", status=404, what=what)
     return found
 
 
@@ -214,7 +212,7 @@ def _resolve(state, fight: dict, actor: str, params: dict):
         raise Refused("Claim the win first: something was played since.", rule="combat.objection", status=409)
     wait = objection_seconds(state) - (float(params["_now"]) - claim["at"])
     if wait > 0:
-        raise Refused(f"Wait {wait:.1f} more seconds: anyone may still object.", rule="combat.objection", status=409)
+        raise Refused("Wait {wait:.1f} more seconds: anyone may still object.", rule="combat.objection", status=409, wait=wait)
     judged = verdict(state, fight)
     if judged["outcome"] != "win":  # cannot happen without a new event, kept as a guard
         raise Refused("The players are not winning this fight.", rule="combat.compare")
@@ -262,7 +260,7 @@ def _flee(state, fight: dict, actor: str, params: dict):
     parts, ops, dead = [], [], set()
     for r in results:
         if r.get("escaped") is None:
-            raise Refused(f"{r['who']} needs a die for {r['monster']}.", rule="combat.run-away", status=400)
+            raise Refused("{who} needs a die for {monster}.", rule="combat.run-away", status=400, who=r['who'], monster=r['monster'])
         roll = f" ({r['roll']}{'→' + str(r['reroll']) if 'reroll' in r else ''})" if "roll" in r else ""
         if r["escaped"]:
             parts.append(f"{r['who']} escapes {r['monster']}{roll}")

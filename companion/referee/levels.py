@@ -37,14 +37,14 @@ def change_level(profile: Profile, level: int, delta: int, cause: str) -> LevelV
     after = level + delta
     if after < profile.min_level:
         raise Refused(
-            f"Level {level} is already the lowest: nothing can take a character below Level {profile.min_level}.",
+            "Level {level} is already the lowest: nothing can take a character below Level {min_level}.",
             rule="level.floor",
-        )
+        level=level, min_level=profile.min_level)
     if after >= profile.top_level:
         if cause != "kill" and cause not in profile.top_level_cards and profile.top_level_needs_kill:
             refuse(
-                f"Level {profile.top_level} can only be reached by killing a monster.",
+                "Level {top_level} can only be reached by killing a monster.",
                 rule="level.win-by-kill",
-            )
+            top_level=profile.top_level)
         return LevelVerdict(level, profile.top_level, wins=True)
     return LevelVerdict(level, after, wins=False)

@@ -19,7 +19,7 @@ from dataclasses import dataclass
 
 from .levels import change_level
 from .profiles import Profile
-from .rules import RULES, Refused, refuse
+from .rules import RULES, N_, Refused, refuse
 
 RACES = ("elf", "dwarf", "halfling")
 CLASSES = ("warrior", "wizard", "cleric", "thief")
@@ -29,8 +29,15 @@ HANDS = {"one_hand": 1, "two_hands": 2}
 
 @dataclass(frozen=True)
 class Violation:
+    """A rule the character breaks: ``template`` is the English message with ``{placeholders}``."""
+
     rule: str
-    message: str
+    template: str
+    params: tuple = ()  # (name, value) pairs, so that violations compare and hash
+
+    @property
+    def message(self) -> str:
+        return self.template.format(**dict(self.params))
 
 
 def races_of(p: dict) -> list[str]:
@@ -74,6 +81,11 @@ def big_allowance(p: dict) -> int | None:
     return None if "dwarf" in p.get("races", []) else 1
 
 
+SLOT_TAKEN = {"headgear": N_("Only one headgear can be in use ({names})."),
+              "armor": N_("Only one armor can be in use ({names})."),
+              "footgear": N_("Only one footgear can be in use ({names}).")}
+
+
 def check(p: dict) -> list[Violation]:
     """Every rule the character breaks as it stands."""
     out: list[Violation] = []
@@ -81,11 +93,13 @@ def check(p: dict) -> list[Violation]:
     if len(set(races)) != len(races):
         out.append(Violation("race.one", "Two copies of the same race."))
     if len(races) > (2 if p.get("half_breed") else 1):
-        out.append(Violation("race.one", f"More races than allowed ({len(races)}): a second race needs Half-Breed."))
+        out.append(Violation("race.one", "More races than allowed ({count}): a second race needs Half-Breed.",
+                                (("count", len(races)),)))
     if len(set(classes)) != len(classes):
         out.append(Violation("class.one", "Two copies of the same class."))
     if len(classes) > (2 if p.get("super_munchkin") else 1):
-        out.append(Violation("class.one", f"More classes than allowed ({len(classes)}): a second class needs Super Munchkin."))
+        out.append(Violation("class.one", "More classes than allowed ({count}): a second class needs Super Munchkin.",
+                                (("count", len(classes)),)))
     if p.get("half_breed") and not races:
         out.append(Violation("half-breed.needs-race", "Half-Breed needs a race."))
     if p.get("super_munchkin") and not classes:
@@ -94,13 +108,14 @@ def check(p: dict) -> list[Violation]:
     allowance = big_allowance(p)
     bigs = [i for i in items if i.get("big")]
     if allowance is not None and len(bigs) > allowance:
-        out.append(Violation("items.big", f"{len(bigs)} Big items ({', '.join(i['name'] for i in bigs)}): "
-                                          "without the Dwarf race only one may stay — sell, trade or give the others away."))
+        out.append(Violation("items.big", "{count} Big items ({names}): without the Dwarf race only one may stay — "
+                                          "sell, trade or give the others away.",
+                             (("count", len(bigs)), ("names", ", ".join(i["name"] for i in bigs)))))
     used = [i for i in items if i.get("in_use")]
     for slot in ("headgear", "armor", "footgear"):
         worn = [i for i in used if i["slot"] == slot]
         if len(worn) > 1:
-            out.append(Violation("items.slots", f"Only one {slot} can be in use ({', '.join(i['name'] for i in worn)})."))
+            out.append(Violation("items.slots", SLOT_TAKEN[slot], (("names", ", ".join(i["name"] for i in worn)),)))
     hands = sum(HANDS.get(i["slot"], 0) for i in used)
     if hands > 2:
         out.append(Violation("items.slots", "Only two hands' worth of items can be in use."))
@@ -116,7 +131,7 @@ def refuse_new_violations(before: dict, after: dict, allow: frozenset = frozense
     old = set(check(before))
     for violation in check(after):
         if violation not in old and violation.rule not in allow:
-            refuse(violation.message, rule=violation.rule)
+            refuse(violation.template, rule=violation.rule, **dict(violation.params))
 
 
 # --- operations ------------------------------------------------------------------------------
@@ -176,7 +191,7 @@ def parse_who(text: str, what: str) -> dict:
     """``"race:elf"`` → ``{"race": "elf"}``: how forms name a race, class or sex."""
     key, _, value = str(text).partition(":")
     if key not in ("race", "class", "sex") or not value:
-        raise Refused(f"{what} must look like race:elf, class:cleric or sex:female.", status=400)
+        raise Refused("{what} must look like race:elf, class:cleric or sex:female.", status=400, what=what)
     return {key: value}
 
 
@@ -184,7 +199,7 @@ def whole_number(raw: dict, key: str, low: int, high: int, default: int | None, 
     """``raw[key]`` (or ``default``) checked to be a whole number from ``low`` to ``high``."""
     value = raw.get(key, default)
     if isinstance(value, bool) or not isinstance(value, int) or not low <= value <= high:
-        raise Refused(message.format(key=key, low=low, high=high), status=400)
+        raise Refused(message, status=400, key=key, low=low, high=high)
     return value
 
 
@@ -195,11 +210,11 @@ def new_item(raw: dict, uid: str) -> dict:
         raise Refused("An item needs a name of at most 60 characters.", status=400)
     slot = raw.get("slot", "none")
     if slot not in SLOTS:
-        raise Refused(f"slot must be one of: {', '.join(SLOTS)}.", status=400)
+        raise Refused("slot must be one of: {names}.", status=400, names=', '.join(SLOTS))
     item = {"uid": uid, "name": name, "slot": slot, "in_use": False}
     for key, low, high in (("bonus", -20, 20), ("gold", 0, 10000), ("run_away_bonus", -10, 10)):
         item[key] = whole_number({key: raw.get(key) or 0}, key, low, high, 0,
-                                 "{key} must be a whole number from {low} to {high}.")  # "" and None mean 0
+                                 N_("{key} must be a whole number from {low} to {high}."))  # "" and None mean 0
     item["big"] = bool(raw.get("big", False))
     for key in ("usable_by", "not_usable_by", "bonus_if"):
         if raw.get(key):
@@ -215,8 +230,7 @@ def add_item_ops(p: dict, seat: str, item: dict) -> list[dict]:
     bigs = [i["name"] for i in p.get("items", []) if i.get("big")]
     allowance = big_allowance(p)
     if item.get("big") and allowance is not None and len(bigs) >= allowance:
-        refuse(f"{item['name']} is Big and you already have a Big item ({', '.join(bigs)}): "
-               "only one, unless you are a Dwarf.", rule="items.big")
+        refuse("{name} is Big and you already have a Big item ({names}): only one, unless you are a Dwarf.", rule="items.big", name=item['name'], names=', '.join(bigs))
     item["in_use"] = fits(p, item) and restriction_problem(p, item) is None
     return [{"op": "add", "seat": seat, "field": "items", "value": item}]
 
@@ -235,10 +249,10 @@ def use_item_ops(p: dict, seat: str, uid: str) -> list[dict]:
     """Put an item to use; the items it displaces (same slot, or hands) are turned to carried."""
     item = item_of(p, uid)
     if item.get("in_use"):
-        raise Refused(f"{item['name']} is already in use.", status=409)
+        raise Refused("{name} is already in use.", status=409, name=item['name'])
     problem = restriction_problem(p, item)
     if problem:
-        raise Refused(f"{item['name']} cannot be used: {problem}.", rule="items.restricted")
+        raise Refused("{name} cannot be used: {problem}.", rule="items.restricted", name=item['name'], problem=problem)
     ops = []
     used = [i for i in p.get("items", []) if i.get("in_use")]
     if item["slot"] in ("headgear", "armor", "footgear"):
@@ -280,10 +294,10 @@ def sell_ops(p: dict, seat: str, uids: list, profile: Profile, double: str | Non
     gold = sum(i["gold"] * (2 if i["uid"] == double else 1) for i in items)
     levels = gold // 1000
     if levels < 1:
-        raise Refused(f"{gold:,} gold pieces is not enough: a level costs 1,000 and there is no change.", rule="items.sell")
+        raise Refused("{gold:,} gold pieces is not enough: a level costs 1,000 and there is no change.", rule="items.sell", gold=gold)
     if p["level"] + levels >= profile.top_level:
-        raise Refused(f"Selling {gold:,} gold would reach Level {p['level'] + levels}: the winning level cannot be bought.",
-                      rule="items.sell-not-to-win")
+        raise Refused("Selling {gold:,} gold would reach Level {value}: the winning level cannot be bought.",
+                      rule="items.sell-not-to-win", gold=gold, value=p['level'] + levels)
     ops = [{"op": "remove", "seat": seat, "field": "items", "value": i} for i in items]
     ops.append({"op": "level", "seat": seat, "delta": levels, "cause": "up"})
     return ops, gold, levels
@@ -293,16 +307,16 @@ def race_ops(p: dict, seat: str, field: str, value: str, adding: bool) -> list[d
     """Add or discard a race or class; Half-Breed goes with the last race, Super Munchkin with either class."""
     known = RACES if field == "races" else CLASSES
     if value not in known:
-        raise Refused(f"{field[:-1].title()} must be one of: {', '.join(known)}.", status=400)
+        raise Refused("{field} must be one of: {names}.", status=400, field=field[:-1].title(), names=', '.join(known))
     current = p.get(field, [])
-    noun = "race" if field == "races" else "class"
     if adding:
+        if value in current and field == "races":
+            raise Refused("Already {value}: never two copies of the same race.", rule="race.one", value=value.title())
         if value in current:
-            raise Refused(f"Already {value.title()}: never two copies of the same {noun}.",
-                          rule="race.one" if field == "races" else "class.one")
+            raise Refused("Already {value}: never two copies of the same class.", rule="class.one", value=value.title())
         return [{"op": "add", "seat": seat, "field": field, "value": value}]
     if value not in current:
-        raise Refused(f"Not {value.title()}.", status=404)
+        raise Refused("Not {value}: nothing to discard.", status=404, value=value.title())
     ops = [{"op": "remove", "seat": seat, "field": field, "value": value}]
     # Half-Breed goes with the last race; Super Munchkin with either class
     # (German rules 2003 and Dutch rules 2001, Halb-Blut und Super Munchkin / Halfbloed en Super Munchkin)
@@ -320,7 +334,7 @@ def race_ops(p: dict, seat: str, field: str, value: str, adding: bool) -> list[d
 
 def flag_ops(p: dict, seat: str, flag: str, on: bool) -> list[dict]:
     if bool(p.get(flag)) == on:
-        raise Refused(f"{'Already' if on else 'No'} {FLAG_NAMES[flag]}.", status=409)
+        raise Refused("Already {card}." if on else "No {card} to discard.", status=409, card=FLAG_NAMES[flag])
     return [{"op": "set", "seat": seat, "field": flag, "from": not on, "to": on}]
 
 

@@ -17,7 +17,7 @@ from . import fight as fights
 from . import sheet
 from .levels import change_level
 from .profiles import clean_options, get_profile
-from .rules import OVERRIDABLE, RULES, Refused, refuse, waiving
+from .rules import N_, OVERRIDABLE, RULES, Refused, refuse, waiving
 
 SEXES = ("male", "female")
 MAX_SEATS = 8
@@ -91,7 +91,8 @@ class Player:
         strength = sheet.strength(data)
         return {**data, "strength": strength["total"], "strength_breakdown": strength["lines"],
                 "not_counting": strength["not_counting"], "pending": strength["pending"],
-                "problems": [{"rule": v.rule, "message": v.message} for v in sheet.check(data)]}
+                "problems": [{"rule": v.rule, "message": v.message, "template": v.template, "params": v.params}
+                             for v in sheet.check(data)]}
 
 
 @dataclass
@@ -156,7 +157,7 @@ def clean_name(raw: object) -> str:
     if not name:
         raise Refused("A name is required.", status=400)
     if len(name) > NAME_MAX:
-        raise Refused(f"A name can be at most {NAME_MAX} characters.", status=400)
+        raise Refused("A name can be at most {NAME_MAX} characters.", status=400, NAME_MAX=NAME_MAX)
     if any(unicodedata.category(ch).startswith("C") for ch in name):
         raise Refused("A name cannot contain control characters.", status=400)
     return name
@@ -164,7 +165,7 @@ def clean_name(raw: object) -> str:
 
 def clean_sex(raw: object) -> str:
     if raw not in SEXES:
-        raise Refused(f"Sex must be one of: {', '.join(SEXES)}.", status=400)
+        raise Refused("Sex must be one of: {names}.", status=400, names=', '.join(SEXES))
     return raw  # type: ignore[return-value]
 
 
@@ -194,7 +195,7 @@ def join(state: TableState, seat: str, name: object, sex: object) -> Event:
     name = clean_name(name)
     sex = clean_sex(sex)
     if len(state.players) >= MAX_SEATS:
-        raise Refused(f"The table is full ({MAX_SEATS} seats).", rule="table.players", status=409)
+        raise Refused("The table is full ({MAX_SEATS} seats).", rule="table.players", status=409, MAX_SEATS=MAX_SEATS)
     _check_name_free(state, name)
     return Event("player.joined", {"seat": seat, "name": name, "sex": sex, "host": state.host is None})
 
@@ -202,7 +203,7 @@ def join(state: TableState, seat: str, name: object, sex: object) -> Event:
 def _check_name_free(state: TableState, name: str) -> None:
     taken = {p.name.casefold() for p in state.players.values()}
     if name.casefold() in taken:
-        raise Refused(f"Somebody at this table is already called {name}.", status=409)
+        raise Refused("Somebody at this table is already called {name}.", status=409, name=name)
 
 
 # --- actions ----------------------------------------------------------------------------
@@ -216,7 +217,7 @@ def decide(state: TableState, actor: str, action: str, params: dict) -> Event:
     if actor not in state.players:
         raise Refused("You no longer have a seat at this table.", status=403)
     if action not in ACTIONS:
-        raise Refused(f"Unknown action {action!r}; known: {', '.join(ACTIONS)}.", status=400)
+        raise Refused("Unknown action {action!r}; known: {names}.", status=400, action=action, names=', '.join(ACTIONS))
     override = params.get("override")
     if override is None:
         return _decide(state, actor, action, params)
@@ -225,11 +226,11 @@ def decide(state: TableState, actor: str, action: str, params: dict) -> Event:
                       rule="table.host", status=403)
     if override not in OVERRIDABLE:
         known = ", ".join(sorted(OVERRIDABLE))
-        raise Refused(f"{override!r} is not a rule the host can override here; these can: {known}.", status=400)
+        raise Refused("{override!r} is not a rule the host can override here; these can: {known}.", status=400, override=override, known=known)
     with waiving(OVERRIDABLE[override]) as used:
         event = _decide(state, actor, action, params)
     if not used:
-        raise Refused(f"Nothing to override: “{RULES[override].title}” does not forbid this.", status=409)
+        raise Refused("Nothing to override: “{title}” does not forbid this.", status=409, title=RULES[override].title)
     return Event(event.kind, {**event.payload, "override": {"rule": override, "waived": used, "by": actor}})
 
 
@@ -260,7 +261,7 @@ def _decide(state: TableState, actor: str, action: str, params: dict) -> Event:
     if action == "sex.set":
         sex = clean_sex(params.get("sex"))
         if sex == player.sex:
-            raise Refused(f"{player.name} is already {sex}.", status=409)
+            raise Refused("{name} is already {sex}.", status=409, name=player.name, sex=sex)
         return Event("sex.changed", {"seat": seat, "from": player.sex, "to": sex})
     if action == "level.up" and params.get("card") is not None:
         if params["card"] != "divine_intervention":
@@ -270,7 +271,7 @@ def _decide(state: TableState, actor: str, action: str, params: dict) -> Event:
     if action == "level.kill":
         levels = params.get("levels", 1)
         if levels not in range(1, state.profile.max_kill_levels + 1):
-            raise Refused(f"A kill gives 1 to {state.profile.max_kill_levels} levels.", status=400)
+            raise Refused("A kill gives 1 to {max_kill_levels} levels.", status=400, max_kill_levels=state.profile.max_kill_levels)
         return _level_event(state, seat, levels, "kill")
     delta = 1 if action == "level.up" else -1
     return _level_event(state, seat, delta, action.removeprefix("level."))
@@ -305,14 +306,14 @@ def _check_profile_fits(state: TableState, after: dict) -> None:
     top = get_profile(after["profile"], after["options"]).top_level
     over = [p.name for p in state.players.values() if p.level >= top and p.seat not in state.winners]
     if over:
-        raise Refused(f"{', '.join(over)} already at Level {top} or above: choose a higher top level.",
-                      rule="game.won", status=409)
+        raise Refused("{names} already at Level {top} or above: choose a higher top level.",
+                      rule="game.won", status=409, names=', '.join(over), top=top)
 
 
 def _check_game_running(state: TableState) -> None:
     if state.winner:
         winner = state.players[state.winner].name if state.winner in state.players else "Someone"
-        raise Refused(f"The game is over: {winner} has won.", rule="game.won", status=409)
+        raise Refused("The game is over: {winner} has won.", rule="game.won", status=409, winner=winner)
 
 
 def _level_event(state: TableState, seat: str, delta: int, cause: str) -> Event:
@@ -337,8 +338,9 @@ def _decide_host_action(state: TableState, actor: str, action: str, params: dict
     if seat not in state.players:
         raise Refused("There is no such player at this table.", status=404)
     if seat == actor:
-        what = "remove yourself; hand the host role to someone first" if action == "player.remove" else "hand the host role to yourself"
-        raise Refused(f"You cannot {what}.", status=409)
+        if action == "player.remove":
+            raise Refused("You cannot remove yourself; hand the host role to someone first.", status=409)
+        raise Refused("You cannot hand the host role to yourself.", status=409)
     if action == "host.transfer":
         return Event("host.transferred", {"from": actor, "to": seat})
     return Event("player.removed", {"player": asdict(state.players[seat])})
@@ -364,14 +366,17 @@ def in_fight(state: TableState) -> set[str]:
 def _check_not_fighting(state: TableState, *seats: str | None) -> None:
     for seat in seats:
         if seat in in_fight(state):
-            refuse(f"{state.players[seat].name} is in a fight: items cannot be played, swapped, traded "
-                   "or sold until it is over.", rule="items.not-in-combat")
+            refuse("{name} is in a fight: items cannot be played, swapped, traded or sold until it is over.", rule="items.not-in-combat", name=state.players[seat].name)
+
+
+#: What only the player whose turn it is may do, as each refusal says it.
+OWN_TURN = {"fight": N_("It is {name}'s turn: you fight a monster from the door only on your own turn."),
+            "sell": N_("It is {name}'s turn: you sell items only on your own turn.")}
 
 
 def _check_own_turn(state: TableState, seat: str, what: str) -> None:
     if state.turn and state.turn["seat"] != seat:
-        refuse(f"It is {state.players[state.turn['seat']].name}'s turn: {what} only on your own turn.",
-               rule="turn.own")
+        refuse(OWN_TURN[what], rule="turn.own", name=state.players[state.turn['seat']].name)
 
 
 def next_seat(state: TableState, after: str) -> str:
@@ -386,8 +391,8 @@ def _decide_turn_end(state: TableState, actor: str) -> Event:
     _check_game_running(state)
     current = state.turn["seat"] if state.turn else actor
     if actor not in (current, state.host):
-        raise Refused(f"It is {state.players[current].name}'s turn: only they or the host can end it.", rule="turn.own",
-                      status=403)
+        raise Refused("It is {name}'s turn: only they or the host can end it.", rule="turn.own",
+                      status=403, name=state.players[current].name)
     if state.combat:
         raise Refused("Finish the fight before ending the turn.", rule="turn.own", status=409)
     number = state.turn["number"] if state.turn else 0
@@ -397,10 +402,10 @@ def _decide_turn_end(state: TableState, actor: str) -> Event:
 def _decide_combat(state: TableState, actor: str, action: str, params: dict) -> Event:
     _check_game_running(state)
     if action == "combat.start":
-        _check_own_turn(state, actor, "fighting a monster from the door")
+        _check_own_turn(state, actor, "fight")
         if state.combat:
             fighter = state.players[state.combat["fighter"]].name
-            raise Refused(f"{fighter} is already fighting; that fight ends first.", rule="combat.one", status=409)
+            raise Refused("{fighter} is already fighting; that fight ends first.", rule="combat.one", status=409, fighter=fighter)
         return _fight_event(state, fights.new_fight(actor), [], "fights a monster", None, actor)
     if action == "combat.end":
         if not state.combat:
@@ -448,7 +453,7 @@ def _decide_sheet(state: TableState, seat: str, action: str, params: dict) -> Ev
     elif action == "item.carry":
         item = sheet.item_of(p, params.get("uid"))
         if not item.get("in_use"):
-            raise Refused(f"{item['name']} is already only carried.", status=409)
+            raise Refused("{name} is already only carried.", status=409, name=item['name'])
         ops = [{"op": "patch", "seat": seat, "field": "items", "uid": item["uid"], "key": "in_use", "from": True, "to": False}]
         summary = f"carries {item['name']} without using it"
     elif action == "item.remove":
@@ -456,7 +461,7 @@ def _decide_sheet(state: TableState, seat: str, action: str, params: dict) -> Ev
         ops = [{"op": "remove", "seat": seat, "field": "items", "value": item}]
         summary = f"loses {item['name']}"
     elif action == "item.sell":
-        _check_own_turn(state, seat, "selling items")
+        _check_own_turn(state, seat, "sell")
         turn_number = state.turn["number"] if state.turn else 0
         if params.get("double") and p.get("double_sale_turn") == turn_number and turn_number:
             refuse("A Halfling sells only one item a turn at double price.", rule="halfling.double")
@@ -480,7 +485,7 @@ def _decide_sheet(state: TableState, seat: str, action: str, params: dict) -> Ev
         if not name or len(name) > 60:
             raise Refused("A curse needs a name of at most 60 characters.", status=400)
         if raw.get("timing", "persistent") != "persistent":
-            raise Refused(f"{name} is not a curse that stays: it acts once and is discarded.", rule="curses.lasting")
+            raise Refused("{name} is not a curse that stays: it acts once and is discarded.", rule="curses.lasting", name=name)
         curse = {"uid": uid, "name": name, "effects": list(raw.get("effects") or [])}
         if raw.get("card_id"):
             curse["card_id"] = raw["card_id"]
@@ -545,7 +550,7 @@ def inverse(state: TableState, event: Event) -> Event:
             raise Refused("That player has left the table.", status=409)
         _check_game_running(state)
         if player.sex != p["to"]:
-            raise Refused(f"{player.name}'s sex has changed again since; undo that first.", status=409)
+            raise Refused("{name}'s sex has changed again since; undo that first.", status=409, name=player.name)
         return Event("sex.changed", {"seat": p["seat"], "from": p["to"], "to": p["from"]})
     if event.kind == "settings.changed":
         return Event("settings.changed", {"key": p["key"], "from": p["to"], "to": p["from"]})
@@ -590,7 +595,7 @@ def inverse(state: TableState, event: Event) -> Event:
     if event.kind == "player.removed":
         player = p["player"]
         if len(state.players) >= MAX_SEATS:
-            raise Refused(f"The table is full ({MAX_SEATS} seats).", rule="table.players", status=409)
+            raise Refused("The table is full ({MAX_SEATS} seats).", rule="table.players", status=409, MAX_SEATS=MAX_SEATS)
         _check_name_free(state, player["name"])
         return Event("player.restored", {"player": player})
     # player.restored

@@ -152,7 +152,7 @@ def cards_search():
 def card_detail(card_id: str):
     card = card_store.get(get_db(), card_id)
     if card is None:
-        raise Refused(f"There is no card {card_id!r}.", status=404)
+        raise Refused("There is no card {card_id!r}.", status=404, card_id=card_id)
     return jsonify({"card": card})
 
 

@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 from flask import Blueprint, Response, abort, current_app, render_template, request
+from flask_babel import gettext
 
 from card_db import describe, formats
 from card_db import search as card_search
@@ -27,9 +28,9 @@ def search_args() -> dict:
     deck = request.args.get("deck") or None
     kind = request.args.get("kind") or None
     if deck is not None and deck not in DECKS:
-        raise Refused(f"deck must be one of: {', '.join(DECKS)}.", status=400)
+        raise Refused("deck must be one of: {names}.", status=400, names=', '.join(DECKS))
     if kind is not None and kind not in KINDS:
-        raise Refused(f"kind must be one of: {', '.join(KINDS)}.", status=400)
+        raise Refused("kind must be one of: {names}.", status=400, names=', '.join(KINDS))
     try:
         limit = int(request.args.get("limit", 20))
     except ValueError:
@@ -52,7 +53,7 @@ def find(args: dict) -> list[dict]:
 
 @bp.app_template_filter("card_headline")
 def card_headline(card: dict) -> str:
-    return describe.headline(card)
+    return describe.headline(card, gettext)
 
 
 @bp.get("/cards")
@@ -69,7 +70,7 @@ def card_page(card_id: str, enroll_notice: dict | None = None):
     if card is None:
         abort(404, f"There is no card {card_id!r}. Search for it by name instead.")
     enrolled = scanning.index_for(current_app.config["DATA_DIR"]).enrolled(card_id)
-    return render_template("card.html", card=card, facts=describe.facts(card), related=related_rules(card),
+    return render_template("card.html", card=card, facts=describe.facts(card, gettext), related=related_rules(card),
                            use_at=usable_tables(card), enrolled=enrolled, enroll_notice=enroll_notice)
 
 
@@ -88,16 +89,16 @@ def usable_tables(card: dict) -> list[dict]:
             continue
         uses = []
         if card["kind"] == "item":
-            uses.append({"action": "item.add", "label": "Add to my sheet", "params": {}})
+            uses.append({"action": "item.add", "label": gettext("Add to my sheet"), "params": {}})
         elif card["kind"] == "curse":
-            uses.append({"action": "curse.add", "label": "Curse me", "params": {}})
+            uses.append({"action": "curse.add", "label": gettext("Curse me"), "params": {}})
         elif card["kind"] == "monster":
-            uses.append({"action": "combat.monster.add", "label": "Into the fight", "params": {}})
+            uses.append({"action": "combat.monster.add", "label": gettext("Into the fight"), "params": {}})
         elif card["kind"] == "monster_enhancer":
-            uses += [{"action": "combat.enhancer.add", "label": f"On {m['name']}", "params": {"monster": m["uid"]}}
+            uses += [{"action": "combat.enhancer.add", "label": gettext("On %(monster)s", monster=m["name"]), "params": {"monster": m["uid"]}}
                      for m in state.combat["monsters"] if not m["eliminated"]]
         else:  # a one-shot
-            uses += [{"action": "combat.oneshot.add", "label": f"For the {side}", "params": {"side": side}}
+            uses += [{"action": "combat.oneshot.add", "label": gettext("For the players") if side == "players" else gettext("For the monsters"), "params": {"side": side}}
                      for side in ("players", "monsters")]
         if uses:
             out.append({"id": table_id, "name": state.name, "uses": uses})

@@ -9,8 +9,9 @@ from __future__ import annotations
 from dataclasses import asdict
 
 from flask import Blueprint, abort, redirect, render_template, request, url_for
+from flask_babel import gettext
 
-from .. import actions, store
+from .. import actions, i18n, rulesearch, store
 from ..db import get_db
 from ..qr import svg as qr_svg
 from ..referee import sheet
@@ -51,7 +52,7 @@ def create():
             actions.options_from(form))
     except Refused as exc:
         return render_template("home.html", profiles=PROFILES.values(), default_profile=DEFAULT_PROFILE,
-                               mine=[], form=form, error=exc.message), exc.status
+                               mine=[], form=form, error=i18n.refusal_text(exc)), exc.status
     seating.remember(state.id, token)
     return redirect(url_for("pages.table", table_id=state.id), 303)
 
@@ -80,7 +81,7 @@ def seat_or_403(table_id: str) -> str:
     seat = seating.cookie_seat(table_id)
     if seat is None:
         store.load(get_db(), table_id)  # 404 for a table that does not exist
-        abort(403, "This phone has no seat at this table. Scan the table's QR code to join.")
+        abort(403, gettext("This phone has no seat at this table. Scan the table's QR code to join."))
     return seat
 
 
@@ -106,7 +107,7 @@ def _answer(table_id: str, seat: str, work, action: str | None = None):
         notice = {"kind": "done", "seq": seq, "text": _describe_seq(table_id, seq)}
     except Refused as exc:
         state = store.load(get_db(), table_id)
-        notice = {"kind": "refused", "text": exc.message, "rule": exc.rule}
+        notice = {"kind": "refused", "text": i18n.refusal_text(exc), "rule": exc.rule}
         if action and exc.rule and exc.rule.id in OVERRIDABLE and seat == state.host and "override" not in request.form:
             fields = [(k, v) for k, v in request.form.items(multi=True) if k not in ("csrf_token", "reason")]
             notice["retry"] = {"action": action, "fields": fields}
@@ -171,7 +172,7 @@ def undo(table_id: str, seq: int):
         try:
             actions.undo(table_id, seat, seq, request.form)
         except Refused as exc:
-            return _history_page(table_id, seat, {"kind": "refused", "text": exc.message, "rule": exc.rule}, exc.status)
+            return _history_page(table_id, seat, {"kind": "refused", "text": i18n.refusal_text(exc), "rule": exc.rule}, exc.status)
         return redirect(url_for("pages.history", table_id=table_id), 303)
     return _answer(table_id, seat, lambda: actions.undo(table_id, seat, seq, request.form))
 
@@ -206,14 +207,50 @@ def spectate(token: str):
     return render_template("spectate.html", token=token, **board_context(state, None))
 
 
+def _rule_profile() -> str | None:
+    """The edition a rules page cites first (``?profile=``; a table links with its own)."""
+    profile_id = request.args.get("profile")
+    return profile_id if profile_id in PROFILES else None
+
+
 @bp.get("/rules")
 def rules():
-    return render_template("rules.html", rules=RULES.values())
+    """Every entry, and plain-language search over them in the phone's language."""
+    query = request.args.get("q", "").strip()[:rulesearch.QUERY_MAX]
+    profile_id = _rule_profile()
+    lang = i18n.language()
+    results = rulesearch.search(query, lang, profile_id) if query else []
+    names = {p.id: p.name for p in PROFILES.values()}
+    if is_htmx():
+        return vary(render_template("_rule_results.html", query=query, results=results, profile_id=profile_id,
+                                    profile_names=names))
+    entries = [rule.as_dict(lang, profile_id) for rule in RULES.values()]
+    return vary(render_template("rules.html", query=query, results=results, entries=entries, profile_id=profile_id,
+                                profile_names=names))
 
 
 @bp.get("/rules/<rule_id>")
 def rule(rule_id: str):
     if rule_id not in RULES:
-        abort(404, "There is no such rule.")
-    return render_template("rules.html", rules=[RULES[rule_id]])
+        abort(404, gettext("There is no such rule."))
+    profile_id = _rule_profile()
+    lang = i18n.language()
+    entry = RULES[rule_id].as_dict(lang, profile_id)
+    related = [RULES[r].as_dict(lang) for r in RULES[rule_id].related]
+    return vary(render_template("rule.html", rule=entry, related=related, profile_id=profile_id,
+                                profile_names={p.id: p.name for p in PROFILES.values()}))
+
+
+@bp.post("/lang")
+def set_language():
+    """Remember this phone's language (a cookie) and go back where it was."""
+    lang = request.form.get("lang")
+    if lang not in i18n.LANGUAGES:
+        raise Refused(gettext("Unknown language."), status=400)
+    target = request.form.get("next") or "/"
+    if not target.startswith("/") or target.startswith("//"):
+        target = "/"
+    response = redirect(target, 303)
+    response.set_cookie(i18n.COOKIE, lang, max_age=i18n.COOKIE_MAX_AGE, samesite="Lax", httponly=True)
+    return response
 

@@ -20,9 +20,10 @@ def is_htmx() -> bool:
 
 
 def vary(body, status: int = 200):
-    """An HTML answer that differs by ``HX-Request`` (full page or partial) and by seat cookie."""
+    """An HTML answer that differs by ``HX-Request`` (full page or partial), by cookie (seat,
+    language) and by the browser's language."""
     response = make_response(body, status)
-    response.headers["Vary"] = "HX-Request, Cookie"
+    response.headers["Vary"] = "HX-Request, Cookie, Accept-Language"
     return response
 
 

@@ -10,11 +10,13 @@ is decoded (see ``vision.image``).
 from __future__ import annotations
 
 from flask import Blueprint, current_app, jsonify, render_template, request
+from flask_babel import gettext
+from flask_babel import lazy_gettext as _l
 
 from card_db import store as card_store
 from vision import image as vision_image
 
-from .. import csrf, scanning, store
+from .. import csrf, i18n, scanning, store
 from ..db import get_db
 from ..referee.rules import Refused
 from ..referee.table import playable_now
@@ -28,6 +30,23 @@ api = Blueprint("scan_api", __name__, url_prefix="/api/v1")
 csrf.exempt(api)
 
 STATUS = {"empty": 400, "corrupt": 400, "not_an_image": 415, "too_large": 413, "too_many_pixels": 413}
+#: What a phone reads for each reason (the API answers the reason code and the English message).
+REASON_TEXT = {
+    "no_card": _l("No card found in the photo: hold the phone above the card so that all of it is in the picture."),
+    "too_blurry": _l("The photo is too blurry to tell the card: hold still, or move a little further away."),
+    "no_confident_match": _l("This card is not one the app knows well enough to name (not enrolled, or the photo is "
+                             "too poor). Choose from the suggestions or search by name."),
+    "nothing_enrolled": _l("No card images are enrolled yet: teach the scanner from a card's page."),
+    "empty": _l("The upload is empty."),
+    "corrupt": _l("The image could not be decoded."),
+    "not_an_image": _l("This is not a JPEG, PNG or WebP image."),
+    "too_large": _l("The image is too large (at most 12 MB)."),
+    "too_many_pixels": _l("The image has too many pixels (at most 50 megapixels)."),
+}
+
+
+def reason_text(reason: str | None, fallback: str = "") -> str:
+    return str(REASON_TEXT[reason]) if reason in REASON_TEXT else fallback
 
 
 UPLOAD_LIMIT = vision_image.MAX_BYTES + 64 * 1024  # the photo and a few form fields
@@ -67,13 +86,15 @@ def table_scan(table_id: str):
         try:
             answer = recognise(read_upload())
         except vision_image.ImageError as exc:
-            error, status = str(exc), STATUS.get(exc.reason, 400)
+            error, status = reason_text(exc.reason, str(exc)), STATUS.get(exc.reason, 400)
     results = []
     for cand in (answer or {}).get("candidates", []):
         card = card_store.get(db, cand["card_id"])
         if card is not None:
-            results.append({"card": card, "hit": {"name": card["names"]["en"]}, "confidence": cand["confidence"],
+            results.append({"card": card, "hit": {"name": i18n.card_name(card)}, "confidence": cand["confidence"],
                             "usable": playable_now(card, state)})
+    if answer and answer.get("reason"):
+        answer = {**answer, "message": reason_text(answer["reason"], answer["message"])}
     context = {"state": state, "seat": seat, "answer": answer, "error": error, "results": results}
     template = "_scan_result.html" if is_htmx() else "scan.html"
     return vary(render_template(template, **context), status)
@@ -85,15 +106,16 @@ def enroll_card(card_id: str):
     """Teach the scanner this card from a photo (or scan) of it; answers the card page."""
     db = get_db()
     if card_store.get(db, card_id) is None:
-        raise Refused(f"There is no card {card_id!r}.", status=404)
+        raise Refused("There is no card {card_id!r}.", status=404, card_id=card_id)
     index = scanning.index_for(current_app.config["DATA_DIR"])
     try:
         scanning.enroll(db, index, {card_id: ("photo", read_upload())})
     except vision_image.ImageError as exc:
-        return card_page(card_id, enroll_notice={"kind": "refused", "text": str(exc)}), STATUS.get(exc.reason, 400)
+        return card_page(card_id, enroll_notice={"kind": "refused", "text": reason_text(exc.reason, str(exc))}), \
+            STATUS.get(exc.reason, 400)
     except scanning.EnrollProblems as exc:
         return card_page(card_id, enroll_notice={"kind": "refused", "text": exc.problems[0][1]}), 400
-    return card_page(card_id, enroll_notice={"kind": "done", "text": "The scanner knows this card now."})
+    return card_page(card_id, enroll_notice={"kind": "done", "text": gettext("The scanner knows this card now.")})
 
 
 @api.post("/vision/recognize")

@@ -8,9 +8,11 @@ server and the client gets a generic message.
 from __future__ import annotations
 
 from flask import Flask, jsonify, make_response, render_template, request
+from flask_babel import gettext
 from flask_wtf.csrf import CSRFError
 from werkzeug.exceptions import HTTPException
 
+from .. import i18n
 from ..referee.rules import Refused
 from ..store import NotFound
 
@@ -69,7 +71,7 @@ def init_app(app: Flask) -> None:
     def refused(exc: Refused):
         body = exc.as_dict()
         body.pop("error")
-        return error_response(exc.message, exc.status, **body)
+        return error_response(exc.message if wants_json() else i18n.refusal_text(exc), exc.status, **body)
 
     @app.errorhandler(NotFound)
     def not_found(exc: NotFound):
@@ -77,11 +79,11 @@ def init_app(app: Flask) -> None:
 
     @app.errorhandler(CSRFError)
     def csrf_error(exc: CSRFError):
-        return error_response("The form was stale or forged (CSRF check failed). Reload the page and try again.", 400)
+        return error_response(gettext("The form was stale or forged (CSRF check failed). Reload the page and try again."), 400)
 
     @app.errorhandler(HTTPException)
     def http_error(exc: HTTPException):
-        messages = {413: "The request is too large."}
+        messages = {413: gettext("The request is too large.")}
         body, status = error_response(messages.get(exc.code, exc.description or exc.name), exc.code or 500)
         response = make_response(body, status)
         for name, value in exc.get_headers():  # e.g. Allow on 405 (RFC 9110)
@@ -92,4 +94,4 @@ def init_app(app: Flask) -> None:
     @app.errorhandler(Exception)
     def unexpected(exc: Exception):
         app.logger.exception("unhandled error on %s %s", request.method, request.path)
-        return error_response("Something went wrong on the server; nothing was changed.", 500)
+        return error_response(gettext("Something went wrong on the server; nothing was changed."), 500)

@@ -1,0 +1,100 @@
+"""Languages: the UI and the rules in the six languages of the rulebooks, chosen per phone.
+
+A phone's language is the one it chose (a cookie, set from the language switcher) or else
+the best match for its browser's Accept-Language, or English. Flask-Babel serves the
+gettext catalogues in ``companion/translations``; ``scripts/i18n`` extracts, updates and
+compiles them. Card names come from the card database in the same language.
+"""
+from __future__ import annotations
+
+from pathlib import Path
+
+from flask import Flask, request
+from flask_babel import Babel, get_locale, gettext
+from flask_babel import lazy_gettext as _l
+
+from card_db import describe
+
+from .referee.rules import LANGUAGES
+
+#: Each language in its own name, as the switcher shows it.
+NATIVE_NAMES = {"en": "English", "de": "Deutsch", "fr": "Français", "nl": "Nederlands", "it": "Italiano",
+                "ru": "Русский"}
+COOKIE = "companion_lang"
+COOKIE_MAX_AGE = 365 * 24 * 3600
+TRANSLATIONS = Path(__file__).with_name("translations")
+
+
+#: The game's own words as the sheet shows them (races, classes, sexes, slots, sides).
+WORDS = {
+    "elf": _l("Elf"), "dwarf": _l("Dwarf"), "halfling": _l("Halfling"), "human": _l("Human"),
+    "warrior": _l("Warrior"), "wizard": _l("Wizard"), "cleric": _l("Cleric"), "thief": _l("Thief"),
+    "male": _l("male"), "female": _l("female"), "Level": _l("Level"),
+    "none": _l("no slot"), "headgear": _l("headgear"), "armor": _l("armor"), "footgear": _l("footgear"),
+    "one_hand": _l("1 hand"), "two_hands": _l("2 hands"),
+    "players": _l("players"), "monsters": _l("monsters"), "fighter": _l("fighter"), "helper": _l("helper"),
+}
+
+
+def word(key: str) -> str:
+    """A game word in the phone's language (unknown words are shown as they are)."""
+    return str(WORDS.get(key, key))
+
+
+def kind_name(kind: str) -> str:
+    """A card kind ("monster_enhancer") as the phone's language names it."""
+    return describe.kind_name(kind, gettext)
+
+
+def translate(template: str, params: dict | None = None) -> str:
+    """An engine message (English with ``{placeholders}``) in the phone's language.
+
+    A catalogue entry with a broken placeholder falls back to English rather than fail.
+    """
+    translated = gettext(template)
+    if not params:
+        return translated
+    try:
+        return translated.format(**params)
+    except (KeyError, IndexError, ValueError):
+        return template.format(**params)
+
+
+def refusal_text(exc) -> str:
+    """A :class:`~companion.referee.rules.Refused` as the phone's language says it."""
+    return translate(exc.template, exc.params)
+
+
+def select_locale() -> str:
+    chosen = request.cookies.get(COOKIE)
+    if chosen in LANGUAGES:
+        return chosen
+    return request.accept_languages.best_match(LANGUAGES) or "en"
+
+
+def language() -> str:
+    """The current request's language code ("en", "de", …)."""
+    return str(get_locale() or "en")
+
+
+def card_name(card: dict) -> str:
+    """A card's name in the phone's language, else in English."""
+    names = card.get("names") or {}
+    return names.get(language()) or names.get("en") or next(iter(names.values()), "")
+
+
+def card_text(texts: dict | None) -> str:
+    """A card's text (or Bad Stuff) in the phone's language, else in English."""
+    texts = texts or {}
+    return texts.get(language()) or texts.get("en") or ""
+
+
+def init_app(app: Flask) -> None:
+    Babel(app, locale_selector=select_locale, default_translation_directories=str(TRANSLATIONS))
+    app.jinja_env.filters["card_name"] = card_name
+    app.jinja_env.filters["card_text"] = card_text
+    app.jinja_env.filters["word"] = word
+    app.jinja_env.filters["kind_name"] = kind_name
+    app.jinja_env.filters["refusal"] = refusal_text
+    app.jinja_env.filters["problem_text"] = lambda problem: translate(problem["template"], dict(problem["params"]))
+    app.jinja_env.globals.update(LANGUAGES=LANGUAGES, NATIVE_NAMES=NATIVE_NAMES, language=language)
