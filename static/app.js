@@ -26,6 +26,14 @@
     window.Idiomorph.defaults.callbacks.beforeAttributeUpdated = function (name, node) {
       return !(name === "open" && node.tagName === "DETAILS");
     };
+    // ignoreActiveValue leaves the focused element's children alone: a tapped button would keep
+    // its old label while the morph reuses it for another action. Only inputs need that care.
+    ["htmx:beforeSwap", "htmx:sseBeforeMessage"].forEach(function (name) {
+      document.addEventListener(name, function () {
+        var active = document.activeElement;
+        if (active && active.tagName === "BUTTON") active.blur();
+      });
+    });
   }
   // The objection window: count down from the seconds the server said were left when it
   // rendered the board (no reliance on the phone's clock); the server still decides.

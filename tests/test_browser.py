@@ -48,8 +48,8 @@ def server(tmp_path):
     server.stop()
 
 
-def phone(browser, errors):
-    context = browser.new_context(**PHONE)
+def phone(browser, errors, locale: str = "en-GB"):
+    context = browser.new_context(**PHONE, locale=locale)
     page = context.new_page()
     page.on("pageerror", lambda exc: errors.append(str(exc)))
     page.on("console", lambda msg: errors.append(msg.text) if msg.type == "error" else None)
@@ -88,9 +88,9 @@ def open_table(browser, errors, server, name: str, sex: str):
     return page
 
 
-def join_by_qr(browser, errors, host, tmp_path, name: str, sex: str):
+def join_by_qr(browser, errors, host, tmp_path, name: str, sex: str, locale: str = "en-GB"):
     """A phone that joins by the URL decoded from the host's QR code."""
-    page = phone(browser, errors)
+    page = phone(browser, errors, locale)
     page.goto(decode_qr(host, tmp_path))
     page.fill("input[name=name]", name)
     page.check(f"input[name=sex][value={sex}]")
@@ -354,3 +354,57 @@ def test_scan_a_card_with_the_phone_camera(browser, server, tmp_path):
     teach.locator("button[type=submit]").click()
     expect(suzan.locator(".notice")).to_contain_text("The scanner knows this card now.")
     assert errors == []
+
+
+def test_a_german_table_classic_rules_a_house_ruling_and_the_rule_search(browser, server, tmp_path):
+    """One journey in German: the phones' browser language picks the UI, the host opens a table
+    under the classic rules with the quick deal, overrides a refusal as a house ruling, and a
+    player looks up whether an Elf helper goes up a level."""
+    errors: list[str] = []
+    host = phone(browser, errors, "de-DE")
+    host.goto(server.url + "/")
+    expect(host.locator("h1")).to_have_text("Einen Tisch eröffnen")
+    host.fill("input[name=player_name]", "Anna")
+    host.check("input[name=sex][value=female]")
+    host.select_option("select[name=profile]", "munchkin-classic")
+    host.click("summary >> text=Optionen")
+    host.check("input[name=fast_start]")
+    host.click("button.primary >> text=Tisch eröffnen")
+    host.wait_for_selector("#my-level")
+    expect(host.locator("#profile summary")).to_contain_text("Munchkin, classic rules (German 2003 / Dutch 2001), quick deal")
+    expect(host.locator("#profile")).to_contain_text("Jeder Spieler bekommt 4 Tür- und 4 Schatzkarten.")
+
+    ben = join_by_qr(browser, errors, host, tmp_path, "Ben", "male", locale="de-DE")
+    expect(ben.locator("#profile summary")).to_contain_text("quick deal")
+    expect(ben.locator("#turn")).to_contain_text("Anna ist am Zug")
+
+    host.click("#me details.more summary >> text=Rasse oder Klasse spielen")
+    host.click("#me button[data-action='class.add'] >> text=Krieger")
+    expect(host.locator("#my-races")).to_contain_text("Krieger")
+    menu = host.locator("#me details.more", has=host.locator("summary >> text=Rasse oder Klasse spielen"))
+    if menu.get_attribute("open") is None:
+        menu.locator("summary").click()
+    host.click("#me button[data-action='class.add'] >> text=Zauberer")
+    alert = host.locator(".notice.refused")
+    expect(alert).to_contain_text("Mehr Klassen als erlaubt (2): Eine zweite Klasse braucht Super-Munchkin.")
+    expect(alert).to_contain_text("Eine Klasse, zwei nur mit Super-Munchkin")
+    expect(alert).to_contain_text("Munchkin, German rules (2003), Charakterwerte")
+    alert.locator("input[name=reason]").fill("Bei uns geht das")
+    alert.locator("button[data-override='class.one']").click()
+    expect(host.locator("#my-races")).to_contain_text("Zauberer")
+    expect(host.locator(".notice.done")).to_contain_text("house ruling by Anna")
+
+    host.click("a.barlink >> text=Verlauf")
+    rulings = host.locator("#house-rulings")
+    expect(rulings).to_contain_text("Hausregeln")
+    expect(rulings).to_contain_text("Bei uns geht das")
+    expect(rulings).to_contain_text("Eine Klasse, zwei nur mit Super-Munchkin")
+
+    ben.click("a.barlink >> text=Regeln")
+    ben.fill("input[name=q]", "Elf hilft Kampf Stufe")
+    first = ben.locator("#rule-results li").first
+    expect(first).to_contain_text("Steigt der Helfer eine Stufe auf?")
+    expect(first).to_contain_text("1.71 kennt keine Elfen-Ausnahme")
+    if os.environ.get("UPDATE_SCREENSHOTS"):
+        ben.screenshot(path=str(DOCS / "screenshot-rules-de.png"), full_page=False)
+    assert [e for e in errors if "status of 422" not in e] == []

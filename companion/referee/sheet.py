@@ -333,8 +333,10 @@ def race_ops(p: dict, seat: str, field: str, value: str, adding: bool) -> list[d
 
 
 def flag_ops(p: dict, seat: str, flag: str, on: bool) -> list[dict]:
-    if bool(p.get(flag)) == on:
-        raise Refused("Already {card}." if on else "No {card} to discard.", status=409, card=FLAG_NAMES[flag])
+    if on and p.get(flag):
+        raise Refused("Already {card}.", status=409, card=FLAG_NAMES[flag])
+    if not on and not p.get(flag):
+        raise Refused("No {card} to discard.", status=409, card=FLAG_NAMES[flag])
     return [{"op": "set", "seat": seat, "field": flag, "from": not on, "to": on}]
 
 

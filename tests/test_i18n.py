@@ -1,0 +1,109 @@
+"""Six languages: every string of the UI is in every catalogue, compiled, and served per phone."""
+import gettext
+import re
+from pathlib import Path
+
+import pytest
+from babel.messages.extract import extract_from_dir
+from babel.messages.pofile import read_po
+
+from conftest import Phone
+
+ROOT = Path(__file__).resolve().parent.parent
+TRANSLATIONS = ROOT / "companion" / "translations"
+LANGUAGES = ("de", "fr", "nl", "it", "ru")
+#: The same keywords as scripts/i18n: gettext, lazy gettext, plurals, and engine messages.
+KEYWORDS = {"_": None, "gettext": None, "ngettext": (1, 2), "_l": None, "N_": None, "Refused": None, "refuse": None,
+            "Violation": (2,)}
+PLACEHOLDER = re.compile(r"%\([a-z_]+\)[sd]|\{[A-Za-z_0-9]+(?:![rsa])?(?::[^}]*)?\}")
+
+
+def extracted() -> set:
+    """Every message the code and templates ask to be translated (singular msgid)."""
+    found = set()
+    for subdir, method in (("companion", "python"), ("card_db", "python"), ("templates", "jinja2")):
+        for _file, _line, message, _comments, _context in extract_from_dir(
+                ROOT / subdir, method_map=[("**.py" if method == "python" else "**.html", method)],
+                keywords=KEYWORDS):
+            found.add(message[0] if isinstance(message, tuple) else message)
+    return {m for m in found if m}
+
+
+@pytest.fixture(scope="module")
+def messages():
+    return extracted()
+
+
+def catalogue(lang):
+    with open(TRANSLATIONS / lang / "LC_MESSAGES" / "messages.po", "rb") as fh:
+        return read_po(fh, locale=lang)
+
+
+@pytest.mark.parametrize("lang", LANGUAGES)
+def test_every_ui_string_is_translated(lang, messages):
+    """Fails when a supported language's catalogue misses a string (run scripts/i18n, then translate)."""
+    cat = catalogue(lang)
+    translated = {}
+    for m in cat:
+        if not m.id:
+            continue
+        key = m.id[0] if isinstance(m.id, tuple) else m.id
+        strings = m.string if isinstance(m.string, tuple) else (m.string,)
+        assert "fuzzy" not in m.flags, (lang, key)
+        assert all(s.strip() for s in strings), f"{lang}: no translation for {key!r}"
+        if isinstance(m.id, tuple):
+            assert len(strings) == cat.num_plurals, (lang, key)
+        translated[key] = strings
+    missing = sorted(messages - set(translated))
+    assert not missing, f"{lang} misses {len(missing)}: {missing[:5]}"
+
+
+@pytest.mark.parametrize("lang", LANGUAGES)
+def test_translations_keep_every_placeholder(lang):
+    for m in catalogue(lang):
+        if not m.id:
+            continue
+        ids = m.id if isinstance(m.id, tuple) else (m.id,)
+        wanted = set(PLACEHOLDER.findall(ids[-1])) - {"%(num)d"}
+        for s in (m.string if isinstance(m.string, tuple) else (m.string,)):
+            assert set(PLACEHOLDER.findall(s)) - {"%(num)d"} == wanted, (lang, m.id, s)
+
+
+@pytest.mark.parametrize("lang", LANGUAGES)
+def test_the_compiled_catalogue_is_the_current_one(lang):
+    """The .mo the app serves says what the .po says (scripts/i18n compile after an edit)."""
+    with open(TRANSLATIONS / lang / "LC_MESSAGES" / "messages.mo", "rb") as fh:
+        mo = gettext.GNUTranslations(fh)
+    for m in catalogue(lang):
+        if m.id and not isinstance(m.id, tuple):
+            assert mo.gettext(m.id) == m.string, (lang, m.id)
+
+
+def test_the_browser_language_picks_the_ui_and_a_phone_can_switch(app):
+    phone = Phone(app)
+    page = phone.get("/", headers={"Accept-Language": "de-DE,de;q=0.9,en;q=0.5"}).get_data(as_text=True)
+    assert '<html lang="de">' in page and "Einen Tisch eröffnen" in page
+    page = phone.get("/", headers={"Accept-Language": "xx, ru;q=0.8"}).get_data(as_text=True)
+    assert "Открыть стол" in page
+    switched = phone.post("/lang", {"lang": "it", "next": "/rules"})
+    assert switched.status_code == 303 and switched.headers["Location"].endswith("/rules")
+    page = phone.get("/rules", headers={"Accept-Language": "de"}).get_data(as_text=True)
+    assert '<html lang="it">' in page and "Cosa dice il regolamento?" in page  # the choice wins over the browser
+    assert phone.post("/lang", {"lang": "xx"}).status_code == 400
+    assert phone.post("/lang", {"lang": "fr", "next": "https://evil.example/"}).headers["Location"] == "/"
+
+
+def test_refusals_card_names_and_rules_answer_in_the_phones_language(phones):
+    alice, bob, _ = phones
+    bob.post("/lang", {"lang": "de"})
+    refused = bob.act("level.down")
+    page = refused.get_data(as_text=True)
+    assert refused.status_code == 422
+    assert "Stufe 1 ist schon die niedrigste: Nichts bringt einen Charakter unter Stufe 1." in page
+    assert "Stufe 1 ist die Untergrenze" in page  # the rule entry's title, in German
+    found = bob.get("/rules?q=Elf+hilft+Kampf+Stufe").get_data(as_text=True)
+    assert "Steigt der Helfer eine Stufe auf?" in found and "Munchkin 1.6 (2011), Asking for Help" in found
+    german = bob.get(f"/t/{bob.table_id}/pick?q=flaming", headers={"HX-Request": "true"}).get_data(as_text=True)
+    english = alice.get(f"/t/{alice.table_id}/pick?q=flammende", headers={"HX-Request": "true"}).get_data(as_text=True)
+    assert "<strong>Flammende Rüstung</strong>" in german and "<strong>Flaming Armor</strong>" in english
+    assert "Hinzufügen" in german
