@@ -15,7 +15,8 @@ from flask_babel import lazy_gettext as _l
 
 from card_db import describe
 
-from .referee.rules import LANGUAGES
+from .referee import history
+from .referee.rules import LANGUAGES, localized
 
 #: Each language in its own name, as the switcher shows it.
 NATIVE_NAMES = {"en": "English", "de": "Deutsch", "fr": "Français", "nl": "Nederlands", "it": "Italiano",
@@ -63,6 +64,16 @@ def translate(template: str, params: dict | None = None) -> str:
 def refusal_text(exc) -> str:
     """A :class:`~companion.referee.rules.Refused` as the phone's language says it."""
     return translate(exc.template, exc.params)
+
+
+def history_line(event, names: dict) -> str:
+    """One line of a table's history in the phone's language."""
+    return history.describe(event, names, gettext, word, lambda rule_id: localized(rule_id, language())["title"])
+
+
+def profile_label(chosen: dict) -> str:
+    """A table's edition and options in a few words, in the phone's language."""
+    return history.profile_label(chosen, gettext)
 
 
 def select_locale() -> str:

@@ -371,11 +371,11 @@ def test_a_german_table_classic_rules_a_house_ruling_and_the_rule_search(browser
     host.check("input[name=fast_start]")
     host.click("button.primary >> text=Tisch eröffnen")
     host.wait_for_selector("#my-level")
-    expect(host.locator("#profile summary")).to_contain_text("Munchkin, classic rules (German 2003 / Dutch 2001), quick deal")
+    expect(host.locator("#profile summary")).to_contain_text("Munchkin, classic rules (German 2003 / Dutch 2001), schnelles Austeilen")
     expect(host.locator("#profile")).to_contain_text("Jeder Spieler bekommt 4 Tür- und 4 Schatzkarten.")
 
     ben = join_by_qr(browser, errors, host, tmp_path, "Ben", "male", locale="de-DE")
-    expect(ben.locator("#profile summary")).to_contain_text("quick deal")
+    expect(ben.locator("#profile summary")).to_contain_text("schnelles Austeilen")
     expect(ben.locator("#turn")).to_contain_text("Anna ist am Zug")
 
     host.click("#me details.more summary >> text=Rasse oder Klasse spielen")
@@ -392,7 +392,7 @@ def test_a_german_table_classic_rules_a_house_ruling_and_the_rule_search(browser
     alert.locator("input[name=reason]").fill("Bei uns geht das")
     alert.locator("button[data-override='class.one']").click()
     expect(host.locator("#my-races")).to_contain_text("Zauberer")
-    expect(host.locator(".notice.done")).to_contain_text("house ruling by Anna")
+    expect(host.locator(".notice.done")).to_contain_text("Anna spielt Zauberer — Hausregel von Anna, überstimmt")
 
     host.click("a.barlink >> text=Verlauf")
     rulings = host.locator("#house-rulings")

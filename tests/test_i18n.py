@@ -13,7 +13,7 @@ ROOT = Path(__file__).resolve().parent.parent
 TRANSLATIONS = ROOT / "companion" / "translations"
 LANGUAGES = ("de", "fr", "nl", "it", "ru")
 #: The same keywords as scripts/i18n: gettext, lazy gettext, plurals, and engine messages.
-KEYWORDS = {"_": None, "gettext": None, "ngettext": (1, 2), "_l": None, "N_": None, "Refused": None, "refuse": None,
+KEYWORDS = {"_": None, "gettext": None, "ngettext": (1, 2), "_l": None, "N_": None, "said": None, "Refused": None, "refuse": None,
             "Violation": (2,)}
 PLACEHOLDER = re.compile(r"%\([a-z_]+\)[sd]|\{[A-Za-z_0-9]+(?:![rsa])?(?::[^}]*)?\}")
 
@@ -107,3 +107,18 @@ def test_refusals_card_names_and_rules_answer_in_the_phones_language(phones):
     english = alice.get(f"/t/{alice.table_id}/pick?q=flammende", headers={"HX-Request": "true"}).get_data(as_text=True)
     assert "<strong>Flammende Rüstung</strong>" in german and "<strong>Flaming Armor</strong>" in english
     assert "Hinzufügen" in german
+
+
+def test_the_history_reads_in_each_phones_language(phones):
+    alice, bob, _ = phones
+    bob.act("level.up")
+    alice.act("class.add", **{"class": "warrior"})
+    alice.act("class.add", override="class.one", **{"class": "wizard"})
+    bob.post("/lang", {"lang": "de"})
+    german = bob.get(f"/t/{bob.table_id}/history").get_data(as_text=True)
+    assert "Bob Stufe 1 → 2" in german and "Alice spielt Krieger" in german
+    assert "Alice spielt Zauberer — Hausregel von Alice, überstimmt „Eine Klasse, zwei nur mit Super-Munchkin“" in german
+    bob.post("/lang", {"lang": "ru"})
+    assert "Alice играет карту: Воин" in bob.get(f"/t/{bob.table_id}/history").get_data(as_text=True)
+    english = alice.get(f"/t/{alice.table_id}/history").get_data(as_text=True)
+    assert "Alice plays Warrior" in english and "Bob level 1 → 2" in english

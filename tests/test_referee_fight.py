@@ -40,7 +40,7 @@ def test_the_rulebook_example_at_the_table(g):
     assert exc.value.rule.id == "combat.objection" and "more seconds" in exc.value.message
     done = g.do("combat.resolve", _now=102.7)
     assert g.state.players["a"].level == 5 and g.state.combat is None
-    assert "draw 4 treasures face down" in done.payload["summary"]
+    assert "+1 level(s), draw 4 treasure(s) face down" in g.said(done)
     g.undo(done)  # a mistake: the fight is back, the level too
     assert g.state.players["a"].level == 4 and g.state.combat["claim"] is not None
 
@@ -95,8 +95,7 @@ def test_running_away_with_the_real_die(g):
         t.decide(g.state, "a", "combat.flee", {"fighter_rolls": [6]})
     assert "needs a die" in exc.value.message
     fled = g.do("combat.flee", fighter_rolls=[5, 6])
-    assert fled.payload["summary"] == ("runs away: Ann caught by Flying Frogs (5): Bad Stuff — see the card; "
-                                       "Ann escapes Bigfoot (6)")
+    assert g.said(fled) == "Ann runs away: Ann is caught by Flying Frogs (5): Bad Stuff — …; Ann escapes Bigfoot (6)"
     assert g.state.combat is None
 
 
@@ -130,7 +129,7 @@ def test_bad_stuff_is_shown_and_death_takes_the_items(g):
                                         "will_not_pursue": {"max_level": 3},
                                         "bad_stuff": {"text": {"en": "Roasted and eaten."}, "death": True}})
     fled = g.do("combat.flee", fighter_rolls=[2])
-    assert "Bad Stuff — Roasted and eaten." in fled.payload["summary"] and "dies" in fled.payload["summary"]
+    assert "Bad Stuff — Roasted and eaten." in g.said(fled) and "Ann dies" in g.said(fled)
     assert g.state.players["a"].items == [] and g.state.players["a"].level == 4  # 1.6 Death
     g.undo(fled)
     assert g.state.players["a"].items and g.state.combat is not None
@@ -146,7 +145,7 @@ def test_wizard_flight_charm_and_halfling_reroll(g):
     g.do("combat.eliminate", monster=monster_uid(g, 0), charm=True)  # Charm: treasure, no level
     g.do("combat.power", power="flight", cards=1)
     fled = g.do("combat.flee", fighter_rolls=[2], fighter_reroll=4)  # 4 + Flight 1 = 5: escapes on the reroll
-    assert fled.payload["summary"] == "runs away: Ann escapes Bigfoot (2→4)"
+    assert g.said(fled) == "Ann runs away: Ann escapes Bigfoot (2→4)"
 
 
 def test_quick_entry_bonus_against_and_host_objection_setting(g):
@@ -199,4 +198,4 @@ def test_fleeing_players_choose_the_order(g):
     frogs, bigfoot = (m["uid"] for m in g.state.combat["monsters"])
     assert g.refused("combat.flee", fighter_rolls=[5, 6], order=[frogs]).message.startswith("order must")
     fled = g.do("combat.flee", fighter_rolls=[5, 6], order=[bigfoot, frogs])  # 1.6 Running Away: any order
-    assert fled.payload["summary"] == "runs away: Ann escapes Bigfoot (5); Ann escapes Flying Frogs (6)"
+    assert g.said(fled) == "Ann runs away: Ann escapes Bigfoot (5); Ann escapes Flying Frogs (6)"

@@ -69,7 +69,7 @@ def test_an_elf_helper_levels_up_except_in_1_71():
 def test_classic_fighter_and_elf_helper_reaching_the_top_together_both_win():
     g = Game("munchkin-classic")
     done = win_a_fight_with_an_elf_helper(g, 9, 9)
-    assert g.state.winners == ["a", "b"] and "together with Ben" in done.payload["summary"]
+    assert g.state.winners == ["a", "b"] and "together with Ben" in g.said(done)
     g.undo(done)
     assert g.state.winners == [] and g.state.winner is None
     modern = Game("munchkin-1.6")
@@ -114,7 +114,7 @@ def test_what_death_takes_depends_on_the_edition():
         g.do("item.add", item={"name": "Sneaky Bastard Sword", "bonus": 2, "slot": "one_hand"})
         event = g.do("character.die")
         assert len(g.state.players["a"].curses) == curses_left, profile
-        assert ("draws 2 Door" in event.payload["summary"]) == (profile == "munchkin-classic")
+        assert ("draws 2 Door" in g.said(event)) == (profile == "munchkin-classic")
 
 
 def test_only_the_host_changes_the_rules_and_it_is_an_undoable_event():
@@ -122,7 +122,7 @@ def test_only_the_host_changes_the_rules_and_it_is_an_undoable_event():
     assert g.refused("settings.profile", actor="b", profile="munchkin-1.71").rule.id == "table.host"
     event = g.do("settings.profile", profile="munchkin-1.71", options={"epic": True})
     assert g.state.profile.id == "munchkin-1.71" and g.state.profile.top_level == 20
-    assert "Munchkin 1.71 (Italian, 2014), Epic" in t.describe(event, {})
+    assert "Munchkin 1.71 (Italian, 2014), Epic" in g.said(event)
     assert g.refused("settings.profile", profile="munchkin-1.71", options={"epic": True}).status == 409
     g.undo(event)
     assert g.state.profile.id == "munchkin-1.6" and g.state.profile.top_level == 10
@@ -147,7 +147,7 @@ def test_the_host_overrides_a_refusal_once_and_the_event_says_so():
     event = g.do("class.add", override="class.one", **{"class": "wizard"})
     assert g.state.players["a"].classes == ["warrior", "wizard"]
     assert event.payload["override"] == {"rule": "class.one", "waived": ["class.one"], "by": "a"}
-    assert "house ruling by Ann" in t.describe(event, {"a": "Ann"})
+    assert "house ruling by Ann" in g.said(event)
     assert t.replay(g.events).to_json() == g.state.to_json()  # the ruling holds on replay
     assert g.refused("class.add", **{"class": "thief"}).rule.id == "class.one"  # only that once
     assert g.refused("level.up", override="class.one").status == 409  # nothing to override

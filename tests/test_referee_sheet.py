@@ -4,6 +4,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from companion.referee import table as t
+from companion.referee.history import describe
 from companion.referee.rules import Refused
 from sheet_cases import BOOTS, CASES, CHAINSAW, HELM, HORNY, MACE, ROCK, resolve
 
@@ -36,6 +37,10 @@ class Game:
         with pytest.raises(Refused) as exc:
             t.decide(self.state, actor, action, params)
         return exc.value
+
+    def said(self, event) -> str:
+        """The event's line of history, in English."""
+        return describe(event, {seat: player.name for seat, player in self.state.players.items()})
 
     def p(self, seat="a"):
         return self.state.players[seat].as_dict()
@@ -285,7 +290,7 @@ def test_looting_order_highest_level_first_ties_roll(g):
     g.level(4, "c")
     g.do("item.add", item=BOOTS)
     death = g.do("character.die")
-    assert "looting order: Ben = Cid (roll);" in death.payload["summary"]  # 1.6 Death, Looting the Body
+    assert "looting order: Ben = Cid (🎲);" in g.said(death)  # 1.6 Death, Looting the Body
 
 
 @pytest.mark.parametrize("levels, races, hand, expected, source", [

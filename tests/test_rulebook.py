@@ -60,3 +60,21 @@ def test_search_answers_in_the_phones_language_with_citation_and_related():
 @pytest.mark.parametrize("question", ["", "   ", "the a of", "\"*)(:^", "OR AND NOT", "x" * 5000, "NEAR(a b)"])
 def test_odd_questions_answer_nothing_or_something_but_never_fail(question):
     assert isinstance(rulesearch.search(question), list)
+
+
+def test_rule_search_and_entries_over_the_api(client):
+    found = client.get("/api/v1/rules/search", query_string={"q": "can I sell items to get to level 10"}).json
+    assert found["results"][0]["id"] == "items.sell-not-to-win"
+    assert found["results"][0]["citation"] == "Munchkin 1.6 (2011), Items, Selling Items for Levels"
+    italian = client.get("/api/v1/rules/search", query_string={"q": "elfo aiutante", "lang": "it",
+                                                              "profile": "munchkin-1.71", "limit": 1}).json
+    assert [r["id"] for r in italian["results"]] == ["helper.levels"]
+    assert italian["results"][0]["citation"] == "Munchkin 1.71 (2014), Chiedere aiuto"
+    assert italian["results"][0]["title"] == "L'aiutante sale di livello?"
+    entry = client.get("/api/v1/rules/combat.warrior-ties?lang=ru").json
+    assert entry["title"] == "Воин выигрывает при ничьей" and entry["kind"] == "enforced"
+    assert len(client.get("/api/v1/rules?lang=nl").json["rules"]) == len(RULES)
+    for bad, status in ((("q", ""),), 400), ((("q", "x" * 201),), 400), ((("q", "elf"), ("lang", "xx")), 400), \
+                       ((("q", "elf"), ("limit", "0")), 400), ((("q", "elf"), ("profile", "quest")), 400):
+        assert client.get("/api/v1/rules/search", query_string=dict(bad)).status_code == status, bad
+    assert client.get("/api/v1/rules/no.such").status_code == 404

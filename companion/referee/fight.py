@@ -14,6 +14,7 @@ import copy
 from dataclasses import asdict
 
 from . import combat, sheet
+from .history import said
 from .rules import N_, Refused
 
 POWERS = {"berserk": "warrior", "turning": "cleric", "flight": "wizard"}
@@ -93,7 +94,8 @@ def decide(state, actor: str, action: str, params: dict) -> tuple[dict, list[dic
     if action == "combat.monster.add":
         monster = _monster(params.get("monster") or {}, uid, state.profile.monster_min_level)
         after["monsters"].append(monster)
-        return after, [], f"adds {monster['name']} (level {monster['level']}) to the fight", None
+        return after, [], said("{who} adds {monster} (level {level}) to the fight", monster=monster["name"],
+                               level=monster["level"]), None
     if action == "combat.enhancer.add":
         monster = _find(after["monsters"], params.get("monster"), "monster")
         raw = params.get("enhancer") or {}
@@ -102,7 +104,7 @@ def decide(state, actor: str, action: str, params: dict) -> tuple[dict, list[dic
         if raw.get("card_id"):
             enhancer["card_id"] = raw["card_id"]
         monster["enhancers"].append(enhancer)
-        return after, [], f"plays {enhancer['name']} on {monster['name']}", None
+        return after, [], said("{who} plays {card} on {monster}", card=enhancer["name"], monster=monster["name"]), None
     if action == "combat.oneshot.add":
         raw = params.get("one_shot") or {}
         side = params.get("side")
@@ -111,7 +113,9 @@ def decide(state, actor: str, action: str, params: dict) -> tuple[dict, list[dic
         shot = {"uid": uid, "name": str(raw.get("name") or "One-shot")[:80], "bonus": int(raw.get("bonus", 0)),
                 "side": side, "by": actor}
         after["one_shots"].append(shot)
-        return after, [], f"plays {shot['name']} for the {side}", None
+        if side == "players":
+            return after, [], said("{who} plays {card} for the players", card=shot["name"]), None
+        return after, [], said("{who} plays {card} for the monsters", card=shot["name"]), None
     if action == "combat.help.ask":
         _only(actor == fight["fighter"], "Only the fighter asks for help.")
         seat = params.get("seat")
@@ -122,14 +126,16 @@ def decide(state, actor: str, action: str, params: dict) -> tuple[dict, list[dic
                           rule="combat.one-helper", status=409, name=state.players[fight['helper']].name)
         after["invited"] = seat
         after["promise"] = (params.get("promise") or "").strip()[:140] or None
-        promise = f" for {after['promise']}" if after["promise"] else ""
-        return after, [], f"asks {state.players[seat].name} for help{promise}", None
+        if after["promise"]:
+            return after, [], said("{who} asks {name} for help for {promise}", name=state.players[seat].name,
+                                   promise=after["promise"]), None
+        return after, [], said("{who} asks {name} for help", name=state.players[seat].name), None
     if action == "combat.help.accept":
         _only(actor == fight["invited"], "Only the player who was asked can accept.")
         if fight["helper"]:
             raise Refused("There is already a helper.", rule="combat.one-helper", status=409)
         after["helper"], after["invited"] = actor, None
-        return after, [], "helps in the fight", None
+        return after, [], said("{who} helps in the fight"), None
     if action == "combat.help.decline":
         _only(actor in (fight["invited"], fight["helper"]), "You are not asked to help.")
         if actor == fight["helper"]:
@@ -137,7 +143,7 @@ def decide(state, actor: str, action: str, params: dict) -> tuple[dict, list[dic
             after["powers"].pop("helper", None)
             after["backstabs"] = [b for b in after["backstabs"] if b["target"] != "helper"]
         after["invited"] = None
-        return after, [], "does not help", None
+        return after, [], said("{who} does not help"), None
     if action == "combat.power":
         power, cards = params.get("power"), params.get("cards")
         role = participants.get(actor)
@@ -151,7 +157,9 @@ def decide(state, actor: str, action: str, params: dict) -> tuple[dict, list[dic
         if power == "berserk" and after["powers"].get(role, {}).get("berserk"):
             raise Refused("Berserking is once per combat.", rule="combat.powers", status=409)
         after["powers"].setdefault(role, {})[power] = cards
-        return after, [], f"uses {power.title()} ({cards} card{'s' if cards > 1 else ''})", None
+        if cards == 1:
+            return after, [], said("{who} uses {word} (1 card)", word=power), None
+        return after, [], said("{who} uses {word} ({cards} cards)", word=power, cards=cards), None
     if action == "combat.backstab":
         target = params.get("target")
         if "thief" not in state.players[actor].classes:
@@ -164,24 +172,26 @@ def decide(state, actor: str, action: str, params: dict) -> tuple[dict, list[dic
             raise Refused("{name} has already backstabbed {name2} in this fight: once per victim.", rule="combat.powers", status=409, name=name, name2=state.players[fight[target]].name)
         after["backstabs"].append({"by": actor, "target": target})
         victim = state.players[fight[target]].name
-        return after, [], f"backstabs {victim} (−2)", None
+        return after, [], said("{who} backstabs {name} (−2)", name=victim), None
     if action == "combat.eliminate":
         monster = _find(after["monsters"], params.get("monster"), "monster")
-        how = ""
         if params.get("charm"):  # the Wizard's Charm: discard the whole hand (3+ cards) to charm one monster
             if "wizard" not in state.players[actor].classes or actor not in participants:
                 raise Refused("{name} is not a Wizard in this fight: no Charm.", rule="combat.powers", name=name)
-            how = " with a Charm spell"
         monster["eliminated"] = True
-        return after, [], f"gets rid of {monster['name']}{how} without killing it (treasure, no level)", None
+        if params.get("charm"):
+            return after, [], said("{who} charms {monster} away without killing it (treasure, no level)",
+                                   monster=monster["name"]), None
+        return after, [], said("{who} gets rid of {monster} without killing it (treasure, no level)",
+                               monster=monster["name"]), None
     if action == "combat.claim":
         _only(actor in participants, "Only the fighter or the helper claims the win.")
         judged = verdict(state, fight)
         if not judged or judged["outcome"] != "win":
             raise Refused("The players are not winning this fight.", rule="combat.compare")
         after["claim"] = {"version": state.version + 1, "at": float(params["_now"])}
-        return after, [], f"claims the win ({judged['players']['total']} to {judged['monsters']['total']}); " \
-                          f"anyone may still play a card", None
+        return after, [], said("{who} claims the win ({players} to {monsters}); anyone may still play a card",
+                               players=judged["players"]["total"], monsters=judged["monsters"]["total"]), None
     if action == "combat.resolve":
         return _resolve(state, fight, actor, params)
     if action == "combat.flee":
@@ -227,14 +237,28 @@ def _resolve(state, fight: dict, actor: str, params: dict):
     if fight["helper"] and judged["helper_wins_game"]:
         winners.append(fight["helper"])
     winner = winners[0] if winners else None
-    face = "face up" if judged.get("treasures_face_up") else "face down"
-    summary = (f"wins the fight: {judged['players']['total']} to {judged['monsters']['total']}, "
-               f"+{gained} level{'s' if gained != 1 else ''}, draw {judged['treasures']} treasure{'s' if judged['treasures'] != 1 else ''} {face}")
-    if len(winners) > 1:
-        summary += f" — and wins the game together with {state.players[winners[1]].name}"
-    elif winner:
-        summary += " — and wins the game"
+    face = "up" if judged.get("treasures_face_up") else "down"
+    game = "together" if len(winners) > 1 else "alone" if winner else "no"
+    summary = said(WIN_SENTENCES[face, game], players=judged["players"]["total"], monsters=judged["monsters"]["total"], levels=gained,
+                   treasures=judged["treasures"], name=state.players[winners[-1]].name if winners else "")
     return None, ops, summary, winners
+
+
+#: The sentence of a won fight: treasures drawn face up (helped) or down, and whether the game is won.
+WIN_SENTENCES = {
+    ("down", "no"): N_("{who} wins the fight: {players} to {monsters}, +{levels} level(s), "
+                       "draw {treasures} treasure(s) face down"),
+    ("up", "no"): N_("{who} wins the fight: {players} to {monsters}, +{levels} level(s), "
+                     "draw {treasures} treasure(s) face up"),
+    ("down", "alone"): N_("{who} wins the fight: {players} to {monsters}, +{levels} level(s), "
+                          "draw {treasures} treasure(s) face down — and wins the game"),
+    ("up", "alone"): N_("{who} wins the fight: {players} to {monsters}, +{levels} level(s), "
+                        "draw {treasures} treasure(s) face up — and wins the game"),
+    ("down", "together"): N_("{who} wins the fight: {players} to {monsters}, +{levels} level(s), "
+                             "draw {treasures} treasure(s) face down — and wins the game together with {name}"),
+    ("up", "together"): N_("{who} wins the fight: {players} to {monsters}, +{levels} level(s), "
+                           "draw {treasures} treasure(s) face up — and wins the game together with {name}"),
+}
 
 
 def _flee(state, fight: dict, actor: str, params: dict):
@@ -261,15 +285,17 @@ def _flee(state, fight: dict, actor: str, params: dict):
     for r in results:
         if r.get("escaped") is None:
             raise Refused("{who} needs a die for {monster}.", rule="combat.run-away", status=400, who=r['who'], monster=r['monster'])
-        roll = f" ({r['roll']}{'→' + str(r['reroll']) if 'reroll' in r else ''})" if "roll" in r else ""
+        roll = (f"{r['roll']}→{r['reroll']}" if "reroll" in r else str(r["roll"])) if "roll" in r else "—"
         if r["escaped"]:
-            parts.append(f"{r['who']} escapes {r['monster']}{roll}")
+            parts.append(said("{name} escapes {monster} ({roll})", name=r["who"], monster=r["monster"], roll=roll))
             continue
-        parts.append(f"{r['who']} caught by {r['monster']}{roll}: Bad Stuff — {r['bad_stuff'] or 'see the card'}")
+        parts.append(said("{name} is caught by {monster} ({roll}): Bad Stuff — {bad_stuff}", name=r["who"],
+                          monster=r["monster"], roll=roll, bad_stuff=r["bad_stuff"] or "…"))
         seat = fight[r["role"]]
-        if r["death"] and seat not in dead:  # death as the sheet defines it: every item goes
+        if r["death"] and seat not in dead:  # death as the edition defines it (sheet.die_ops)
             dead.add(seat)
-            items = state.players[seat].items
-            ops += [{"op": "remove", "seat": seat, "field": "items", "value": item} for item in items]
-            parts[-1] += f" ({r['who']} dies: every item is lost, the rest stays)"
-    return None, ops, "runs away: " + ("; ".join(parts) or "nothing to run from"), None
+            ops += sheet.death_ops(asdict(state.players[seat]), seat, state.profile)
+            parts.append(said("{name} dies: the stuff is lost, the character stays", name=r["who"]))
+    if not parts:
+        return None, ops, said("{who} runs away: nothing to run from"), None
+    return None, ops, said("{who} runs away: {parts}", parts=parts), None

@@ -16,6 +16,7 @@ from dataclasses import asdict, dataclass, field
 from . import fight as fights
 from . import sheet
 from .levels import change_level
+from .history import said, undone
 from .profiles import clean_options, get_profile
 from .rules import N_, OVERRIDABLE, RULES, Refused, refuse, waiving
 
@@ -406,18 +407,18 @@ def _decide_combat(state: TableState, actor: str, action: str, params: dict) -> 
         if state.combat:
             fighter = state.players[state.combat["fighter"]].name
             raise Refused("{fighter} is already fighting; that fight ends first.", rule="combat.one", status=409, fighter=fighter)
-        return _fight_event(state, fights.new_fight(actor), [], "fights a monster", None, actor)
+        return _fight_event(state, fights.new_fight(actor), [], said("{who} fights a monster"), None, actor)
     if action == "combat.end":
         if not state.combat:
             raise Refused("No fight is on.", status=409)
         if actor not in (state.combat["fighter"], state.host):
             raise Refused("Only the fighter or the host can call the fight off.", rule="table.host", status=403)
-        return _fight_event(state, None, [], "calls the fight off", None, actor)
+        return _fight_event(state, None, [], said("{who} calls the fight off"), None, actor)
     after, ops, summary, winners = fights.decide(state, actor, action, params)
     return _fight_event(state, after, ops, summary, winners, actor)
 
 
-def _fight_event(state: TableState, after: dict | None, ops: list[dict], summary: str, winners: list[str] | None,
+def _fight_event(state: TableState, after: dict | None, ops: list[dict], summary: dict, winners: list[str] | None,
                  actor: str) -> Event:
     if ops:  # level changes from the rewards: checked like any sheet change
         characters = {s: asdict(p) for s, p in state.players.items()}
@@ -432,34 +433,37 @@ def _decide_sheet(state: TableState, seat: str, action: str, params: dict) -> Ev
     p = asdict(state.players[seat])
     uid = f"u{state.version + 1}"
     profile = state.profile
-    summary = ""
     if action in ("race.add", "race.remove", "class.add", "class.remove"):
         field_name = "races" if action.startswith("race") else "classes"
         value = params.get("race" if field_name == "races" else "class")
         ops = sheet.race_ops(p, seat, field_name, value, action.endswith(".add"))
-        summary = f"{'plays' if action.endswith('.add') else 'discards'} {str(value).title()}"
+        summary = said("{who} plays {word}", word=value) if action.endswith(".add") else \
+            said("{who} discards {word}", word=value)
     elif action.startswith(("half_breed.", "super_munchkin.")):
         flag = action.split(".")[0]
         on = action.endswith(".add")
         ops = sheet.flag_ops(p, seat, flag, on)
-        summary = f"{'plays' if on else 'discards'} {sheet.FLAG_NAMES[flag]}"
+        summary = said("{who} plays {word}", word=flag) if on else said("{who} discards {word}", word=flag)
     elif action == "item.add":
         item = sheet.new_item(params.get("item") or {}, uid)
         ops = sheet.add_item_ops(p, seat, item)
-        summary = f"plays {item['name']} ({'in use' if ops[0]['value']['in_use'] else 'carried'})"
+        if ops[0]["value"]["in_use"]:
+            summary = said("{who} plays {item} (in use)", item=item["name"])
+        else:
+            summary = said("{who} plays {item} (carried)", item=item["name"])
     elif action == "item.use":
         ops = sheet.use_item_ops(p, seat, params.get("uid"))
-        summary = f"uses {sheet.item_of(p, params.get('uid'))['name']}"
+        summary = said("{who} uses {item}", item=sheet.item_of(p, params.get("uid"))["name"])
     elif action == "item.carry":
         item = sheet.item_of(p, params.get("uid"))
         if not item.get("in_use"):
             raise Refused("{name} is already only carried.", status=409, name=item['name'])
         ops = [{"op": "patch", "seat": seat, "field": "items", "uid": item["uid"], "key": "in_use", "from": True, "to": False}]
-        summary = f"carries {item['name']} without using it"
+        summary = said("{who} carries {item} without using it", item=item["name"])
     elif action == "item.remove":
         item = sheet.item_of(p, params.get("uid"))
         ops = [{"op": "remove", "seat": seat, "field": "items", "value": item}]
-        summary = f"loses {item['name']}"
+        summary = said("{who} loses {item}", item=item["name"])
     elif action == "item.sell":
         _check_own_turn(state, seat, "sell")
         turn_number = state.turn["number"] if state.turn else 0
@@ -469,7 +473,10 @@ def _decide_sheet(state: TableState, seat: str, action: str, params: dict) -> Ev
         if params.get("double"):
             ops.append({"op": "set", "seat": seat, "field": "double_sale_turn", "from": p.get("double_sale_turn", 0),
                         "to": turn_number})
-        summary = f"sells items worth {gold:,} gold for {levels} level{'s' if levels > 1 else ''}"
+        if levels == 1:
+            summary = said("{who} sells items worth {gold:,} gold for 1 level", gold=gold)
+        else:
+            summary = said("{who} sells items worth {gold:,} gold for {levels} levels", gold=gold, levels=levels)
     elif action == "item.give":
         item = sheet.item_of(p, params.get("uid"))
         to = params.get("to")
@@ -478,7 +485,7 @@ def _decide_sheet(state: TableState, seat: str, action: str, params: dict) -> Ev
         receiver = asdict(state.players[to])
         moved = {**item, "in_use": False}
         ops = [{"op": "remove", "seat": seat, "field": "items", "value": item}] + sheet.add_item_ops(receiver, to, moved)
-        summary = f"gives {item['name']} to {state.players[to].name}"
+        summary = said("{who} gives {item} to {name}", item=item["name"], name=state.players[to].name)
     elif action == "curse.add":
         raw = params.get("curse") or {}
         name = str(raw.get("name") or "").strip()
@@ -490,27 +497,32 @@ def _decide_sheet(state: TableState, seat: str, action: str, params: dict) -> Ev
         if raw.get("card_id"):
             curse["card_id"] = raw["card_id"]
         ops = [{"op": "add", "seat": seat, "field": "curses", "value": curse}]
-        summary = f"is cursed: {name}"
+        summary = said("{who} is cursed: {curse}", curse=name)
     elif action == "curse.remove":
         curse = next((c for c in p.get("curses", []) if c["uid"] == params.get("uid")), None)
         if curse is None:
             raise Refused("There is no such curse on this character.", status=404)
         ops = [{"op": "remove", "seat": seat, "field": "curses", "value": curse}]
-        summary = f"is rid of {curse['name']}"
+        summary = said("{who} is rid of {curse}", curse=curse["name"])
     else:  # character.die
         ops = sheet.die_ops(p, seat, profile)
         order = sheet.looting_order({s: asdict(pl) for s, pl in state.players.items()}, seat)
-        picks = ", then ".join(" = ".join(state.players[s].name for s in group) + (" (roll)" if len(group) > 1 else "")
-                               for group in order)
-        draw = profile.death_draw
-        lost = "every item" + ("" if "curses" in profile.death_keeps else " and every curse")
-        summary = (f"dies and loses {lost}" + (f"; looting order: {picks}" if picks else "")
-                   + f"; draws {draw[0]} Door and {draw[1]} Treasure cards next turn")
+        picks = " → ".join(" = ".join(state.players[s].name for s in group) + (" (🎲)" if len(group) > 1 else "")
+                           for group in order)
+        door, treasure = profile.death_draw
+        if "curses" in profile.death_keeps:
+            summary = said("{who} dies and loses every item; looting order: {order}; "
+                           "draws {door} Door and {treasure} Treasure cards next turn",
+                           order=picks or "—", door=door, treasure=treasure)
+        else:
+            summary = said("{who} dies and loses every item and every curse; looting order: {order}; "
+                           "draws {door} Door and {treasure} Treasure cards next turn",
+                           order=picks or "—", door=door, treasure=treasure)
     allow = frozenset({"items.big"}) if action == "race.remove" else frozenset()
     return _sheet_event(state, seat, action, ops, summary, allow)
 
 
-def _sheet_event(state: TableState, seat: str, action: str, ops: list[dict], summary: str,
+def _sheet_event(state: TableState, seat: str, action: str, ops: list[dict], summary: dict | str,
                  allow: frozenset = frozenset()) -> Event:
     """The event for ``ops``, refused if they leave any character breaking a new rule."""
     before = {s: asdict(p) for s, p in state.players.items()}
@@ -579,7 +591,7 @@ def inverse(state: TableState, event: Event) -> Event:
         ops = sheet.invert_ops(p["ops"])
         characters = {s: asdict(pl) for s, pl in state.players.items()}
         sheet.apply_ops(characters, ops, state.profile)
-        return Event("fight.changed", {"actor": p["actor"], "summary": f"undo: {p['summary']}", "before": p["after"],
+        return Event("fight.changed", {"actor": p["actor"], "summary": undone(p["summary"]), "before": p["after"],
                                        "after": p["before"], "ops": ops, "winner": None, "winners": [],
                                        "clears_win": bool(p.get("winner"))})
     if event.kind == "sheet.changed":
@@ -587,7 +599,7 @@ def inverse(state: TableState, event: Event) -> Event:
         if missing:
             raise Refused("A player this change touched has left the table.", status=409)
         _check_game_running(state)
-        return _sheet_event(state, p["seat"], "undo", sheet.invert_ops(p["ops"]), f"undo: {p['summary']}")
+        return _sheet_event(state, p["seat"], "undo", sheet.invert_ops(p["ops"]), undone(p["summary"]))
     if event.kind == "host.transferred":
         if state.host != p["to"] or p["from"] not in state.players:
             raise Refused("The host role has moved on since; it cannot go back.", status=409)
@@ -694,61 +706,3 @@ def replay(events: list[Event]) -> TableState:
     if state is None:
         raise ValueError("no events")
     return state
-
-
-def profile_label(chosen: dict) -> str:
-    """A profile and its options in a few words: "Munchkin 1.6 (English, 2011), Epic"."""
-    profile = get_profile(chosen["profile"], chosen.get("options"))
-    extras = [label for key, label in (("epic", "Epic"), ("listen_at_door", "Listen at the Door"),
-                                       ("loot_draws_treasure", "looting draws Treasure"),
-                                       ("shared_victory", "shared victory"), ("fast_start", "quick deal"))
-              if profile.options.get(key)]
-    if profile.options.get("top_level"):
-        extras.append(f"to Level {profile.top_level}")
-    return ", ".join([profile.name] + extras)
-
-
-def describe(event: Event, names: dict[str, str]) -> str:
-    """One line of history, in plain words, for ``event``; ``names`` maps seats to names."""
-    text = _describe(event, names)
-    override = event.payload.get("override")
-    if override:
-        text += f" — house ruling by {names.get(override['by'], 'the host')}, overriding “{RULES[override['rule']].title}”"
-    return text
-
-
-def _describe(event: Event, names: dict[str, str]) -> str:
-    p = event.payload
-
-    def who(seat):
-        return names.get(seat, "a former player")
-
-    if event.kind == "table.created":
-        return f"Table “{p['name']}” opened"
-    if event.kind == "player.joined":
-        return f"{p['name']} joined" + (" as host" if p["host"] else "")
-    if event.kind == "level.changed":
-        verb = {"kill": "killed a monster:", "undo": "undo:"}.get(p["cause"], "")
-        text = f"{who(p['seat'])} {verb} level {p['from']} → {p['to']}".replace("  ", " ")
-        if p.get("wins"):
-            text += " and wins the game"
-        return text
-    if event.kind == "sex.changed":
-        return f"{who(p['seat'])} is now {p['to']}"
-    if event.kind == "host.transferred":
-        return f"{who(p['to'])} is now the host (was {who(p['from'])})"
-    if event.kind == "player.removed":
-        return f"{p['player']['name']} was removed from the table"
-    if event.kind == "player.restored":
-        return f"{p['player']['name']} is back at the table"
-    if event.kind == "sheet.changed":
-        return f"{who(p['seat'])} {p['summary']}"
-    if event.kind == "turn.passed":
-        return f"{who(p['to'])}'s turn (turn {p['number']})"
-    if event.kind == "settings.changed":
-        return f"Objection window: {p['to']:g} seconds (was {p['from']:g})"
-    if event.kind == "profile.changed":
-        return f"Rules changed to {profile_label(p['to'])} (were {profile_label(p['from'])})"
-    if event.kind == "fight.changed":
-        return f"{who(p['actor'])} {p['summary']}"
-    return event.kind

@@ -12,11 +12,12 @@ from flask import Blueprint, jsonify, request, url_for
 from card_db import describe as card_describe
 from card_db import store as card_store
 
-from .. import actions, csrf, fights, store
+from .. import actions, csrf, fights, rulesearch, store
 from ..db import get_db
 from ..referee.profiles import DEFAULT_PROFILE, OPTIONS, PROFILES
-from ..referee.rules import RULES, Refused
-from ..referee.table import UNDOABLE, describe
+from ..referee.rules import LANGUAGES, RULES, Refused
+from ..referee.history import describe
+from ..referee.table import UNDOABLE
 from . import cards, pages, seating
 from .openapi import spec
 from .render import base_url
@@ -54,9 +55,46 @@ def profiles():
     return jsonify({"default": DEFAULT_PROFILE, "profiles": [p.as_dict() for p in PROFILES.values()], "options": OPTIONS})
 
 
+def _rule_args() -> tuple[str, str | None]:
+    """``?lang=`` (default English) and ``?profile=`` for the rule answers, checked."""
+    lang = request.args.get("lang", "en")
+    if lang not in LANGUAGES:
+        raise Refused("lang must be one of: {names}.", status=400, names=", ".join(LANGUAGES))
+    profile_id = request.args.get("profile") or None
+    if profile_id is not None and profile_id not in PROFILES:
+        raise Refused("profile must be one of: {names}.", status=400, names=", ".join(PROFILES))
+    return lang, profile_id
+
+
 @bp.get("/rules")
 def rules():
-    return jsonify({"rules": [r.as_dict() for r in RULES.values()]})
+    """Every rule entry in ``lang``, cited in ``profile``'s book when given."""
+    lang, profile_id = _rule_args()
+    return jsonify({"rules": [r.as_dict(lang, profile_id) for r in RULES.values()]})
+
+
+@bp.get("/rules/search")
+def rules_search():
+    """Plain-language search: the entries that answer ``q``, best first."""
+    lang, profile_id = _rule_args()
+    query = request.args.get("q", "")
+    if not query.strip():
+        raise Refused("Ask something: q is empty.", status=400)
+    if len(query) > rulesearch.QUERY_MAX:
+        raise Refused("The question can be at most {max} characters.", status=400, max=rulesearch.QUERY_MAX)
+    limit = request.args.get("limit", "5")
+    if not limit.isdigit() or not 1 <= int(limit) <= 20:
+        raise Refused("limit must be a whole number from 1 to 20.", status=400)
+    return jsonify({"query": query, "language": lang, "profile": profile_id,
+                    "results": rulesearch.search(query, lang, profile_id, int(limit))})
+
+
+@bp.get("/rules/<rule_id>")
+def rule(rule_id: str):
+    lang, profile_id = _rule_args()
+    if rule_id not in RULES:
+        raise Refused("There is no rule {rule_id!r}.", status=404, rule_id=rule_id)
+    return jsonify(RULES[rule_id].as_dict(lang, profile_id))
 
 
 @bp.post("/tables")

@@ -9,7 +9,7 @@ from card_db.schema import KINDS
 
 from ..referee.combat import INPUT_SCHEMA
 from ..referee.profiles import OPTIONS, PROFILES, TOP_LEVEL_RANGE
-from ..referee.rules import OVERRIDABLE
+from ..referee.rules import LANGUAGES, OVERRIDABLE
 from ..referee.table import ACTIONS, SEXES
 
 VERSION = "1.0.0"
@@ -41,6 +41,9 @@ def _errors(*codes: str) -> dict:
 NAME = {"type": "string", "minLength": 1, "maxLength": 24, "pattern": "^[^\\x00-\\x1f\\x7f-\\x9f]*\\S[^\\x00-\\x1f\\x7f-\\x9f]*$"}
 TABLE_PARAM = {"name": "table_id", "in": "path", "required": True, "schema": {"type": "string"}}
 AUTH = [{"seatToken": []}]
+RULE_PARAMS = [{"name": "lang", "in": "query", "schema": {"enum": list(LANGUAGES), "default": "en"}},
+               {"name": "profile", "in": "query", "description": "cite this edition's book first",
+                "schema": {"enum": list(PROFILES)}}]
 
 
 def spec() -> dict:
@@ -60,8 +63,27 @@ def spec() -> dict:
             "/api/v1/openapi.json": {"get": {"summary": "This document", "responses": {"200": {"description": "OpenAPI document"}}}},
             "/api/v1/profiles": {"get": {"summary": "Rule profiles (editions)",
                                          "responses": {"200": _json({"type": "object"}, "Profiles and the default")}}},
-            "/api/v1/rules": {"get": {"summary": "The rules the referee enforces, with citations",
-                                      "responses": {"200": _json({"type": "object"}, "Rule entries")}}},
+            "/api/v1/rules": {"get": {"summary": "Every rule entry (enforced rules, disputes, how the game runs), "
+                                                 "in a language, cited per edition",
+                                      "parameters": RULE_PARAMS,
+                                      "responses": {"200": _json({"type": "object", "properties": {
+                                          "rules": {"type": "array", "items": _ref("Rule")}}}, "Rule entries"),
+                                          **_errors("400")}}},
+            "/api/v1/rules/search": {"get": {
+                "summary": "Plain-language search over the rule entries in any of the six languages (FTS5, stemming, "
+                           "synonyms, typos); best first",
+                "parameters": [{"name": "q", "in": "query", "required": True,
+                                "schema": {"type": "string", "minLength": 1, "maxLength": 200}},
+                               {"name": "limit", "in": "query", "schema": {"type": "integer", "minimum": 1, "maximum": 20,
+                                                                           "default": 5}}, *RULE_PARAMS],
+                "responses": {"200": _json({"type": "object", "properties": {
+                    "query": {"type": "string"}, "language": {"type": "string"}, "profile": {"type": ["string", "null"]},
+                    "results": {"type": "array", "items": _ref("Rule")}}}, "Answers, best first"), **_errors("400")}}},
+            "/api/v1/rules/{rule_id}": {"get": {
+                "summary": "One rule entry",
+                "parameters": [{"name": "rule_id", "in": "path", "required": True, "schema": {"type": "string"}},
+                               *RULE_PARAMS],
+                "responses": {"200": _json(_ref("Rule"), "The entry"), **_errors("400", "404")}}},
             "/api/v1/tables": {"post": {
                 "summary": "Create a table; the creator becomes host",
                 "requestBody": {"required": True, "content": {"application/json": {"schema": _ref("CreateTable")}}},
@@ -201,6 +223,16 @@ def spec() -> dict:
                 "CreateTable": {"type": "object", "required": ["name", "host"], "properties": {
                     "name": NAME, "profile": {"enum": list(PROFILES), "default": "munchkin-1.6"}, "host": _ref("Player"),
                     "options": _ref("Options")}},
+                "Rule": {"type": "object", "required": ["id", "kind", "title", "summary", "citation"], "properties": {
+                    "id": {"type": "string"}, "kind": {"enum": ["enforced", "dispute", "reference"]},
+                    "title": {"type": "string"}, "summary": {"type": "string"},
+                    "citation": {"type": "string", "description": "in the asked edition's book, else the first that has it"},
+                    "sources": {"type": "array", "items": {"type": "object", "properties": {
+                        "profile": {"type": "string"}, "citation": {"type": "string"}}}},
+                    "differs": {"type": "array", "items": {"type": "object", "properties": {
+                        "profile": {"type": "string"}, "note": {"type": "string"}}}},
+                    "related": {"type": "array", "description": "ids, or {id, title} in search answers"},
+                    "language": {"type": "string"}, "score": {"type": "number", "description": "search answers only"}}},
                 "Options": {"type": "object", "additionalProperties": False, "description": "; ".join(
                     f"{k}: {v}" for k, v in OPTIONS.items()), "properties": {
                         **{k: {"type": "boolean"} for k in OPTIONS if k != "top_level"},

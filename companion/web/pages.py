@@ -17,7 +17,7 @@ from ..qr import svg as qr_svg
 from ..referee import sheet
 from ..referee.profiles import DEFAULT_PROFILE, PROFILES
 from ..referee.rules import OVERRIDABLE, RULES, Refused
-from ..referee.table import SEXES, UNDOABLE, describe, playable_now
+from ..referee.table import SEXES, UNDOABLE, playable_now
 from . import seating
 from .cards import find
 from .render import action_button, board, board_context, invite_context, is_htmx, vary
@@ -121,7 +121,7 @@ def _answer(table_id: str, seat: str, work, action: str | None = None):
 
 def _describe_seq(table_id: str, seq: int) -> str:
     db = get_db()
-    return describe(store.event(db, table_id, seq).event, store.names(db, table_id))
+    return i18n.history_line(store.event(db, table_id, seq).event, store.names(db, table_id))
 
 
 @bp.post("/t/<table_id>/act/<action>")
@@ -182,12 +182,12 @@ def _history_page(table_id: str, seat: str | None, notice=None, status: int = 20
     state = store.load(db, table_id)
     names = store.names(db, table_id)
     entries = [
-        {"rec": rec, "text": describe(rec.event, names), "who": names.get(rec.actor, "") if rec.actor else "",
+        {"rec": rec, "text": i18n.history_line(rec.event, names), "who": names.get(rec.actor, "") if rec.actor else "",
          "can_undo": seat is not None and rec.undone_by is None and rec.kind in UNDOABLE
          and (seat == state.host or seat == rec.actor)}
         for rec in store.history(db, table_id, limit=500)
     ]
-    rulings = [{"rec": rec, "text": describe(rec.event, names), "rule": RULES[rec.payload["override"]["rule"]]}
+    rulings = [{"rec": rec, "text": i18n.history_line(rec.event, names), "rule": RULES[rec.payload["override"]["rule"]]}
                for rec in store.house_rulings(db, table_id)]
     template = "_history.html" if is_htmx() else "history.html"
     return vary(render_template(template, state=state, entries=entries, rulings=rulings, seat=seat, notice=notice),

@@ -7,12 +7,12 @@ from flask import current_app, g, make_response, render_template, request, url_f
 from flask_wtf.csrf import generate_csrf
 from markupsafe import Markup, escape
 
-from .. import store
+from .. import i18n, store
 from ..db import get_db
 from ..referee import fight as fights
 from ..referee.profiles import PROFILES
 from ..referee.rules import RULES
-from ..referee.table import TableState, profile_label
+from ..referee.table import TableState
 
 
 def is_htmx() -> bool:
@@ -47,7 +47,7 @@ def board_context(state: TableState, seat: str | None, notice: dict | None = Non
         "is_host": seat is not None and seat == state.host,
         "winner": state.players.get(state.winner) if state.winner else None,
         "winner_names": [state.players[s].name for s in state.winners if s in state.players],
-        "profile_label": profile_label({"profile": state.profile_id, "options": state.settings.get("options")}),
+        "profile_label": i18n.profile_label({"profile": state.profile_id, "options": state.settings.get("options")}),
         "profiles": PROFILES.values(),
         "notice": notice,
         "rules": RULES,

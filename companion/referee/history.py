@@ -1,0 +1,128 @@
+"""The history's sentences: what each event says, in any language.
+
+Events keep their sentence as an English template with parameters (:func:`said`), never as
+finished text, so that each phone reads the history in its own language: :func:`describe`
+takes a gettext function (the web layer passes the phone's; the API and CLI use English)
+and translates the template, then fills in names, numbers and game words. Events recorded
+before templates existed carry plain English text and are shown as they are.
+"""
+from __future__ import annotations
+
+from collections.abc import Callable
+
+from .profiles import get_profile
+from .rules import RULES
+
+Gettext = Callable[[str], str]
+
+#: Game words that may appear as parameters (``word``, ``word2``): English names here, the
+#: web layer translates the keys.
+WORDS = {"elf": "Elf", "dwarf": "Dwarf", "halfling": "Halfling", "human": "Human", "warrior": "Warrior",
+         "wizard": "Wizard", "cleric": "Cleric", "thief": "Thief", "male": "male", "female": "female",
+         "players": "players", "monsters": "monsters", "half_breed": "Half-Breed", "super_munchkin": "Super Munchkin",
+         "berserk": "Berserk", "turning": "Turning", "flight": "Flight"}
+WORD_PARAMS = ("word", "word2")
+
+
+def said(template: str, **params) -> dict:
+    """A history sentence: an English template (``{who}`` is the player it is about) and its parameters."""
+    return {"t": template, "p": params}
+
+
+def undone(summary) -> dict | str:
+    """The sentence of the change that undoes one with ``summary``."""
+    if isinstance(summary, dict):
+        return {**summary, "undo": summary.get("undo", 0) + 1}
+    return f"undo: {summary}"
+
+
+def _english(message: str) -> str:
+    return message
+
+
+def render(summary, who: str, _: Gettext = _english, word: Callable[[str], str] | None = None) -> str:
+    """A stored sentence as text: translated, with its parameters and the player's name filled in."""
+    if isinstance(summary, str):  # recorded before sentences were templates
+        return f"{who} {summary}"
+    word = word or (lambda key: WORDS.get(key, key))
+
+    def value(key, v):
+        if isinstance(v, list):  # several sentences in one (each monster fled from)
+            return "; ".join(render(part, who, _, word) for part in v)
+        return word(v) if key in WORD_PARAMS else v
+
+    params = {k: value(k, v) for k, v in summary["p"].items()}
+    template = summary["t"]
+    try:
+        text = _(template).format(who=who, **params)
+    except (KeyError, IndexError, ValueError):  # a broken translation: English rather than nothing
+        text = template.format(who=who, **params)
+    for _level in range(summary.get("undo", 0)):
+        text = _("undo: {what}").format(what=text)
+    return text
+
+
+def profile_label(chosen: dict, _: Gettext = _english) -> str:
+    """A profile and its options in a few words: "Munchkin 1.6 (English, 2011), Epic"."""
+    profile = get_profile(chosen["profile"], chosen.get("options"))
+    extras = [label for key, label in (("epic", _("Epic")), ("listen_at_door", _("Listen at the Door")),
+                                       ("loot_draws_treasure", _("looting draws Treasure")),
+                                       ("shared_victory", _("shared victory")), ("fast_start", _("quick deal")))
+              if profile.options.get(key)]
+    if profile.options.get("top_level"):
+        extras.append(_("to Level {n}").format(n=profile.top_level))
+    return ", ".join([profile.name] + extras)
+
+
+def describe(event, names: dict[str, str], _: Gettext = _english, word: Callable[[str], str] | None = None,
+             rule_title: Callable[[str], str] | None = None) -> str:
+    """One line of history for ``event``; ``names`` maps seats to names.
+
+    ``rule_title`` names a rule in the reader's language (for house rulings); English by default.
+    """
+    text = _sentence(event, names, _, word)
+    override = event.payload.get("override")
+    if override:
+        title = rule_title(override["rule"]) if rule_title else RULES[override["rule"]].title
+        text += _(" — house ruling by {host}, overriding “{rule}”").format(
+            host=names.get(override["by"], _("the host")), rule=title)
+    return text
+
+
+def _sentence(event, names: dict[str, str], _: Gettext, word) -> str:
+    p = event.payload
+    word = word or (lambda key: WORDS.get(key, key))
+
+    def who(seat):
+        return names.get(seat, _("a former player"))
+
+    kind = event.kind
+    if kind == "table.created":
+        return _("Table “{name}” opened").format(name=p["name"])
+    if kind == "player.joined":
+        return (_("{name} joined as host") if p["host"] else _("{name} joined")).format(name=p["name"])
+    if kind == "level.changed":
+        text = {"kill": _("{who} killed a monster: level {before} → {after}"),
+                "undo": _("{who} undo: level {before} → {after}")}.get(
+            p["cause"], _("{who} level {before} → {after}")).format(who=who(p["seat"]), before=p["from"], after=p["to"])
+        return text + (_(" and wins the game") if p.get("wins") else "")
+    if kind == "sex.changed":
+        return _("{who} is now {word}").format(who=who(p["seat"]), word=word(p["to"]))
+    if kind == "host.transferred":
+        return _("{who} is now the host (was {before})").format(who=who(p["to"]), before=who(p["from"]))
+    if kind == "player.removed":
+        return _("{name} was removed from the table").format(name=p["player"]["name"])
+    if kind == "player.restored":
+        return _("{name} is back at the table").format(name=p["player"]["name"])
+    if kind == "turn.passed":
+        return _("{who}'s turn (turn {number})").format(who=who(p["to"]), number=p["number"])
+    if kind == "settings.changed":
+        return _("Objection window: {after:g} seconds (was {before:g})").format(after=p["to"], before=p["from"])
+    if kind == "profile.changed":
+        return _("Rules changed to {after} (were {before})").format(after=profile_label(p["to"], _),
+                                                                    before=profile_label(p["from"], _))
+    if kind == "sheet.changed":
+        return render(p["summary"], who(p["seat"]), _, word)
+    if kind == "fight.changed":
+        return render(p["summary"], who(p["actor"]), _, word)
+    return kind
