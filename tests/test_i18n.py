@@ -122,3 +122,13 @@ def test_the_history_reads_in_each_phones_language(phones):
     assert "Alice играет карту: Воин" in bob.get(f"/t/{bob.table_id}/history").get_data(as_text=True)
     english = alice.get(f"/t/{alice.table_id}/history").get_data(as_text=True)
     assert "Alice plays Warrior" in english and "Bob level 1 → 2" in english
+
+
+def test_plural_forms_follow_each_language():
+    """Russian counts in three forms (1 карта, 2 карты, 5 карт); the others in two."""
+    with open(TRANSLATIONS / "ru" / "LC_MESSAGES" / "messages.mo", "rb") as fh:
+        ru = gettext.GNUTranslations(fh)
+    forms = [ru.ngettext("%(num)d card.", "%(num)d cards.", n) % {"num": n} for n in (1, 2, 5, 21)]
+    assert forms == ["1 карта.", "2 карты.", "5 карт.", "21 карта."]
+    for lang in LANGUAGES:
+        assert catalogue(lang).num_plurals == (3 if lang == "ru" else 2), lang

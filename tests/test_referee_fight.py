@@ -40,7 +40,7 @@ def test_the_rulebook_example_at_the_table(g):
     assert exc.value.rule.id == "combat.objection" and "more seconds" in exc.value.message
     done = g.do("combat.resolve", _now=102.7)
     assert g.state.players["a"].level == 5 and g.state.combat is None
-    assert "+1 level(s), draw 4 treasure(s) face down" in g.said(done)
+    assert "+1 level, draw 4 treasures face down" in g.said(done)
     g.undo(done)  # a mistake: the fight is back, the level too
     assert g.state.players["a"].level == 4 and g.state.combat["claim"] is not None
 

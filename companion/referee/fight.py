@@ -237,28 +237,31 @@ def _resolve(state, fight: dict, actor: str, params: dict):
     if fight["helper"] and judged["helper_wins_game"]:
         winners.append(fight["helper"])
     winner = winners[0] if winners else None
-    face = "up" if judged.get("treasures_face_up") else "down"
     game = "together" if len(winners) > 1 else "alone" if winner else "no"
-    summary = said(WIN_SENTENCES[face, game], players=judged["players"]["total"], monsters=judged["monsters"]["total"], levels=gained,
-                   treasures=judged["treasures"], name=state.players[winners[-1]].name if winners else "")
+    summary = said(WIN_SENTENCES[game], players=judged["players"]["total"], monsters=judged["monsters"]["total"],
+                   gain=_gain(gained), draw=_draw(judged["treasures"], bool(judged.get("treasures_face_up"))),
+                   name=state.players[winners[-1]].name if winners else "")
     return None, ops, summary, winners
 
 
-#: The sentence of a won fight: treasures drawn face up (helped) or down, and whether the game is won.
+#: The sentence of a won fight, by whether the game is won too.
 WIN_SENTENCES = {
-    ("down", "no"): N_("{who} wins the fight: {players} to {monsters}, +{levels} level(s), "
-                       "draw {treasures} treasure(s) face down"),
-    ("up", "no"): N_("{who} wins the fight: {players} to {monsters}, +{levels} level(s), "
-                     "draw {treasures} treasure(s) face up"),
-    ("down", "alone"): N_("{who} wins the fight: {players} to {monsters}, +{levels} level(s), "
-                          "draw {treasures} treasure(s) face down — and wins the game"),
-    ("up", "alone"): N_("{who} wins the fight: {players} to {monsters}, +{levels} level(s), "
-                        "draw {treasures} treasure(s) face up — and wins the game"),
-    ("down", "together"): N_("{who} wins the fight: {players} to {monsters}, +{levels} level(s), "
-                             "draw {treasures} treasure(s) face down — and wins the game together with {name}"),
-    ("up", "together"): N_("{who} wins the fight: {players} to {monsters}, +{levels} level(s), "
-                           "draw {treasures} treasure(s) face up — and wins the game together with {name}"),
+    "no": N_("{who} wins the fight: {players} to {monsters}, {gain}, {draw}"),
+    "alone": N_("{who} wins the fight: {players} to {monsters}, {gain}, {draw} — and wins the game"),
+    "together": N_("{who} wins the fight: {players} to {monsters}, {gain}, {draw} — and wins the game together with {name}"),
 }
+
+
+def _gain(levels: int) -> dict:
+    if levels == 0:
+        return said("no level")
+    return said("+1 level") if levels == 1 else said("+{n} levels", n=levels)
+
+
+def _draw(treasures: int, face_up: bool) -> dict:
+    if face_up:
+        return said("draw 1 treasure face up") if treasures == 1 else said("draw {n} treasures face up", n=treasures)
+    return said("draw 1 treasure face down") if treasures == 1 else said("draw {n} treasures face down", n=treasures)
 
 
 def _flee(state, fight: dict, actor: str, params: dict):

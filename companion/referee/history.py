@@ -49,6 +49,8 @@ def render(summary, who: str, _: Gettext = _english, word: Callable[[str], str] 
     def value(key, v):
         if isinstance(v, list):  # several sentences in one (each monster fled from)
             return "; ".join(render(part, who, _, word) for part in v)
+        if isinstance(v, dict):  # a phrase with its own words ("+2 levels")
+            return render(v, who, _, word)
         return word(v) if key in WORD_PARAMS else v
 
     params = {k: value(k, v) for k, v in summary["p"].items()}
