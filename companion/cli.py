@@ -17,8 +17,10 @@ from card_db import formats
 from card_db import search as card_search
 from card_db import store as card_store
 
-from . import datadir, db, store
+from . import datadir, db, rulesearch, store
 from .qr import terminal
+from .referee.profiles import PROFILES
+from .referee.rules import LANGUAGES, RULES
 
 
 @click.group()
@@ -219,6 +221,48 @@ def cards_export(fmt, origin, output, data_dir):
         click.echo(f"Wrote {len(records)} card(s) to {output}.", err=True)
     else:
         click.echo(text, nl=False)
+
+
+@main.group()
+def rules():
+    """Settle an argument: search the rule entries, or show one, in any of the six languages."""
+
+
+_LANG = click.option("--lang", type=click.Choice(LANGUAGES), default="en", show_default=True,
+                     help="The language of the answer (the question may be in any).")
+_PROFILE = click.option("--profile", type=click.Choice(sorted(PROFILES)), default=None,
+                        help="Cite this edition's book first.")
+
+
+@rules.command("search")
+@click.argument("question")
+@_LANG
+@_PROFILE
+@click.option("--limit", default=3, show_default=True, type=click.IntRange(1, 20))
+@click.option("--json", "as_json", is_flag=True, help="One JSON object per answer and line.")
+def rules_search(question, lang, profile, limit, as_json):
+    """Answer a plain-language question with the rule entries, best first."""
+    answers = rulesearch.search(question[:rulesearch.QUERY_MAX], lang, profile, limit)
+    if not answers:
+        raise click.ClickException("No rule matches; try other words (the owner of the game has the last word).")
+    for answer in answers:
+        if as_json:
+            click.echo(json.dumps(answer, ensure_ascii=False))
+        else:
+            click.echo(f"{answer['title']}  [{answer['id']}]\n  {answer['summary']}\n  {answer['citation']}")
+            for note in answer["differs"]:
+                click.echo(f"  ({PROFILES[note['profile']].name}) {note['note']}")
+
+
+@rules.command("show")
+@click.argument("rule_id")
+@_LANG
+@_PROFILE
+def rules_show(rule_id, lang, profile):
+    """Print one rule entry as JSON: words, citations per edition, differences, related entries."""
+    if rule_id not in RULES:
+        raise click.ClickException(f"No rule {rule_id!r}; try `companion rules search`.")
+    click.echo(json.dumps(RULES[rule_id].as_dict(lang, profile), ensure_ascii=False, indent=1))
 
 
 @main.group()

@@ -9,14 +9,13 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from flask import Flask, request
-from flask_babel import Babel, get_locale, gettext
-from flask_babel import lazy_gettext as _l
+from flask import Flask, g, request
+from flask_babel import Babel, get_locale, get_translations, gettext
 
 from card_db import describe
 
 from .referee import history
-from .referee.rules import LANGUAGES, localized
+from .referee.rules import LANGUAGES, N_, localized
 
 #: Each language in its own name, as the switcher shows it.
 NATIVE_NAMES = {"en": "English", "de": "Deutsch", "fr": "Français", "nl": "Nederlands", "it": "Italiano",
@@ -28,18 +27,18 @@ TRANSLATIONS = Path(__file__).with_name("translations")
 
 #: The game's own words as the sheet shows them (races, classes, sexes, slots, sides).
 WORDS = {
-    "elf": _l("Elf"), "dwarf": _l("Dwarf"), "halfling": _l("Halfling"), "human": _l("Human"),
-    "warrior": _l("Warrior"), "wizard": _l("Wizard"), "cleric": _l("Cleric"), "thief": _l("Thief"),
-    "male": _l("male"), "female": _l("female"), "Level": _l("Level"),
-    "none": _l("no slot"), "headgear": _l("headgear"), "armor": _l("armor"), "footgear": _l("footgear"),
-    "one_hand": _l("1 hand"), "two_hands": _l("2 hands"),
-    "players": _l("players"), "monsters": _l("monsters"), "fighter": _l("fighter"), "helper": _l("helper"),
+    "elf": N_("Elf"), "dwarf": N_("Dwarf"), "halfling": N_("Halfling"), "human": N_("Human"),
+    "warrior": N_("Warrior"), "wizard": N_("Wizard"), "cleric": N_("Cleric"), "thief": N_("Thief"),
+    "male": N_("male"), "female": N_("female"), "Level": N_("Level"),
+    "none": N_("no slot"), "headgear": N_("headgear"), "armor": N_("armor"), "footgear": N_("footgear"),
+    "one_hand": N_("1 hand"), "two_hands": N_("2 hands"),
+    "players": N_("players"), "monsters": N_("monsters"), "fighter": N_("fighter"), "helper": N_("helper"),
 }
 
 
 def word(key: str) -> str:
     """A game word in the phone's language (unknown words are shown as they are)."""
-    return str(WORDS.get(key, key))
+    return _template_gettext(WORDS[key]) if key in WORDS else key
 
 
 def kind_name(kind: str) -> str:
@@ -100,8 +99,27 @@ def card_text(texts: dict | None) -> str:
     return texts.get(language()) or texts.get("en") or ""
 
 
+def _translations():
+    """The request's catalogue, looked up once per request: a board calls gettext dozens of
+    times per phone, and Flask-Babel's own lookup walks the context on every call."""
+    found = g.get("_translations")
+    if found is None:
+        found = g._translations = get_translations()
+    return found
+
+
+def _template_gettext(message: str) -> str:
+    return _translations().ugettext(message)
+
+
+def _template_ngettext(singular: str, plural: str, n: int) -> str:
+    return _translations().ungettext(singular, plural, n)
+
+
 def init_app(app: Flask) -> None:
     Babel(app, locale_selector=select_locale, default_translation_directories=str(TRANSLATIONS))
+    # Templates use the cached catalogue (newstyle: Jinja fills %(name)s and escapes, as Flask-Babel's would).
+    app.jinja_env.install_gettext_callables(_template_gettext, _template_ngettext, newstyle=True)
     app.jinja_env.filters["card_name"] = card_name
     app.jinja_env.filters["card_text"] = card_text
     app.jinja_env.filters["word"] = word

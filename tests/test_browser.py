@@ -405,6 +405,7 @@ def test_a_german_table_classic_rules_a_house_ruling_and_the_rule_search(browser
     first = ben.locator("#rule-results li").first
     expect(first).to_contain_text("Steigt der Helfer eine Stufe auf?")
     expect(first).to_contain_text("1.71 kennt keine Elfen-Ausnahme")
+    expect(first).to_contain_text("Munchkin, German rules (2003), Um Hilfe bitten")  # the table's edition first
     if os.environ.get("UPDATE_SCREENSHOTS"):
         ben.screenshot(path=str(DOCS / "screenshot-rules-de.png"), full_page=False)
     assert [e for e in errors if "status of 422" not in e] == []

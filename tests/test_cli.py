@@ -147,3 +147,18 @@ def test_vision_commands(tmp_path):
     assert runner.invoke(main, ["vision", "remove", target["id"], *data]).exit_code == 1
     rebuilt = runner.invoke(main, ["vision", "rebuild", *data])
     assert rebuilt.exit_code == 0 and "23 reference image(s)" in rebuilt.output
+
+
+def test_rules_search_and_show():
+    runner = CliRunner()
+    found = runner.invoke(main, ["rules", "search", "Elf hilft Kampf Stufe", "--lang", "de", "--profile", "munchkin-1.71"])
+    assert found.exit_code == 0, found.output
+    first = found.output.splitlines()[0]
+    assert first == "Steigt der Helfer eine Stufe auf?  [helper.levels]"
+    assert "Munchkin 1.71 (2014), Chiedere aiuto" in found.output
+    as_json = runner.invoke(main, ["rules", "search", "sell items to reach level 10", "--json", "--limit", "1"])
+    assert json.loads(as_json.output)["id"] == "items.sell-not-to-win"
+    shown = runner.invoke(main, ["rules", "show", "combat.warrior-ties", "--lang", "it"])
+    assert json.loads(shown.output)["title"] == "Il Guerriero vince in caso di parità"
+    assert runner.invoke(main, ["rules", "show", "no.such"]).exit_code != 0
+    assert runner.invoke(main, ["rules", "search", "zzzz qqqq"]).exit_code != 0

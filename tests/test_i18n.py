@@ -14,7 +14,7 @@ TRANSLATIONS = ROOT / "companion" / "translations"
 LANGUAGES = ("de", "fr", "nl", "it", "ru")
 #: The same keywords as scripts/i18n: gettext, lazy gettext, plurals, and engine messages.
 KEYWORDS = {"_": None, "gettext": None, "ngettext": (1, 2), "_l": None, "N_": None, "said": None, "Refused": None, "refuse": None,
-            "Violation": (2,)}
+            "Violation": (2,), "OptionError": None}
 PLACEHOLDER = re.compile(r"%\([a-z_]+\)[sd]|\{[A-Za-z_0-9]+(?:![rsa])?(?::[^}]*)?\}")
 
 

@@ -87,7 +87,7 @@ def test_refusal_names_and_cites_the_rule(phones):
     assert response.status_code == 422
     assert "can only be reached by killing a monster" in html
     assert "Munchkin 1.6 (2011), Contradictions Between Cards and Rules, rule 4" in html
-    assert 'href="/rules/level.win-by-kill"' in html
+    assert 'href="/rules/level.win-by-kill?profile=munchkin-1.6"' in html
     # without JavaScript the whole page answers with the refusal
     response = bob.act("level.up", htmx=False)
     assert response.status_code == 422 and "<html" in response.get_data(as_text=True)

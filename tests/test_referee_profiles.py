@@ -104,7 +104,7 @@ def test_a_monster_level_below_1_is_refused_only_in_1_71():
         if allowed:
             g.do("combat.monster.add", monster={"name": "Shadow", "level": 0})
         else:
-            assert g.refused("combat.monster.add", monster={"name": "Shadow", "level": 0}).rule.id == "level.floor"
+            assert g.refused("combat.monster.add", monster={"name": "Shadow", "level": 0}).rule.id == "monster.level-floor"
 
 
 def test_what_death_takes_depends_on_the_edition():

@@ -1,4 +1,5 @@
 """The rule entries in six languages, and the search that finds them."""
+import os
 import tomllib
 from pathlib import Path
 
@@ -78,3 +79,81 @@ def test_rule_search_and_entries_over_the_api(client):
                        ((("q", "elf"), ("limit", "0")), 400), ((("q", "elf"), ("profile", "quest")), 400):
         assert client.get("/api/v1/rules/search", query_string=dict(bad)).status_code == status, bad
     assert client.get("/api/v1/rules/no.such").status_code == 404
+
+
+DOC = Path(__file__).resolve().parent.parent / "docs" / "rules.md"
+ENGINE = Path(__file__).resolve().parent.parent / "companion" / "referee"
+
+
+def where_checked(rule_id: str) -> list[str]:
+    """The engine modules that refuse (or cite) with this rule."""
+    return sorted(p.stem for p in ENGINE.glob("*.py") if p.name != "rules.py" and f'"{rule_id}"' in p.read_text())
+
+
+def rules_doc() -> str:
+    from companion.referee.profiles import OPTIONS
+    from companion.referee.rules import OVERRIDABLE
+    out = ["# Rules coverage\n",
+           "Generated from the rule profiles and the rule entries "
+           "(regenerate with `UPDATE_DOCS=1 pytest tests/test_rulebook.py`). Every entry is written in our own "
+           "words in English, German, French, Dutch, Italian and Russian (`companion/referee/rulebook/`); "
+           "a test fails when a language misses one.\n",
+           "## Editions (rule profiles)\n",
+           "| | " + " | ".join(p.id for p in PROFILES.values()) + " |",
+           "|---|" + "---|" * len(PROFILES)]
+    rows = [("Rulebook(s)", lambda p: "; ".join(p.books)),
+            ("Starting hand (Door + Treasure)", lambda p: "%d + %d" % p.starting_hand
+             + (" (quick: %d + %d)" % p.fast_starting_hand if p.fast_starting_hand else "")),
+            ("Winning level", lambda p: f"{p.top_level}, by a kill" + (" or Divine Intervention" if p.top_level_cards else "")),
+            ("Helper gains levels", lambda p: "Elf only, 1 per monster" if p.helper_gains_levels == "elf" else "never"),
+            ("Fighter and Elf helper reaching the top together", lambda p: "both win" if p.joint_kill_wins else "helper stops one short"),
+            ("Dead character keeps", lambda p: ", ".join(p.death_keeps)),
+            ("Dead character draws next turn", lambda p: "%d + %d" % p.death_draw),
+            ("Lowest monster level", lambda p: str(p.monster_min_level)),
+            ("Hand limit (Dwarf)", lambda p: f"{p.hand_limit} ({p.dwarf_hand_limit})")]
+    for label, value in rows:
+        out.append(f"| {label} | " + " | ".join(value(p) for p in PROFILES.values()) + " |")
+    out += ["", "Options a table may choose (the host changes them; the history records it):", ""]
+    out += [f"- `{key}`: {text}" for key, text in OPTIONS.items()]
+    out += ["", "## Entries\n",
+            "*Checked in* names the engine modules that refuse or cite with the entry; entries players argue "
+            "about that the app cannot police (kind `dispute` or `reference`) are answered by the rule search. "
+            "*Override* marks the refusals the host may let through once as a house ruling.\n",
+            "| id | kind | title | checked in | editions cited | differs in | override |", "|---|---|---|---|---|---|---|"]
+    for rule in RULES.values():
+        out.append(f"| `{rule.id}` | {rule.kind} | {rule.title} | {', '.join(where_checked(rule.id)) or '—'} | "
+                   f"{', '.join(rule.sources)} | {', '.join(rule.differs) or '—'} | {'yes' if rule.id in OVERRIDABLE else ''} |")
+    firsts = sum(1 for q in QUESTIONS if "first" in q)
+    out += ["", "## Search relevance set\n",
+            f"`tests/rule_questions.toml` holds {len(QUESTIONS)} questions in "
+            f"{len({q['lang'] for q in QUESTIONS})} languages; {firsts} must be answered first by the expected entry, "
+            f"the others within the first three. `python bench/rule_search.py` reports the figures and the speed.", ""]
+    out += [NOT_ENFORCED]
+    return "\n".join(out)
+
+
+NOT_ENFORCED = """## Not enforced (the players apply these themselves)
+
+- Bad Stuff is shown, and applied only when it is death; other Bad Stuff (lose a level, an
+  item) the player applies on the sheet. The Cleric's Resurrection is not modelled; one-shots
+  played from the table are not taken off the sheet automatically; an Undead joining another
+  Undead (or any Wandering Monster) is simply anyone adding a monster.
+- The app does not hold the cards, so the deal, Listen at the Door and looting drawing a
+  Treasure are shown in the table's rules (every phone), not policed; Divine Intervention is
+  `level.up` with `card=divine_intervention`, accepted to the top level only in the classic rules.
+- A dead character is not kept from receiving cards (Charity) until their next turn.
+- Trading timing, curses played "at any time" and looting the body are answered by the
+  rule search (`dispute` entries) rather than refused.
+"""
+
+
+def test_rules_doc_is_current():
+    text = rules_doc()
+    if os.environ.get("UPDATE_DOCS"):
+        DOC.write_text(text)
+    assert DOC.read_text() == text, "docs/rules.md is stale: run UPDATE_DOCS=1 pytest tests/test_rulebook.py"
+
+
+def test_every_enforced_entry_is_checked_by_the_engine():
+    unchecked = [r.id for r in RULES.values() if r.kind == "enforced" and not where_checked(r.id)]
+    assert unchecked == [], unchecked

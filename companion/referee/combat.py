@@ -14,7 +14,7 @@ import copy
 from jsonschema import Draft202012Validator
 
 from . import sheet
-from .profiles import Profile, clean_options, get_profile
+from .profiles import OptionError, Profile, clean_options, get_profile
 from .rules import RULES, Refused
 
 RUN_AWAY_NEEDS = 5  # 1.6 Running Away: escape on a 5 or better
@@ -153,8 +153,8 @@ def evaluate(fight: dict, strict: bool = True) -> dict:
         profile: Profile = base.with_options(clean_options(fight.get("options"), base))
     except KeyError as exc:
         raise Refused(str(exc.args[0]), status=400) from None
-    except ValueError as exc:
-        raise Refused(str(exc), status=400) from None
+    except OptionError as exc:
+        raise Refused(exc.template, status=400, **exc.params) from None
     for who in ("fighter", "helper"):
         character = fight.get(who)
         if character and character["level"] >= profile.top_level:
@@ -242,7 +242,8 @@ def evaluate(fight: dict, strict: bool = True) -> dict:
         "players": {"total": player_total, "lines": players, "not_counting": not_counting},
         "monsters": {"total": monster_total, "lines": monster_lines, "each": per_monster},
         "outcome": outcome, "margin": player_total - monster_total, "why": why,
-        "rules": ["combat.compare"] + (["combat.warrior-ties"] if player_total == monster_total and warrior else []),
+        "rules": ["combat.compare"] + (["combat.warrior-ties"] if player_total == monster_total and warrior else [])
+                 + (["helper.levels"] if helper else []),
     }
     if outcome == "win":
         result.update(_rewards(per_monster, fighter, helper, profile, bool(helper)))

@@ -63,7 +63,7 @@ def _monster(raw: dict, uid: str, min_level: int = 0) -> dict:
     out = {"uid": uid, "name": name, "enhancers": [], "eliminated": False}
     level = raw.get("level")
     if isinstance(level, int) and not isinstance(level, bool) and 0 <= level < min_level:
-        raise Refused("A monster's level cannot be below {min_level} in this edition; only its combat strength can drop lower.", rule="level.floor", status=400, min_level=min_level)
+        raise Refused("A monster's level cannot be below {min_level} in this edition; only its combat strength can drop lower.", rule="monster.level-floor", status=400, min_level=min_level)
     for key, low, high, default in (("level", min_level, 100, None), ("treasures", 0, 20, 1), ("levels", 1, 5, 1),
                                     ("run_away_modifier", -10, 10, 0)):
         out[key] = sheet.whole_number(raw, key, low, high, default,

@@ -158,8 +158,16 @@ OPTIONS = {
 TOP_LEVEL_RANGE = (2, 30)
 
 
+class OptionError(ValueError):
+    """Options that cannot be: ``template`` (English, ``{placeholders}``) and ``params`` say why."""
+
+    def __init__(self, template: str, **params):
+        super().__init__(template.format(**params))
+        self.template, self.params = template, params
+
+
 def clean_options(raw: object, profile: Profile) -> dict:
-    """The options a table asked for, checked; ``ValueError`` says what is wrong.
+    """The options a table asked for, checked; :class:`OptionError` says what is wrong.
 
     Only options that are switched on are kept, so two tables with the same rules have
     equal options.
@@ -167,10 +175,10 @@ def clean_options(raw: object, profile: Profile) -> dict:
     if raw is None:
         return {}
     if not isinstance(raw, dict):
-        raise ValueError("options must be an object such as {\"epic\": true}.")
+        raise OptionError("options must be an object such as {example}.", example='{"epic": true}')
     unknown = set(raw) - set(OPTIONS)
     if unknown:
-        raise ValueError(f"unknown option {sorted(unknown)[0]!r}; known: {', '.join(OPTIONS)}.")
+        raise OptionError("unknown option {name!r}; known: {known}.", name=sorted(unknown)[0], known=", ".join(OPTIONS))
     out: dict = {}
     for key, value in raw.items():
         if key == "top_level":
@@ -178,17 +186,17 @@ def clean_options(raw: object, profile: Profile) -> dict:
                 continue
             low, high = TOP_LEVEL_RANGE
             if not isinstance(value, int) or isinstance(value, bool) or not low <= value <= high:
-                raise ValueError(f"top_level must be a whole number from {low} to {high}.")
+                raise OptionError("top_level must be a whole number from {low} to {high}.", low=low, high=high)
             out[key] = value
         elif not isinstance(value, bool):
-            raise ValueError(f"{key} must be true or false.")
+            raise OptionError("{key} must be true or false.", key=key)
         elif value:
             out[key] = True
     if out.get("epic") and "top_level" in out:
-        raise ValueError("Choose Epic or a custom top level, not both.")
+        raise OptionError("Choose Epic or a custom top level, not both.")
     if out.get("fast_start") and not profile.fast_starting_hand:
-        raise ValueError(f"{profile.name} has no quick deal: every player starts with "
-                         f"{profile.starting_hand[0]} Door and {profile.starting_hand[1]} Treasure cards.")
+        raise OptionError("{name} has no quick deal: every player starts with {door} Door and {treasure} Treasure cards.",
+                          name=profile.name, door=profile.starting_hand[0], treasure=profile.starting_hand[1])
     return out
 
 

@@ -347,7 +347,7 @@ def die_ops(p: dict, seat: str, profile: Profile) -> list[dict]:
     """Death as a player declares it: refused when there is nothing to lose."""
     ops = death_ops(p, seat, profile)
     if not ops:
-        raise Refused("Nothing to lose: this character has no items.", status=409)
+        raise Refused("Nothing to lose: this character has no items.", rule="death.keep", status=409)
     return ops
 
 
@@ -420,9 +420,10 @@ def charity(players: dict[str, dict], seat: str, hand: int, profile: Profile) ->
     lowest = min(other["level"] for other in players.values())
     receivers = [s for s, other in players.items() if other["level"] == lowest and s != seat]
     if excess == 0:
-        return {"limit": limit, "excess": 0, "discard": False, "shares": []}
+        return {"limit": limit, "excess": 0, "discard": False, "shares": [], "rule": "charity"}
     if p["level"] == lowest:
-        return {"limit": limit, "excess": excess, "discard": True, "shares": []}
+        return {"limit": limit, "excess": excess, "discard": True, "shares": [], "rule": "charity"}
     base, extra = divmod(excess, len(receivers))
     shares = [{"seat": s, "cards": base + (1 if i < extra else 0)} for i, s in enumerate(receivers)]
-    return {"limit": limit, "excess": excess, "discard": False, "shares": shares, "giver_chooses_bigger": extra > 0}
+    return {"limit": limit, "excess": excess, "discard": False, "shares": shares, "giver_chooses_bigger": extra > 0,
+            "rule": "charity"}

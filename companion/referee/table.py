@@ -17,7 +17,7 @@ from . import fight as fights
 from . import sheet
 from .levels import change_level
 from .history import said, undone
-from .profiles import clean_options, get_profile
+from .profiles import OptionError, clean_options, get_profile
 from .rules import N_, OVERRIDABLE, RULES, Refused, refuse, waiving
 
 SEXES = ("male", "female")
@@ -187,8 +187,8 @@ def _clean_profile(profile_id: object, options: object) -> tuple[str, dict]:
         return profile_id, clean_options(options, profile)
     except KeyError as exc:
         raise Refused(str(exc.args[0]), status=400) from None
-    except ValueError as exc:
-        raise Refused(str(exc), status=400) from None
+    except OptionError as exc:
+        raise Refused(exc.template, status=400, **exc.params) from None
 
 
 def join(state: TableState, seat: str, name: object, sex: object) -> Event:

@@ -155,7 +155,7 @@ def charity_answer(table_id: str, seat: str) -> dict:
     players = {s: asdict(p) for s, p in state.players.items()}
     result = sheet.charity(players, seat, hand, state.profile)
     result["shares"] = [{**share, "name": state.players[share["seat"]].name} for share in result["shares"]]
-    result["citation"] = RULES["charity"].citation
+    result["citation"] = RULES[result["rule"]].cite_for(state.profile_id)
     return result
 
 

@@ -78,10 +78,11 @@ def action_button(state: TableState, name: str, label: str, params: dict | None 
     if (state.id, name) not in urls:
         urls[state.id, name] = escape(url_for("pages.act", table_id=state.id, action=name))
     url = urls[state.id, name]
+    csrf = g.get("action_csrf") or g.setdefault("action_csrf", escape(generate_csrf()))  # once per board
     hidden = "".join(f'<input type="hidden" name="{escape(k)}" value="{escape(v)}">' for k, v in (params or {}).items())
     aria_attr = f' aria-label="{escape(aria)}"' if aria else ""
     return Markup(
         f'<form method="post" action="{url}" hx-post="{url}" hx-target="#board" hx-swap="morph:innerHTML">'
-        f'<input type="hidden" name="csrf_token" value="{escape(generate_csrf())}">{hidden}'
+        f'<input type="hidden" name="csrf_token" value="{csrf}">{hidden}'
         f'<button type="submit" class="{escape(cls)}"{aria_attr} data-action="{escape(name)}">{escape(label)}</button></form>'
     )
