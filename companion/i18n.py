@@ -13,7 +13,9 @@ from flask import Flask, g, request
 from flask_babel import Babel, get_locale, get_translations, gettext
 
 from card_db import describe
+from card_db import store as card_store
 
+from .db import get_db
 from .referee import history
 from .referee.rules import LANGUAGES, N_, localized
 
@@ -93,6 +95,19 @@ def card_name(card: dict) -> str:
     return names.get(language()) or names.get("en") or next(iter(names.values()), "")
 
 
+def local_name(thing: dict) -> str:
+    """The name of an item, curse, monster or one-shot in play: the card's name in the phone's
+    language when it came from the card database, else the name it was typed in with."""
+    card_id = thing.get("card_id")
+    if not card_id or language() == "en":
+        return thing.get("name", "")
+    cache = g.setdefault("_card_names", {})
+    if card_id not in cache:
+        card = card_store.get(get_db(), card_id)
+        cache[card_id] = (card or {}).get("names", {}).get(language())
+    return cache[card_id] or thing.get("name", "")
+
+
 def card_text(texts: dict | None) -> str:
     """A card's text (or Bad Stuff) in the phone's language, else in English."""
     texts = texts or {}
@@ -123,6 +138,7 @@ def init_app(app: Flask) -> None:
     app.jinja_env.filters["card_name"] = card_name
     app.jinja_env.filters["card_text"] = card_text
     app.jinja_env.filters["word"] = word
+    app.jinja_env.filters["local_name"] = local_name
     app.jinja_env.filters["kind_name"] = kind_name
     app.jinja_env.filters["refusal"] = refusal_text
     app.jinja_env.filters["problem_text"] = lambda problem: translate(problem["template"], dict(problem["params"]))

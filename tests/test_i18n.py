@@ -107,6 +107,10 @@ def test_refusals_card_names_and_rules_answer_in_the_phones_language(phones):
     english = alice.get(f"/t/{alice.table_id}/pick?q=flammende", headers={"HX-Request": "true"}).get_data(as_text=True)
     assert "<strong>Flammende Rüstung</strong>" in german and "<strong>Flaming Armor</strong>" in english
     assert "Hinzufügen" in german
+    alice.act("item.add", card="flaming-armor")  # on the sheet, too, each phone reads its own language
+    bob.act("item.add", card="flaming-armor")
+    assert "<strong>Flammende Rüstung</strong>" in bob.get(f"/t/{bob.table_id}").get_data(as_text=True)
+    assert "<strong>Flaming Armor</strong>" in alice.get(f"/t/{alice.table_id}").get_data(as_text=True)
 
 
 def test_the_history_reads_in_each_phones_language(phones):
