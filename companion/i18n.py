@@ -108,6 +108,17 @@ def local_name(thing: dict) -> str:
     return cache[card_id] or thing.get("name", "")
 
 
+def reason_text(line: dict) -> str:
+    """Why an item does not count, in the phone's language (a line of ``not_counting``)."""
+    if "only_for" in line:
+        return gettext("only for {who}").format(who=describe.who(line["only_for"], gettext))
+    if "not_for" in line:
+        return gettext("not for {who}").format(who=describe.who(line["not_for"], gettext))
+    if line.get("rule") == "items.carried":
+        return gettext("carried, not in use")
+    return line.get("reason", "")
+
+
 def card_text(texts: dict | None) -> str:
     """A card's text (or Bad Stuff) in the phone's language, else in English."""
     texts = texts or {}
@@ -139,6 +150,7 @@ def init_app(app: Flask) -> None:
     app.jinja_env.filters["card_text"] = card_text
     app.jinja_env.filters["word"] = word
     app.jinja_env.filters["local_name"] = local_name
+    app.jinja_env.filters["reason_text"] = reason_text
     app.jinja_env.filters["kind_name"] = kind_name
     app.jinja_env.filters["refusal"] = refusal_text
     app.jinja_env.filters["problem_text"] = lambda problem: translate(problem["template"], dict(problem["params"]))

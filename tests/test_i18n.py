@@ -136,3 +136,13 @@ def test_plural_forms_follow_each_language():
     assert forms == ["1 карта.", "2 карты.", "5 карт.", "21 карта."]
     for lang in LANGUAGES:
         assert catalogue(lang).num_plurals == (3 if lang == "ru" else 2), lang
+
+
+def test_why_an_item_does_not_count_reads_in_the_phones_language(phones):
+    alice, bob, _ = phones
+    bob.post("/lang", {"lang": "de"})
+    bob.act("item.add", card="mace-of-sharpness")  # only for Clerics
+    sheet = bob.get(f"/t/{bob.table_id}").get_data(as_text=True)
+    assert "zählt nicht: nur für Kleriker" in sheet
+    alice.act("item.add", card="mace-of-sharpness")
+    assert "does not count: only for Clerics" in alice.get(f"/t/{alice.table_id}").get_data(as_text=True)

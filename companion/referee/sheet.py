@@ -55,15 +55,26 @@ def is_(p: dict, who: dict) -> bool:
     return p.get("sex") == value
 
 
-def restriction_problem(p: dict, item: dict) -> str | None:
-    """Why the character cannot use ``item`` right now, or ``None``."""
+def restriction(p: dict, item: dict) -> dict | None:
+    """Why the character cannot use ``item`` right now: ``{"only_for": [...]}`` or
+    ``{"not_for": [...]}`` (conditions like ``{"class": "cleric"}``), or ``None``."""
     allowed = item.get("usable_by") or []
     if allowed and not any(is_(p, who) for who in allowed):
-        return f"only for {describe_who(allowed)}"
+        return {"only_for": allowed}
     banned = [who for who in item.get("not_usable_by") or [] if is_(p, who)]
     if banned:
-        return f"not for {describe_who(banned)}"
+        return {"not_for": banned}
     return None
+
+
+def restriction_problem(p: dict, item: dict) -> str | None:
+    """:func:`restriction` in English words ("only for Clerics"), or ``None``."""
+    found = restriction(p, item)
+    if found is None:
+        return None
+    if "only_for" in found:
+        return f"only for {describe_who(found['only_for'])}"
+    return f"not for {describe_who(found['not_for'])}"
 
 
 PLURALS = {"elf": "Elves", "dwarf": "Dwarves", "halfling": "Halflings", "human": "Humans", "warrior": "Warriors",
@@ -378,7 +389,8 @@ def strength(p: dict) -> dict:
             continue
         if problem:
             not_counting.append({"source": item["name"], "uid": item["uid"], "reason": problem,
-                                 "rule": "items.restricted", "citation": RULES["items.restricted"].citation})
+                                 "rule": "items.restricted", "citation": RULES["items.restricted"].citation,
+                                 **restriction(p, item)})
             continue
         bonus = item.get("bonus", 0)
         for special in item.get("bonus_if", []):
@@ -392,7 +404,7 @@ def strength(p: dict) -> dict:
             if effect.get("type") != "combat_bonus" or not effect.get("value"):
                 continue
             if effect.get("until") == "next_combat":
-                pending.append({"source": curse["name"], "value": effect["value"], "when": "in your next combat"})
+                pending.append({"source": curse["name"], "value": effect["value"], "when": N_("in your next combat")})
             else:
                 lines.append({"source": curse["name"], "value": effect["value"], "uid": curse["uid"]})
     return {"total": sum(line["value"] for line in lines), "lines": lines, "not_counting": not_counting,
