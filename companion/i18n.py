@@ -69,7 +69,8 @@ def refusal_text(exc) -> str:
 
 def history_line(event, names: dict) -> str:
     """One line of a table's history in the phone's language."""
-    return history.describe(event, names, gettext, word, lambda rule_id: localized(rule_id, language())["title"])
+    return history.describe(event, names, gettext, word, lambda rule_id: localized(rule_id, language())["title"],
+                            local_name)
 
 
 def profile_label(chosen: dict) -> str:
@@ -98,14 +99,15 @@ def card_name(card: dict) -> str:
 def local_name(thing: dict) -> str:
     """The name of an item, curse, monster or one-shot in play: the card's name in the phone's
     language when it came from the card database, else the name it was typed in with."""
+    typed = thing.get("name", thing.get("source", ""))  # a strength line names its item "source"
     card_id = thing.get("card_id")
     if not card_id or language() == "en":
-        return thing.get("name", "")
+        return typed
     cache = g.setdefault("_card_names", {})
     if card_id not in cache:
         card = card_store.get(get_db(), card_id)
         cache[card_id] = (card or {}).get("names", {}).get(language())
-    return cache[card_id] or thing.get("name", "")
+    return cache[card_id] or typed
 
 
 def reason_text(line: dict) -> str:

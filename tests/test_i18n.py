@@ -109,7 +109,10 @@ def test_refusals_card_names_and_rules_answer_in_the_phones_language(phones):
     assert "Hinzufügen" in german
     alice.act("item.add", card="flaming-armor")  # on the sheet, too, each phone reads its own language
     bob.act("item.add", card="flaming-armor")
-    assert "<strong>Flammende Rüstung</strong>" in bob.get(f"/t/{bob.table_id}").get_data(as_text=True)
+    board = bob.get(f"/t/{bob.table_id}").get_data(as_text=True)
+    assert "<strong>Flammende Rüstung</strong>" in board and "Stufe 1 Flammende Rüstung +2" in board
+    history = bob.get(f"/t/{bob.table_id}/history").get_data(as_text=True)
+    assert "Bob spielt Flammende Rüstung (benutzt)" in history and "Alice spielt Flammende Rüstung" in history
     assert "<strong>Flaming Armor</strong>" in alice.get(f"/t/{alice.table_id}").get_data(as_text=True)
 
 

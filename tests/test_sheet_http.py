@@ -55,7 +55,8 @@ def test_api_item_from_card_and_strength_breakdown(api):
     uid = sheet["items"][0]["uid"]
     assert act(client, table_id, tokens["Ivo"], action="item.use", uid=uid).status_code == 200
     sheet = me(client, table_id, tokens["Ivo"])
-    assert sheet["strength"] == 5 and sheet["strength_breakdown"][1] == {"source": "Mace of Sharpness", "value": 4, "uid": uid}
+    assert sheet["strength"] == 5 and sheet["strength_breakdown"][1] == {"source": "Mace of Sharpness", "value": 4, "uid": uid,
+                                                               "card_id": "mace-of-sharpness"}
 
 
 def test_api_card_errors(api):

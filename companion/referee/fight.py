@@ -14,7 +14,7 @@ import copy
 from dataclasses import asdict
 
 from . import combat, sheet
-from .history import said
+from .history import said, thing
 from .rules import N_, Refused
 
 POWERS = {"berserk": "warrior", "turning": "cleric", "flight": "wizard"}
@@ -94,7 +94,7 @@ def decide(state, actor: str, action: str, params: dict) -> tuple[dict, list[dic
     if action == "combat.monster.add":
         monster = _monster(params.get("monster") or {}, uid, state.profile.monster_min_level)
         after["monsters"].append(monster)
-        return after, [], said("{who} adds {monster} (level {level}) to the fight", monster=monster["name"],
+        return after, [], said("{who} adds {monster} (level {level}) to the fight", monster=thing(monster),
                                level=monster["level"]), None
     if action == "combat.enhancer.add":
         monster = _find(after["monsters"], params.get("monster"), "monster")
@@ -104,7 +104,7 @@ def decide(state, actor: str, action: str, params: dict) -> tuple[dict, list[dic
         if raw.get("card_id"):
             enhancer["card_id"] = raw["card_id"]
         monster["enhancers"].append(enhancer)
-        return after, [], said("{who} plays {card} on {monster}", card=enhancer["name"], monster=monster["name"]), None
+        return after, [], said("{who} plays {card} on {monster}", card=thing(enhancer), monster=thing(monster)), None
     if action == "combat.oneshot.add":
         raw = params.get("one_shot") or {}
         side = params.get("side")
@@ -114,8 +114,8 @@ def decide(state, actor: str, action: str, params: dict) -> tuple[dict, list[dic
                 "side": side, "by": actor}
         after["one_shots"].append(shot)
         if side == "players":
-            return after, [], said("{who} plays {card} for the players", card=shot["name"]), None
-        return after, [], said("{who} plays {card} for the monsters", card=shot["name"]), None
+            return after, [], said("{who} plays {card} for the players", card=thing(shot)), None
+        return after, [], said("{who} plays {card} for the monsters", card=thing(shot)), None
     if action == "combat.help.ask":
         _only(actor == fight["fighter"], "Only the fighter asks for help.")
         seat = params.get("seat")
@@ -181,9 +181,9 @@ def decide(state, actor: str, action: str, params: dict) -> tuple[dict, list[dic
         monster["eliminated"] = True
         if params.get("charm"):
             return after, [], said("{who} charms {monster} away without killing it (treasure, no level)",
-                                   monster=monster["name"]), None
+                                   monster=thing(monster)), None
         return after, [], said("{who} gets rid of {monster} without killing it (treasure, no level)",
-                               monster=monster["name"]), None
+                               monster=thing(monster)), None
     if action == "combat.claim":
         _only(actor in participants, "Only the fighter or the helper claims the win.")
         judged = verdict(state, fight)

@@ -29,6 +29,12 @@ def said(template: str, **params) -> dict:
     return {"t": template, "p": params}
 
 
+def thing(named: dict) -> dict:
+    """A card in play as a sentence parameter: its name, and its card id so that each phone can
+    name it in its own language."""
+    return {"name": named["name"], **({"card_id": named["card_id"]} if named.get("card_id") else {})}
+
+
 def undone(summary) -> dict | str:
     """The sentence of the change that undoes one with ``summary``."""
     if isinstance(summary, dict):
@@ -40,17 +46,25 @@ def _english(message: str) -> str:
     return message
 
 
-def render(summary, who: str, _: Gettext = _english, word: Callable[[str], str] | None = None) -> str:
-    """A stored sentence as text: translated, with its parameters and the player's name filled in."""
+def render(summary, who: str, _: Gettext = _english, word: Callable[[str], str] | None = None,
+           name: Callable[[dict], str] | None = None) -> str:
+    """A stored sentence as text: translated, with its parameters and the player's name filled in.
+
+    ``word`` names game words and ``name`` cards in play (see :func:`thing`) in the reader's
+    language; both default to English.
+    """
     if isinstance(summary, str):  # recorded before sentences were templates
         return f"{who} {summary}"
     word = word or (lambda key: WORDS.get(key, key))
+    name = name or (lambda named: named["name"])
 
     def value(key, v):
         if isinstance(v, list):  # several sentences in one (each monster fled from)
-            return "; ".join(render(part, who, _, word) for part in v)
-        if isinstance(v, dict):  # a phrase with its own words ("+2 levels")
-            return render(v, who, _, word)
+            return "; ".join(render(part, who, _, word, name) for part in v)
+        if isinstance(v, dict) and "t" in v:  # a phrase with its own words ("+2 levels")
+            return render(v, who, _, word, name)
+        if isinstance(v, dict):  # a card in play
+            return name(v)
         return word(v) if key in WORD_PARAMS else v
 
     params = {k: value(k, v) for k, v in summary["p"].items()}
@@ -77,12 +91,12 @@ def profile_label(chosen: dict, _: Gettext = _english) -> str:
 
 
 def describe(event, names: dict[str, str], _: Gettext = _english, word: Callable[[str], str] | None = None,
-             rule_title: Callable[[str], str] | None = None) -> str:
+             rule_title: Callable[[str], str] | None = None, name: Callable[[dict], str] | None = None) -> str:
     """One line of history for ``event``; ``names`` maps seats to names.
 
-    ``rule_title`` names a rule in the reader's language (for house rulings); English by default.
+    ``rule_title`` names a rule and ``name`` a card in the reader's language; English by default.
     """
-    text = _sentence(event, names, _, word)
+    text = _sentence(event, names, _, word, name)
     override = event.payload.get("override")
     if override:
         title = rule_title(override["rule"]) if rule_title else RULES[override["rule"]].title
@@ -91,7 +105,7 @@ def describe(event, names: dict[str, str], _: Gettext = _english, word: Callable
     return text
 
 
-def _sentence(event, names: dict[str, str], _: Gettext, word) -> str:
+def _sentence(event, names: dict[str, str], _: Gettext, word, name) -> str:
     p = event.payload
     word = word or (lambda key: WORDS.get(key, key))
 
@@ -124,7 +138,7 @@ def _sentence(event, names: dict[str, str], _: Gettext, word) -> str:
         return _("Rules changed to {after} (were {before})").format(after=profile_label(p["to"], _),
                                                                     before=profile_label(p["from"], _))
     if kind == "sheet.changed":
-        return render(p["summary"], who(p["seat"]), _, word)
+        return render(p["summary"], who(p["seat"]), _, word, name)
     if kind == "fight.changed":
-        return render(p["summary"], who(p["actor"]), _, word)
+        return render(p["summary"], who(p["actor"]), _, word, name)
     return kind

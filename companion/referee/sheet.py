@@ -397,7 +397,8 @@ def strength(p: dict) -> dict:
             if is_(p, special["who"]):
                 bonus = special["value"]
         if bonus:
-            lines.append({"source": item["name"], "value": bonus, "uid": item["uid"]})
+            lines.append({"source": item["name"], "value": bonus, "uid": item["uid"],
+                          **({"card_id": item["card_id"]} if item.get("card_id") else {})})
     pending = []
     for curse in p.get("curses", []):
         for effect in curse.get("effects", []):

@@ -16,7 +16,7 @@ from dataclasses import asdict, dataclass, field
 from . import fight as fights
 from . import sheet
 from .levels import change_level
-from .history import said, undone
+from .history import said, thing, undone
 from .profiles import OptionError, clean_options, get_profile
 from .rules import N_, OVERRIDABLE, RULES, Refused, refuse, waiving
 
@@ -448,22 +448,22 @@ def _decide_sheet(state: TableState, seat: str, action: str, params: dict) -> Ev
         item = sheet.new_item(params.get("item") or {}, uid)
         ops = sheet.add_item_ops(p, seat, item)
         if ops[0]["value"]["in_use"]:
-            summary = said("{who} plays {item} (in use)", item=item["name"])
+            summary = said("{who} plays {item} (in use)", item=thing(item))
         else:
-            summary = said("{who} plays {item} (carried)", item=item["name"])
+            summary = said("{who} plays {item} (carried)", item=thing(item))
     elif action == "item.use":
         ops = sheet.use_item_ops(p, seat, params.get("uid"))
-        summary = said("{who} uses {item}", item=sheet.item_of(p, params.get("uid"))["name"])
+        summary = said("{who} uses {item}", item=thing(sheet.item_of(p, params.get("uid"))))
     elif action == "item.carry":
         item = sheet.item_of(p, params.get("uid"))
         if not item.get("in_use"):
             raise Refused("{name} is already only carried.", status=409, name=item['name'])
         ops = [{"op": "patch", "seat": seat, "field": "items", "uid": item["uid"], "key": "in_use", "from": True, "to": False}]
-        summary = said("{who} carries {item} without using it", item=item["name"])
+        summary = said("{who} carries {item} without using it", item=thing(item))
     elif action == "item.remove":
         item = sheet.item_of(p, params.get("uid"))
         ops = [{"op": "remove", "seat": seat, "field": "items", "value": item}]
-        summary = said("{who} loses {item}", item=item["name"])
+        summary = said("{who} loses {item}", item=thing(item))
     elif action == "item.sell":
         _check_own_turn(state, seat, "sell")
         turn_number = state.turn["number"] if state.turn else 0
@@ -485,7 +485,7 @@ def _decide_sheet(state: TableState, seat: str, action: str, params: dict) -> Ev
         receiver = asdict(state.players[to])
         moved = {**item, "in_use": False}
         ops = [{"op": "remove", "seat": seat, "field": "items", "value": item}] + sheet.add_item_ops(receiver, to, moved)
-        summary = said("{who} gives {item} to {name}", item=item["name"], name=state.players[to].name)
+        summary = said("{who} gives {item} to {name}", item=thing(item), name=state.players[to].name)
     elif action == "curse.add":
         raw = params.get("curse") or {}
         name = str(raw.get("name") or "").strip()
@@ -497,13 +497,13 @@ def _decide_sheet(state: TableState, seat: str, action: str, params: dict) -> Ev
         if raw.get("card_id"):
             curse["card_id"] = raw["card_id"]
         ops = [{"op": "add", "seat": seat, "field": "curses", "value": curse}]
-        summary = said("{who} is cursed: {curse}", curse=name)
+        summary = said("{who} is cursed: {curse}", curse=thing(curse))
     elif action == "curse.remove":
         curse = next((c for c in p.get("curses", []) if c["uid"] == params.get("uid")), None)
         if curse is None:
             raise Refused("There is no such curse on this character.", status=404)
         ops = [{"op": "remove", "seat": seat, "field": "curses", "value": curse}]
-        summary = said("{who} is rid of {curse}", curse=curse["name"])
+        summary = said("{who} is rid of {curse}", curse=thing(curse))
     else:  # character.die
         ops = sheet.die_ops(p, seat, profile)
         order = sheet.looting_order({s: asdict(pl) for s, pl in state.players.items()}, seat)
