@@ -100,13 +100,11 @@ def N_(message: str) -> str:
     return message
 
 
-#: The rules the host may override for one action (a house ruling), and what each lets through.
-#: Checks that keep the game state coherent (the level floor, rewards, the fight's order)
-#: cannot be overridden.
-OVERRIDABLE: dict[str, frozenset] = {
-    rule: frozenset({rule}) for rule in
-    ("level.win-by-kill", "items.big", "race.one", "class.one", "items.not-in-combat", "turn.own", "halfling.double")
-}
+#: The rules the host may override for one action (a house ruling): the checks written with
+#: :func:`refuse`. Checks that keep the game state coherent (the level floor, rewards, the
+#: fight's order) cannot be overridden.
+OVERRIDABLE = ("level.win-by-kill", "items.big", "race.one", "class.one", "items.not-in-combat", "turn.own",
+               "halfling.double")
 
 
 class Refused(Exception):

@@ -228,7 +228,7 @@ def decide(state: TableState, actor: str, action: str, params: dict) -> Event:
     if override not in OVERRIDABLE:
         known = ", ".join(sorted(OVERRIDABLE))
         raise Refused("{override!r} is not a rule the host can override here; these can: {known}.", status=400, override=override, known=known)
-    with waiving(OVERRIDABLE[override]) as used:
+    with waiving({override}) as used:
         event = _decide(state, actor, action, params)
     if not used:
         raise Refused("Nothing to override: “{title}” does not forbid this.", status=409, title=RULES[override].title)

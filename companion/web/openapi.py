@@ -217,7 +217,9 @@ def spec() -> dict:
                     "reason": {"enum": ["empty", "corrupt", "not_an_image", "too_large", "too_many_pixels"]}}},
                 "Error": {"type": "object", "required": ["error"], "properties": {
                     "error": {"type": "string"}, "rule": {"type": ["string", "null"]},
-                    "citation": {"type": "string"}, "rule_summary": {"type": "string"}}},
+                    "citation": {"type": "string"}, "rule_summary": {"type": "string"},
+                    "citations": {"type": "array", "items": {"type": "string"},
+                                  "description": "the rule in every edition's book that has it"}}},
                 "Player": {"type": "object", "required": ["name", "sex"], "properties": {
                     "name": NAME, "sex": {"enum": list(SEXES)}}},
                 "CreateTable": {"type": "object", "required": ["name", "host"], "properties": {
