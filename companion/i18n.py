@@ -63,8 +63,10 @@ def translate(template: str, params: dict | None = None) -> str:
 
 
 def refusal_text(exc) -> str:
-    """A :class:`~companion.referee.rules.Refused` as the phone's language says it."""
-    return translate(exc.template, exc.params)
+    """A :class:`~companion.referee.rules.Refused` as the phone's language says it (a ``word``
+    parameter is a game word, translated too)."""
+    params = {k: (word(v) if k == "word" else v) for k, v in exc.params.items()}
+    return translate(exc.template, params)
 
 
 def history_line(event, names: dict) -> str:

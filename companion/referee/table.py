@@ -262,7 +262,7 @@ def _decide(state: TableState, actor: str, action: str, params: dict) -> Event:
     if action == "sex.set":
         sex = clean_sex(params.get("sex"))
         if sex == player.sex:
-            raise Refused("{name} is already {sex}.", status=409, name=player.name, sex=sex)
+            raise Refused("{name} is already {word}.", status=409, name=player.name, word=sex)
         return Event("sex.changed", {"seat": seat, "from": player.sex, "to": sex})
     if action == "level.up" and params.get("card") is not None:
         if params["card"] != "divine_intervention":
