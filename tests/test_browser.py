@@ -12,6 +12,7 @@ from pathlib import Path
 import cv2
 import numpy as np
 import pytest
+from playwright.sync_api import TimeoutError as PlaywrightTimeout
 from playwright.sync_api import expect
 
 from liveserver import LiveServer
@@ -383,14 +384,14 @@ def test_a_german_table_classic_rules_a_house_ruling_and_the_rule_search(browser
     expect(host.locator("#my-races")).to_contain_text("Krieger")
     menu = host.locator("#me details.more", has=host.locator("summary >> text=Rasse oder Klasse spielen"))
     alert = host.locator(".notice.refused")
-    for _attempt in range(3):  # a tap landing while the board is being morphed by the live update may be lost
-        if menu.get_attribute("open") is None:
-            menu.locator("summary").click()
-        host.click("#me button[data-action='class.add'] >> text=Zauberer")
+    for _attempt in range(4):  # a tap landing while the live update morphs the board may be lost: tap again
         try:
+            if menu.get_attribute("open") is None:
+                menu.locator("summary").click(timeout=3000)
+            host.click("#me button[data-action='class.add'] >> text=Zauberer", timeout=3000)
             alert.wait_for(timeout=3000)
             break
-        except Exception:
+        except PlaywrightTimeout:
             continue
     expect(alert).to_contain_text("Mehr Klassen als erlaubt (2): Eine zweite Klasse braucht Super-Munchkin.")
     expect(alert).to_contain_text("Eine Klasse, zwei nur mit Super-Munchkin")
