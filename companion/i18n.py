@@ -10,7 +10,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from flask import Flask, g, request
-from flask_babel import Babel, get_locale, get_translations, gettext
+from flask_babel import Babel, get_locale, get_translations
 
 from card_db import describe
 from card_db import store as card_store
@@ -45,7 +45,7 @@ def word(key: str) -> str:
 
 def kind_name(kind: str) -> str:
     """A card kind ("monster_enhancer") as the phone's language names it."""
-    return describe.kind_name(kind, gettext)
+    return describe.kind_name(kind, _template_gettext)
 
 
 def translate(template: str, params: dict | None = None) -> str:
@@ -53,7 +53,7 @@ def translate(template: str, params: dict | None = None) -> str:
 
     A catalogue entry with a broken placeholder falls back to English rather than fail.
     """
-    translated = gettext(template)
+    translated = _template_gettext(template)
     if not params:
         return translated
     try:
@@ -71,13 +71,13 @@ def refusal_text(exc) -> str:
 
 def history_line(event, names: dict) -> str:
     """One line of a table's history in the phone's language."""
-    return history.describe(event, names, gettext, word, lambda rule_id: localized(rule_id, language())["title"],
-                            local_name)
+    return history.describe(event, names, _template_gettext, word,
+                            lambda rule_id: localized(rule_id, language())["title"], local_name)
 
 
 def profile_label(chosen: dict) -> str:
     """A table's edition and options in a few words, in the phone's language."""
-    return history.profile_label(chosen, gettext)
+    return history.profile_label(chosen, _template_gettext)
 
 
 def select_locale() -> str:
@@ -115,11 +115,11 @@ def local_name(thing: dict) -> str:
 def reason_text(line: dict) -> str:
     """Why an item does not count, in the phone's language (a line of ``not_counting``)."""
     if "only_for" in line:
-        return gettext("only for {who}").format(who=describe.who(line["only_for"], gettext))
+        return _template_gettext(N_("only for {who}")).format(who=describe.who(line["only_for"], _template_gettext))
     if "not_for" in line:
-        return gettext("not for {who}").format(who=describe.who(line["not_for"], gettext))
+        return _template_gettext(N_("not for {who}")).format(who=describe.who(line["not_for"], _template_gettext))
     if line.get("rule") == "items.carried":
-        return gettext("carried, not in use")
+        return _template_gettext(N_("carried, not in use"))
     return line.get("reason", "")
 
 
@@ -139,6 +139,7 @@ def _translations():
 
 
 def _template_gettext(message: str) -> str:
+    """gettext on the request's cached catalogue (no formatting: templates and callers format)."""
     return _translations().ugettext(message)
 
 

@@ -236,8 +236,7 @@ def _resolve(state, fight: dict, actor: str, params: dict):
         ops.append({"op": "level", "seat": fight["helper"], "delta": judged["levels"]["helper"], "cause": "kill"})
     if fight["helper"] and judged["helper_wins_game"]:
         winners.append(fight["helper"])
-    winner = winners[0] if winners else None
-    game = "together" if len(winners) > 1 else "alone" if winner else "no"
+    game = "together" if len(winners) > 1 else "alone" if winners else "no"
     summary = said(WIN_SENTENCES[game], players=judged["players"]["total"], monsters=judged["monsters"]["total"],
                    gain=_gain(gained), draw=_draw(judged["treasures"], bool(judged.get("treasures_face_up"))),
                    name=state.players[winners[-1]].name if winners else "")

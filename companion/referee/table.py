@@ -103,12 +103,16 @@ class TableState:
     profile_id: str
     version: int = 0
     host: str | None = None
-    winner: str | None = None
-    winners: list = field(default_factory=list)  # everyone who won (a shared victory has two)
+    winners: list = field(default_factory=list)  # everyone who won (a joint or shared victory has two)
     players: dict[str, Player] = field(default_factory=dict)
     combat: dict | None = None  # the fight on now (see companion/referee/fight.py)
     turn: dict | None = None  # {"seat": whose turn, "number": 1, 2, ...}
     settings: dict = field(default_factory=dict)  # the host's table settings (objection_seconds, options)
+
+    @property
+    def winner(self) -> str | None:
+        """The first to win (the fighter of the winning fight), or ``None`` while the game runs."""
+        return self.winners[0] if self.winners else None
 
     @property
     def profile(self):
@@ -133,8 +137,9 @@ class TableState:
     @classmethod
     def from_json(cls, data: dict) -> "TableState":
         players = {p["seat"]: Player(**p) for p in data["players"]}
+        fields = {k: v for k, v in data.items() if k != "winner"}
         winners = data.get("winners") or ([data["winner"]] if data.get("winner") else [])  # older snapshots
-        return cls(**{**data, "players": players, "winners": winners})
+        return cls(**{**fields, "players": players, "winners": winners})
 
     def public(self) -> dict:
         """The state as the API shows it, with each player's combat strength."""
@@ -646,9 +651,9 @@ def _apply(state: TableState, event: Event) -> TableState:
     elif event.kind == "level.changed":
         new.players[p["seat"]].level = p["to"]
         if p.get("wins"):
-            new.winner, new.winners = p["seat"], [p["seat"]]
+            new.winners = [p["seat"]]
         if p.get("clears_win"):
-            new.winner, new.winners = None, []
+            new.winners = []
     elif event.kind == "sex.changed":
         new.players[p["seat"]].sex = p["to"]
     elif event.kind == "host.transferred":
@@ -685,9 +690,9 @@ def _apply(state: TableState, event: Event) -> TableState:
             for seat in {op["seat"] for op in p["ops"]}:
                 new.players[seat] = Player(**characters[seat])
         if p.get("winner"):
-            new.winner, new.winners = p["winner"], list(p.get("winners") or [p["winner"]])
+            new.winners = list(p.get("winners") or [p["winner"]])
         if p.get("clears_win"):
-            new.winner, new.winners = None, []
+            new.winners = []
     elif event.kind == "sheet.changed":
         characters = {seat: asdict(player) for seat, player in new.players.items()}
         sheet.apply_ops(characters, p["ops"], new.profile)

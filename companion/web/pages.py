@@ -207,6 +207,9 @@ def spectate(token: str):
     return render_template("spectate.html", token=token, **board_context(state, None))
 
 
+PROFILE_NAMES = {p.id: p.name for p in PROFILES.values()}
+
+
 def _rule_profile() -> str | None:
     """The edition a rules page cites first (``?profile=``; a table links with its own)."""
     profile_id = request.args.get("profile")
@@ -220,13 +223,12 @@ def rules():
     profile_id = _rule_profile()
     lang = i18n.language()
     results = rulesearch.search(query, lang, profile_id) if query else []
-    names = {p.id: p.name for p in PROFILES.values()}
     if is_htmx():
         return vary(render_template("_rule_results.html", query=query, results=results, profile_id=profile_id,
-                                    profile_names=names))
+                                    profile_names=PROFILE_NAMES))
     entries = [rule.as_dict(lang, profile_id) for rule in RULES.values()]
     return vary(render_template("rules.html", query=query, results=results, entries=entries, profile_id=profile_id,
-                                profile_names=names))
+                                profile_names=PROFILE_NAMES))
 
 
 @bp.get("/rules/<rule_id>")
@@ -238,7 +240,7 @@ def rule(rule_id: str):
     entry = RULES[rule_id].as_dict(lang, profile_id)
     related = [RULES[r].as_dict(lang) for r in RULES[rule_id].related]
     return vary(render_template("rule.html", rule=entry, related=related, profile_id=profile_id,
-                                profile_names={p.id: p.name for p in PROFILES.values()}))
+                                profile_names=PROFILE_NAMES))
 
 
 @bp.post("/lang")
@@ -246,7 +248,7 @@ def set_language():
     """Remember this phone's language (a cookie) and go back where it was."""
     lang = request.form.get("lang")
     if lang not in i18n.LANGUAGES:
-        raise Refused(gettext("Unknown language."), status=400)
+        raise Refused("Unknown language.", status=400)
     target = request.form.get("next") or "/"
     if not target.startswith("/") or target.startswith("//"):
         target = "/"
