@@ -10,15 +10,13 @@ from dataclasses import dataclass
 
 from jsonschema import Draft202012Validator
 
+from .words import CLASSES, HUMAN, RACES, SEXES, SLOTS, WORD_PATTERN
+
 LANGUAGES = ("en", "de", "nl", "it", "ru", "fr")
 DECKS = ("door", "treasure")
 DOOR_KINDS = ("monster", "curse", "monster_enhancer", "race", "class", "special")
 TREASURE_KINDS = ("item", "one_shot", "go_up_a_level", "special")
 KINDS = tuple(dict.fromkeys(DOOR_KINDS + TREASURE_KINDS))
-SLOTS = ("headgear", "armor", "footgear", "one_hand", "two_hands", "none")
-RACES = ("elf", "dwarf", "halfling", "human")
-CLASSES = ("warrior", "wizard", "cleric", "thief")
-SEXES = ("male", "female")
 
 _text = {"type": "string", "minLength": 1, "maxLength": 2000}
 _names = {
@@ -30,18 +28,32 @@ _names = {
 _texts = {"type": "object", "properties": {lang: _text for lang in LANGUAGES}, "additionalProperties": False}
 _who = {  # a race, class or sex a bonus, penalty or restriction is about
     "type": "object",
-    "properties": {"race": {"enum": list(RACES)}, "class": {"enum": list(CLASSES)}, "sex": {"enum": list(SEXES)}},
+    # the base set's words, or an expansion's (a race or class card of that id)
+    "properties": {"race": {"type": "string", "pattern": WORD_PATTERN, "examples": [*RACES, HUMAN]},
+                   "class": {"type": "string", "pattern": WORD_PATTERN, "examples": list(CLASSES)},
+                   "sex": {"enum": list(SEXES)}},
     "minProperties": 1, "maxProperties": 1, "additionalProperties": False,
 }
 _int = {"type": "integer", "minimum": -100, "maximum": 100}
-_effect = {  # a lasting or one-off effect the referee applies
+_effect = {  # what a curse or a monster's Bad Stuff does (companion/referee/effects.py performs it)
     "type": "object",
     "properties": {
-        "type": {"enum": ["combat_bonus", "run_away_bonus", "lose_levels", "lose_item", "change_sex",
-                          "lose_race", "lose_class", "other"]},
+        "type": {"enum": ["combat_bonus", "run_away_bonus", "lose_levels", "level_to", "lose_item", "change_sex",
+                          "lose_race", "lose_class", "death", "other"]},
         "value": _int,
         "slot": {"enum": list(SLOTS)},
         "until": {"enum": ["next_combat", "removed", "next_run_away"]},
+        "big": {"type": "boolean", "description": "lose_item: only Big items (true) or only small ones (false)"},
+        "count": {"type": "integer", "minimum": 1, "maximum": 10, "description": "lose_item: how many"},
+        "pick": {"enum": ["target", "caster", "best", "all"],
+                 "description": "lose_item: who picks, the biggest bonus, or every matching item"},
+        "all": {"type": "boolean", "description": "lose_race/lose_class: every one, not one of the victim's choice"},
+        "race": {"type": "string", "pattern": WORD_PATTERN},
+        "class": {"type": "string", "pattern": WORD_PATTERN},
+        "lowest": {"type": "boolean", "description": "level_to: the level of the lowest-level player"},
+        "who": _who, "unless": _who,
+        "else_levels": {"type": "integer", "minimum": 1, "maximum": 10,
+                        "description": "levels lost instead when there is nothing to take"},
     },
     "required": ["type"], "additionalProperties": False,
 }

@@ -19,64 +19,15 @@ from card_db.schema import KINDS
 from . import store
 from .db import get_db
 from .fights import card_of
-from .referee import sheet
+from .referee import catalogue, sheet
 from .referee.profiles import OPTIONS
 from .referee.rules import Refused
-from .referee.table import ACTIONS, TableState
+from .referee.table import TableState
 
 REASON_MAX = 140
 
-_ITEM_FIELDS = {"name": str, "bonus": int, "slot": str, "big": bool, "gold": int, "run_away_bonus": int}
-
-#: Parameters each action accepts and their types (values arrive as strings from forms;
-#: ``list`` takes repeated form fields or a JSON list, ``dict`` only comes from JSON).
-PARAMS: dict[str, dict[str, type]] = {
-    "level.up": {"seat": str, "card": str},
-    "level.down": {"seat": str},
-    "level.kill": {"seat": str, "levels": int},
-    "sex.set": {"seat": str, "sex": str},
-    "player.remove": {"seat": str},
-    "host.transfer": {"seat": str},
-    "race.add": {"seat": str, "race": str},
-    "race.remove": {"seat": str, "race": str},
-    "class.add": {"seat": str, "class": str},
-    "class.remove": {"seat": str, "class": str},
-    "half_breed.add": {"seat": str},
-    "half_breed.remove": {"seat": str},
-    "super_munchkin.add": {"seat": str},
-    "super_munchkin.remove": {"seat": str},
-    "item.add": {"seat": str, "card": str, "item": dict, "only_for": str, **_ITEM_FIELDS},
-    "item.use": {"seat": str, "uid": str},
-    "item.carry": {"seat": str, "uid": str},
-    "item.remove": {"seat": str, "uid": str},
-    "item.sell": {"seat": str, "uids": list, "double": str},
-    "item.give": {"seat": str, "uid": str, "to": str},
-    "curse.add": {"seat": str, "card": str, "curse": dict, "name": str, "combat_bonus": int},
-    "curse.remove": {"seat": str, "uid": str},
-    "character.die": {"seat": str},
-    "combat.start": {},
-    "combat.end": {},
-    "combat.monster.add": {"card": str, "monster": dict, "name": str, "level": int, "treasures": int, "levels": int,
-                           "undead": bool, "against": str, "against_bonus": int},
-    "combat.enhancer.add": {"monster": str, "card": str, "enhancer": dict},
-    "combat.oneshot.add": {"side": str, "card": str, "one_shot": dict, "name": str, "bonus": int},
-    "combat.help.ask": {"seat": str, "promise": str},
-    "combat.help.accept": {},
-    "combat.help.decline": {},
-    "combat.power": {"power": str, "cards": int},
-    "combat.backstab": {"target": str},
-    "combat.eliminate": {"monster": str, "charm": bool},
-    "combat.claim": {},
-    "combat.resolve": {},
-    "combat.flee": {"fighter_rolls": list, "helper_rolls": list, "fighter_reroll": str, "helper_reroll": str,
-                    "order": list},
-    "turn.end": {},
-    "settings.objection": {"seconds": str},
-    "settings.profile": {"profile": str, "options": dict, **{key: bool for key in OPTIONS if key != "top_level"},
-                         "top_level": int},
-}
-assert PARAMS.keys() == ACTIONS.keys()
-_TRUE, _FALSE = {"1", "true", "on", "yes"}, {"0", "false", "off", "no"}
+_ITEM_FIELDS = ("name", "bonus", "slot", "big", "gold", "run_away_bonus")
+_MONSTER_FIELDS = ("name", "level", "treasures", "levels", "undead", "against", "against_bonus")
 
 
 def _feed():
@@ -106,49 +57,8 @@ def _reason(value) -> str | None:
 
 
 def parse_params(action: str, raw: Mapping) -> dict:
-    """The action's parameters from ``raw``, typed; unknown parameters are refused."""
-    if action not in PARAMS:
-        raise Refused("Unknown action {action!r}; known: {names}.", status=400, action=action, names=', '.join(PARAMS))
-    spec = PARAMS[action]
-    extra = set(raw) - set(spec) - {"action", "reason", "expected_version", "csrf_token", "override"}
-    if extra:
-        raise Refused("Unknown parameter(s) for {action}: {names}.", status=400, action=action, names=', '.join(sorted(extra)))
-    params = {}
-    override = raw.get("override")
-    if override not in (None, ""):
-        if not isinstance(override, str):
-            raise Refused("override must be the id of a rule.", status=400)
-        params["override"] = override
-    for key, kind in spec.items():
-        if kind is list:
-            value = raw.getlist(key) if hasattr(raw, "getlist") else raw.get(key)
-            if value in (None, []):
-                continue
-            if not isinstance(value, list) or not all(isinstance(v, str) for v in value) or len(value) > 50:
-                raise Refused("{key} must be a list of at most 50 texts.", status=400, key=key)
-            params[key] = value
-            continue
-        value = raw.get(key)
-        if value in (None, ""):
-            continue
-        if kind is int:
-            params[key] = _int(value, key)
-        elif kind is bool:
-            if isinstance(value, bool):
-                params[key] = value
-            elif isinstance(value, str) and value.lower() in _TRUE | _FALSE:
-                params[key] = value.lower() in _TRUE
-            else:
-                raise Refused("{key} must be true or false.", status=400, key=key)
-        elif kind is dict:
-            if not isinstance(value, dict):
-                raise Refused("{key} must be an object.", status=400, key=key)
-            params[key] = value
-        elif not isinstance(value, str):
-            raise Refused("{key} must be text.", status=400, key=key)
-        else:
-            params[key] = value
-    return params
+    """The action's parameters from ``raw``, typed and checked as the catalogue declares them."""
+    return catalogue.parse(action, raw)
 
 
 def _dice(raw: list[str] | None, label: str) -> list[int]:
@@ -164,14 +74,24 @@ def _dice(raw: list[str] | None, label: str) -> list[int]:
     return rolls
 
 
+def _monster(params: dict) -> dict | None:
+    """The monster of a fight action: a card, a typed-in object, or form fields; ``None`` if none."""
+    if params.get("card"):
+        card = card_of(get_db(), params["card"], ("monster",))
+        return {"name": card["names"]["en"], "card_id": card["id"], **card["monster"]}
+    return params.get("monster") or ({k: params[k] for k in _MONSTER_FIELDS if k in params} or None)
+
+
 def _fight_params(action: str, params: dict) -> dict:
     """Card ids and form fields into the monsters, enhancers and one-shots the referee takes."""
-    if action == "combat.monster.add":
-        if params.get("card"):
-            card = card_of(get_db(), params["card"], ("monster",))
-            return {"monster": {"name": card["names"]["en"], "card_id": card["id"], **card["monster"]}}
-        return {"monster": params.get("monster") or {k: params[k] for k in (
-            "name", "level", "treasures", "levels", "undead", "against", "against_bonus") if k in params}}
+    if action in ("combat.monster.add", "combat.start", "turn.trouble", "turn.door"):
+        rest = {k: v for k, v in params.items() if k in ("found", "override")}
+        monster = _monster(params)
+        if action == "combat.monster.add":
+            return {**rest, "monster": monster or {}}
+        if action == "turn.door" and params.get("found") == "curse":
+            return {**rest, "curse": _curse(params)}
+        return {**rest, **({"monster": monster} if monster else {})}
     if action == "combat.enhancer.add":
         enhancer = params.get("enhancer") or {}
         if params.get("card"):
@@ -202,41 +122,41 @@ def _fight_params(action: str, params: dict) -> dict:
 def _from_cards(action: str, params: dict) -> dict:
     """Resolve ``card`` ids and form fields into what the referee takes (items, curses, the fight,
     settings)."""
-    if action.startswith("combat."):
+    if action.startswith("combat.") or action in ("turn.trouble", "turn.door"):
         return _fight_params(action, params)
-    if action == "settings.objection":
-        try:
-            return {"seconds": float(params.get("seconds", ""))}
-        except ValueError:
-            raise Refused("seconds must be a number.", status=400) from None
-    if action == "settings.profile":
-        flat = {k: v for k, v in params.items() if k in OPTIONS}
-        out = {k: v for k, v in params.items() if k in ("profile", "override")}
-        out["options"] = params.get("options", flat)
-        return out
+    if action == "card.play":
+        card = card_of(get_db(), params["card"], KINDS) if params.get("card") else None
+        if card is None:
+            raise Refused("Which card? card is required.", status=400)
+        return {**params, "_card": card}
+    if action == "settings.objection" and "seconds" not in params:
+        raise Refused("seconds must be a number.", status=400)
     if action not in ("item.add", "curse.add"):
         return params
-    rest = {k: v for k, v in params.items() if k in ("seat",)}
-    card_id = params.get("card")
-    if card_id and action == "item.add":
-        card = card_of(get_db(), card_id, ("item",))
-        return {**rest, "item": {"name": card["names"]["en"], "card_id": card_id, **card["item"]}}
-    if card_id:  # the referee refuses a curse that does not stay (rule curses.lasting)
-        card = card_of(get_db(), card_id, KINDS)
-        curse = card.get("curse") or {"timing": "immediate"}
-        return {**rest, "curse": {"name": card["names"]["en"], "card_id": card_id, "timing": curse["timing"],
-                                  "effects": list(curse.get("effects", []))}}
+    rest = {k: v for k, v in params.items() if k == "seat"}
     if action == "item.add":
+        if params.get("card"):
+            card = card_of(get_db(), params["card"], ("item",))
+            return {**rest, "item": {"name": card["names"]["en"], "card_id": card["id"], **card["item"]}}
         item = params.get("item") or {k: params[k] for k in _ITEM_FIELDS if k in params}
         if params.get("only_for"):
             item = {**item, "usable_by": [sheet.parse_who(params["only_for"], "only_for")]}
         return {**rest, "item": item}
+    return {**rest, "curse": _curse(params)}
+
+
+def _curse(params: dict) -> dict:
+    """A curse from its card (every effect the card data names), typed in, or from form fields."""
+    if params.get("card"):
+        card = card_of(get_db(), params["card"], ("curse",))
+        return {"name": card["names"]["en"], "card_id": card["id"], "text": (card.get("text") or {}).get("en", ""),
+                **card["curse"]}
     curse = params.get("curse")
     if curse is None:
         curse = {"name": params.get("name", "")}
         if params.get("combat_bonus"):
             curse["effects"] = [{"type": "combat_bonus", "value": params["combat_bonus"], "until": "removed"}]
-    return {**rest, "curse": curse}
+    return curse
 
 
 def options_from(raw: Mapping) -> dict | None:
@@ -262,7 +182,10 @@ def join(join_token: str, name, sex):
 
 def perform(table_id: str, actor: str, action: str, raw: Mapping) -> tuple[TableState, int]:
     """Run the named action for the player in seat ``actor``; returns ``(state, seq)``."""
-    params = _from_cards(action, parse_params(action, raw))
+    parsed = parse_params(action, raw)
+    params = _from_cards(action, parsed)
+    if "override" in parsed:
+        params["override"] = parsed["override"]
     state, seq = store.act(get_db(), table_id, actor, action, params,
                            reason=_reason(raw.get("reason")),
                            expected_version=_int(raw.get("expected_version"), "expected_version"))

@@ -35,6 +35,7 @@ WORDS = {
     "none": N_("no slot"), "headgear": N_("headgear"), "armor": N_("armor"), "footgear": N_("footgear"),
     "one_hand": N_("1 hand"), "two_hands": N_("2 hands"),
     "players": N_("players"), "monsters": N_("monsters"), "fighter": N_("fighter"), "helper": N_("helper"),
+    "door": N_("Door"), "treasure": N_("Treasure"),
 }
 
 

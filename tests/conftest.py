@@ -63,6 +63,13 @@ class Phone:
     def act(self, action, htmx=True, **params):
         return self.post(f"/t/{self.table_id}/act/{action}", {k: str(v) for k, v in params.items()}, htmx=htmx)
 
+    def pass_turn(self):
+        """A quiet turn (1.6, Turn Phases): a door with no monster, loot the room, end the turn."""
+        for action, params in (("turn.door", {"found": "other"}), ("turn.loot", {}), ("turn.end", {})):
+            response = self.act(action, **params)
+            assert response.status_code == 200, response.get_data(as_text=True)[:500]
+        return response
+
 
 @pytest.fixture
 def phones(app):

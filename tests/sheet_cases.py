@@ -49,11 +49,21 @@ CASES = {
         ([("Ann", "item.add", {"item": CHAINSAW}), ("Ann", "item.sell", {"uids_of": ["Chainsaw of Bloody Dismemberment"]})],
          ("refused", "items.sell")),
     "selling only on your own turn (1.6 Selling Items for Levels)":
-        ([("Ann", "item.add", {"item": {**HELM, "gold": 1000}}), ("Ann", "turn.end", {}),
+        ([("Ann", "item.add", {"item": {**HELM, "gold": 1000}}), ("Ann", "turn.door", {"found": "other"}),
+          ("Ann", "turn.loot", {}), ("Ann", "turn.end", {}),
           ("Ann", "item.sell", {"uids_of": ["Helm of Courage"]})], ("refused", "turn.own")),
     "no item changes during a fight (1.6 Items)":
         ([("Ann", "item.add", {"item": HELM}), ("Ann", "combat.start", {}),
           ("Ann", "item.carry", {"uid_of": "Helm of Courage"})], ("refused", "items.not-in-combat")),
+    "at Level 8, 2,000 gold buys Level 9 and no change (1.6 Selling Items for Levels)":
+        ([("Ann", "level.up", {})] * 7 + [
+            ("Ann", "item.add", {"item": {**HELM, "gold": 1200}}), ("Ann", "item.add", {"item": {**BOOTS, "gold": 1000}}),
+            ("Ann", "item.sell", {"uids_of": ["Helm of Courage", "Boots of Butt-Kicking"]})],
+         ("ok", {"level": 9, "items": []})),
+    "at Level 9 no sale gives a level (1.6 Selling Items for Levels: not to Level 10)":
+        ([("Ann", "level.up", {})] * 8 + [
+            ("Ann", "item.add", {"item": {**HELM, "gold": 1000}}), ("Ann", "item.sell", {"uids_of": ["Helm of Courage"]})],
+         ("refused", "items.sell-not-to-win")),
     "death keeps level, race and class (1.6 Death)":
         ([("Ann", "race.add", {"race": "elf"}), ("Ann", "level.up", {}), ("Ann", "item.add", {"item": BOOTS}),
           ("Ann", "character.die", {})], ("ok", {"level": 2, "races": ["elf"], "strength": 2})),

@@ -25,9 +25,16 @@ def test_actions_use_the_same_rules_as_the_pages(api):
     refused = client.post(url, json={"action": "level.up"}, headers=auth(tokens["Ivo"]))
     assert refused.status_code == 422
     assert refused.json["rule"] == "level.win-by-kill" and "Munchkin 1.6" in refused.json["citation"]
-    won = client.post(url, json={"action": "level.kill", "levels": 1, "reason": "Net Troll"}, headers=auth(tokens["Ivo"]))
+    kill = client.post(url, json={"action": "level.kill", "levels": 1}, headers=auth(tokens["Ivo"]))
+    assert kill.status_code == 422 and kill.json["rule"] == "level.causes"  # no kill without a fight
+    for who, body in (("Hana", {"action": "settings.objection", "seconds": 0}),
+                      ("Hana", {"action": "turn.door", "found": "other"}), ("Hana", {"action": "turn.loot"}),
+                      ("Hana", {"action": "turn.end"}), ("Ivo", {"action": "turn.door", "found": "monster", "card": "maul-rat"}),
+                      ("Ivo", {"action": "combat.claim"})):
+        assert client.post(url, json=body, headers=auth(tokens[who])).status_code == 200, body
+    won = client.post(url, json={"action": "combat.resolve", "reason": "Maul Rat"}, headers=auth(tokens["Ivo"]))
     assert won.status_code == 200 and won.json["table"]["winner"] == won.json["event"]["actor"]
-    assert won.json["event"]["reason"] == "Net Troll" and "wins the game" in won.json["event"]["text"]
+    assert won.json["event"]["reason"] == "Maul Rat" and "wins the game" in won.json["event"]["text"]
     over = client.post(url, json={"action": "level.up"}, headers=auth(tokens["Jana"]))
     assert over.status_code == 409 and over.json["rule"] == "game.won"
 

@@ -150,29 +150,35 @@ def test_three_phones_join_by_qr_and_see_a_level_up_live(browser, server, tmp_pa
 
 
 def test_refusal_and_win_are_shown_on_the_phones(browser, server, tmp_path):
+    """Level 10 only by a kill, in a fight won (1.6, Contradictions Between Cards and Rules, rule 4)."""
     errors: list[str] = []
     host = open_table(browser, errors, server, "Alice", "female")
     bob = join_by_qr(browser, errors, host, tmp_path, "Bob", "male")
 
     for level in range(2, 10):
-        bob.click("#me button[data-action='level.up']")
-        expect(bob.locator("#my-level")).to_have_text(str(level))
-    bob.click("#me button[data-action='level.up']")
-    alert = bob.locator(".notice.refused")
+        host.click("#me button[data-action='level.up']")
+        expect(host.locator("#my-level")).to_have_text(str(level))
+    host.click("#me button[data-action='level.up']")
+    alert = host.locator(".notice.refused")
     alert.wait_for()
     assert "killing a monster" in alert.inner_text()
     assert "Contradictions Between Cards and Rules, rule 4" in alert.inner_text()
-    assert bob.locator("#my-level").inner_text() == "9"
+    assert host.locator("#my-level").inner_text() == "9"
+    assert host.locator("#me button[data-action='level.kill']").count() == 0  # no kill without a fight
 
-    bob.click("#me button[data-action='level.kill'] >> nth=0")
+    host.locator("#turn button[data-action='turn.door']").first.click()
+    play(host, "maul rat", "Add Maul Rat to the fight")
+    host.click("#fight button[data-action='combat.claim']")
+    expect(host.locator("#fight .claim.ready")).to_be_visible(timeout=6000)
+    host.click("#fight button[data-action='combat.resolve']")
     for page in (bob, host):
         page.locator(".winner").wait_for()
-        assert "Bob wins the game!" in page.locator(".winner").inner_text()
+        assert "Alice wins the game!" in page.locator(".winner").inner_text()
 
     # Undo from the notice right after the action takes the win back, on every phone.
-    bob.click(".notice.done button[data-undo]")
-    expect(host.locator(".winner")).to_have_count(0)
-    assert level_of(host, "Bob") == "9"
+    host.click(".notice.done button[data-undo]")
+    expect(bob.locator(".winner")).to_have_count(0)
+    assert level_of(bob, "Alice") == "9"
     assert [e for e in errors if "status of 422" not in e] == []  # the refusal is a 422 by design
 
 
@@ -235,7 +241,7 @@ def test_a_helped_fight_with_an_enhancer_from_a_third_phone(browser, server, tmp
     play(aric, "chainsaw", "Add Chainsaw of Bloody Dismemberment")
     expect(aric.locator("#my-strength")).to_have_text("4")
 
-    aric.click("#turn button[data-action='combat.start']")
+    aric.locator("#turn button[data-action='turn.door']").first.click()  # the door: a monster
     play(aric, "octahedron", "Add Gelatinous Octahedron to the fight")
     for page in (aric, suzan, bob):
         expect(page.locator("#fight li[data-monster='Gelatinous Octahedron']")).to_be_visible()
@@ -269,9 +275,57 @@ def test_a_helped_fight_with_an_enhancer_from_a_third_phone(browser, server, tmp
     assert [e for e in errors if "status of 409" not in e] == []
 
 
+def test_a_whole_turn_door_fight_help_bad_stuff_death_charity_next_player(browser, server, tmp_path):
+    """One turn as the 1.6 book runs it (Turn Phases; Combat; Running Away; Death; Charity), each
+    step offered by the phase and seen live on every phone."""
+    errors: list[str] = []
+    aric = open_table(browser, errors, server, "Aric", "male")
+    suzan = join_by_qr(browser, errors, aric, tmp_path, "Suzan", "female")
+    bob = join_by_qr(browser, errors, aric, tmp_path, "Bob", "male")
+    play(aric, "wizard", "Add Wizard")
+    expect(aric.locator("#me button[data-action='class.remove']")).to_have_count(1)
+    aric.click("#me button[data-action='level.up']")  # Level 2: Charity goes to the lowest, Bob and Suzan
+    expect(aric.locator("#my-level")).to_have_text("2")
+    expect(suzan.locator("#turn")).to_contain_text("Aric's turn")
+    expect(suzan.locator("#turn button[data-action='turn.door']")).to_have_count(0)  # only Aric kicks the door
+
+    aric.locator("#turn button[data-action='turn.door']").first.click()  # the door: a monster
+    play(aric, "indescribable", "Add Unspeakably Awful Indescribable Horror to the fight")
+    for page in (aric, suzan, bob):
+        expect(page.locator("#fight li[data-monster='Unspeakably Awful Indescribable Horror']")).to_be_visible()
+        expect(page.locator("#turn")).to_contain_text("the fight is on")
+    aric.select_option("#fight select[name=seat]", label="Suzan")
+    aric.click("#fight button[data-action='combat.help.ask']")
+    suzan.click("#fight button[data-action='combat.help.accept']")
+    expect(bob.locator("#fight h2")).to_contain_text("Aric is fighting with Suzan")
+    expect(aric.locator("#fight-verdict")).to_contain_text("losing")
+
+    aric.click("#menu-flee summary")  # the real die: both roll a 2, both are caught
+    aric.fill("#menu-flee input[name=fighter_rolls]", "2")
+    aric.fill("#menu-flee input[name=helper_rolls]", "2")
+    aric.click("#menu-flee button[data-action='combat.flee-real']")
+    for page in (aric, suzan, bob):
+        expect(page.locator("#fight")).to_have_count(0)
+        expect(page.locator('.player[data-name="Suzan"] .tag.dead')).to_be_visible()  # the Horror kills her
+        expect(page.locator('.player[data-name="Aric"] .tag.dead')).to_have_count(0)  # a Wizard only loses the class
+    expect(aric.locator("#me button[data-action='class.remove']")).to_have_count(0)
+    expect(suzan.locator("#me")).to_contain_text("dead")
+    if os.environ.get("UPDATE_SCREENSHOTS"):
+        suzan.screenshot(path=str(DOCS / "screenshot-turn.png"), full_page=False)
+
+    aric.fill("#turn input[name=hand]", "8")  # Charity: three cards over, to the living only
+    aric.click("#turn button[data-action='turn.end']")
+    expect(aric.locator(".notice.done")).to_contain_text("go to Bob 3")
+    for page in (aric, suzan, bob):
+        expect(page.locator("#turn")).to_contain_text("Suzan's turn" if page is not suzan else "Your turn")
+        expect(page.locator('.player[data-name="Suzan"] .tag.dead')).to_have_count(0)  # her new character
+    expect(suzan.locator("#turn button[data-action='turn.door']").first).to_be_visible()
+    assert [e for e in errors if "status of 4" not in e] == []
+
+
 def test_history_shows_the_phones_local_time(browser, server):
     errors: list[str] = []
-    context = browser.new_context(**PHONE, timezone_id="Asia/Tokyo")
+    context = browser.new_context(**PHONE, timezone_id="Asia/Tokyo", locale="en-GB")
     page = context.new_page()
     page.on("console", lambda msg: errors.append(msg.text) if msg.type == "error" else None)
     page.goto(server.url + "/")
@@ -330,16 +384,16 @@ def test_scan_a_card_with_the_phone_camera(browser, server, tmp_path):
     assert uploads and uploads[0] < boots.stat().st_size / 3  # shrunk in the browser before the upload
     if os.environ.get("UPDATE_SCREENSHOTS"):
         aric.locator("#add-to-sheet").screenshot(path=str(DOCS / "screenshot-scan.png"))
-    answer.locator(".scan-best button[data-action='item.add']").click()
+    answer.locator(".scan-best button[data-action='card.play']").click()
     expect(aric.locator("#my-items")).to_contain_text("Boots of Butt-Kicking")
     expect(aric.locator("#scan-answer")).to_have_count(0)       # the answer has done its job
     expect(aric.locator("#my-strength")).to_have_text("3")      # level 1 + 2
 
-    aric.click("#turn button[data-action='combat.start']")
+    aric.locator("#turn button[data-action='turn.door']").first.click()  # the door: a monster
     suzan.set_input_files("#scan-photo", str(photo("net-troll", 22)))
     monster = suzan.locator("#scan-answer[data-card=net-troll]")
     expect(monster).to_be_visible(timeout=20_000)
-    monster.locator(".scan-best button[data-action='combat.monster.add']").click()
+    monster.locator(".scan-best button[data-action='card.play']").click()
     for page in (aric, suzan):
         expect(page.locator("#fight li[data-monster='Net Troll']")).to_be_visible()
 

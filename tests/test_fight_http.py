@@ -79,3 +79,13 @@ def test_card_page_one_tap_into_the_fight(phones):
     assert bob.post(f"/t/{bob.table_id}/act/combat.enhancer.add", {"card": "enraged", "monster": monster}).status_code == 303
     assert re.search(r'id="monsters-total">15<', alice.get(f"/t/{alice.table_id}").get_data(as_text=True))
     assert "For the players" in bob.get("/cards/magic-missile").get_data(as_text=True)
+
+
+def test_the_hosts_objection_window_is_the_one_every_phone_counts_down(phones):
+    """One value everywhere: a host's 10 s window is counted down from 10 on the phones, not 2.6."""
+    alice, bob, _ = phones
+    alice.post(f"/t/{alice.table_id}/act/settings.objection", {"seconds": "10"})
+    alice.act("combat.start", name="Slug", level=0)
+    assert alice.act("combat.claim").status_code == 200
+    remaining = float(re.search(r'data-remaining="([0-9.]+)"', bob.get(f"/t/{bob.table_id}").get_data(as_text=True)).group(1))
+    assert 5 < remaining <= 10

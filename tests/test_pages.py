@@ -94,12 +94,17 @@ def test_refusal_names_and_cites_the_rule(phones):
 
 
 def test_winning_kill_shows_on_every_phone(phones):
+    """The top level comes only from a fight won (1.6, Contradictions Between Cards and Rules, rule 4)."""
     alice, bob, cleo = phones
     for _ in range(8):
-        bob.act("level.up")
-    bob.act("level.kill", levels=1)
+        alice.act("level.up")
+    assert alice.act("level.kill", levels=1).status_code == 422  # no kill without a fight
+    alice.post(f"/t/{alice.table_id}/act/settings.objection", {"seconds": "0"})
+    alice.act("combat.start", name="Slug", level=1)
+    alice.act("combat.claim")
+    assert alice.act("combat.resolve").status_code == 200
     for phone in phones:
-        assert "Bob wins the game!" in phone.get(f"/t/{phone.table_id}").get_data(as_text=True)
+        assert "Alice wins the game!" in phone.get(f"/t/{phone.table_id}").get_data(as_text=True)
 
 
 def test_csrf_is_required_for_form_posts(phones):
@@ -188,10 +193,17 @@ def test_rules_pages(client):
 
 
 def test_host_can_adjust_a_player_whose_phone_died(phones):
+    """Go Up a Level by anyone on anyone (1.6, Go Up a Level); a level lost is the host's
+    correction, a recorded house ruling (level.causes)."""
     alice, bob, _ = phones
     html = alice.get(f"/t/{alice.table_id}").get_data(as_text=True)
     bob_seat = re.search(r'data-seat="([^"]+)" data-name="Bob"', html).group(1)
-    assert 'aria-label="Level up for Bob"' in html
+    assert 'aria-label="Play Go Up a Level on Bob"' in html and 'aria-label="Level down for Bob"' in html
     response = alice.act("level.up", seat=bob_seat)
     assert response.status_code == 200 and level_of(response.get_data(as_text=True), "Bob") == 2
-    assert 'aria-label="Level up for Alice"' not in bob.get(f"/t/{bob.table_id}").get_data(as_text=True)
+    bobs = bob.get(f"/t/{bob.table_id}").get_data(as_text=True)
+    assert 'aria-label="Play Go Up a Level on Alice"' in bobs and 'aria-label="Level down for Alice"' not in bobs
+    refused = alice.act("level.down", seat=bob_seat)
+    assert refused.status_code == 422 and "house ruling" in refused.get_data(as_text=True)
+    corrected = alice.act("level.down", seat=bob_seat, override="level.causes")
+    assert corrected.status_code == 200 and level_of(corrected.get_data(as_text=True), "Bob") == 1

@@ -72,6 +72,14 @@ def fighter(level=1, **extra):
      {"outcome": "win", "levels": 1, "treasures": 3}, "1.6 Combat: an eliminated monster gives treasure, no level"),
     ({"fighter": fighter(2, classes=["cleric"], turning=2), "monsters": [{"level": 7, "undead": True}]},
      {"outcome": "win", "players_total": 8}, "Cleric card: Turning +3 a card against Undead"),
+    ({"fighter": fighter(2, classes=["cleric"], turning=2), "monsters": [{"level": 5, "undead": True},
+                                                                       {"level": 4, "undead": True}]},
+     {"outcome": "lose", "players_total": 8, "monsters_total": 9},
+     "Cleric card (base set), Turning: once per combat against Undead, not once per Undead monster"),
+    ({"fighter": fighter(2, classes=["cleric"], turning=1), "monsters": [{"level": 2}, {"level": 2, "undead": True}]},
+     {"outcome": "win", "players_total": 5}, "Cleric card: Turning counts when an Undead is in the fight"),
+    ({"fighter": fighter(2, classes=["cleric"], turning=3), "monsters": [{"level": 3}]},
+     {"outcome": "lose", "players_total": 2}, "Cleric card: no Undead, no Turning bonus"),
     ({"fighter": fighter(4), "monsters": [{"level": 1}], "one_shots": [{"bonus": 5, "side": "monsters"}]},
      {"outcome": "lose"}, "1.6 Interfering With Combat: a potion for the monster"),
     ({"fighter": fighter(4), "monsters": [{"level": 1}], "backstabs": ["fighter", "fighter"]},
@@ -83,6 +91,19 @@ def fighter(level=1, **extra):
     ({"fighter": fighter(3, curses=[{"name": "Change Sex", "effects": [
         {"type": "combat_bonus", "value": -5, "until": "next_combat"}]}]), "monsters": [{"level": 1}]},
      {"outcome": "lose", "players_total": -2}, "1.6 Curses: a 'next combat' curse counts in this one"),
+    ({"fighter": fighter(3), "helper": fighter(2, curses=[{"name": "Change Sex", "effects": [
+        {"type": "combat_bonus", "value": -5, "until": "next_combat"}]}]), "monsters": [{"level": 1}]},
+     {"outcome": "lose", "players_total": 0}, "1.6 Curses: the helper's 'next combat' curse counts in the fight they help in"),
+    ({"fighter": fighter(3, races=["elf"], half_breed=True), "monsters": [
+        {"level": 2, "modifiers": [{"against": {"race": "human"}, "value": 3}]}]},
+     {"outcome": "lose", "monsters_total": 5},
+     "German rules 2003, Halb-Blut: with one race, half that race and half human (a bonus against Humans applies)"),
+    ({"fighter": fighter(3, races=["elf", "dwarf"], half_breed=True), "monsters": [
+        {"level": 2, "modifiers": [{"against": {"race": "human"}, "value": 3}]}]},
+     {"outcome": "win", "monsters_total": 2}, "Dutch rules 2001, Halfbloed: with two races, not human"),
+    ({"fighter": fighter(3, races=["elf"], half_breed=True), "monsters": [
+        {"level": 2, "modifiers": [{"against": {"race": "elf"}, "value": 3}]}]},
+     {"outcome": "lose", "monsters_total": 5}, "Dutch rules 2001, Halfbloed: still that race too"),
 ])
 def test_cases(fight, expect, source):
     verdict = evaluate(fight)
@@ -113,6 +134,58 @@ def test_cases(fight, expect, source):
 def test_running_away(fight, rolls_key, expect, source):
     verdict = evaluate(fight)
     assert [r.get("escaped") for r in verdict["run_away"]] == expect, source
+
+
+def test_turning_is_one_line_per_cleric_per_combat():
+    """Cleric card (base set): Turning is used in a combat against Undead, once, however many Undead."""
+    verdict = evaluate({"fighter": fighter(2, classes=["cleric"], turning=3), "helper": fighter(1),
+                        "monsters": [{"name": "Ghoul", "level": 2, "undead": True, "enhancers": [{"mate": True}]},
+                                     {"name": "Zombie", "level": 3, "undead": True}]})
+    turning = [line for line in verdict["players"]["lines"] if "Turning" in line["source"]]
+    assert [line["value"] for line in turning] == [9] and turning[0]["rule"] == "combat.powers"
+    assert verdict["players"]["total"] == 2 + 1 + 9
+
+
+def test_next_combat_curses_count_for_fighter_and_helper_and_cite_the_rule():
+    """1.6 (2011) Curses: a 'your next combat' curse counts in the fight the character is in, as fighter or helper."""
+    curse = {"name": "Change Sex", "effects": [{"type": "combat_bonus", "value": -2, "until": "next_combat"}]}
+    lasting = {"name": "Chicken on Your Head", "effects": [{"type": "combat_bonus", "value": -1, "until": "removed"}]}
+    verdict = evaluate({"fighter": {"name": "Ann", "level": 5, "curses": [curse]},
+                        "helper": {"name": "Ben", "level": 4, "curses": [curse, lasting]}, "monsters": [{"level": 1}]})
+    lines = {line["source"]: line for line in verdict["players"]["lines"]}
+    assert lines["Ann: Change Sex"]["value"] == -2 and lines["Ben: Change Sex"]["value"] == -2
+    assert lines["Ann: Change Sex"]["rule"] == "curses.effects" and lines["Ben: Chicken on Your Head"]["rule"] == "curses.lasting"
+    assert verdict["players"]["total"] == 5 + 4 - 2 - 2 - 1
+
+
+@pytest.mark.parametrize("profile, races, rolls, reroll, expect, source", [
+    ("munchkin-classic", ["halfling"], [5], None, [False], "German rules 2003, Weglaufen: a Halfling runs away with a penalty"),
+    ("munchkin-classic", ["halfling"], [6], None, [True], "Dutch rules 2001, Vluchten: 6 still escapes with the penalty"),
+    ("munchkin-1.6", ["halfling"], [5], None, [True], "1.6 Running Away: no penalty for the Halfling"),
+    ("munchkin-1.71", ["halfling"], [2], 5, [True], "1.71, the Halfling card: the reroll of a failed escape"),
+    ("munchkin-classic", ["elf"], [4], None, [True], "German rules 2003, Weglaufen: Elves keep their bonus"),
+    ("munchkin-classic", ["elf", "halfling"], [5], None, [True], "German rules 2003, Halb-Blut: both races' bonus and penalty"),
+])
+def test_halfling_running_away_per_edition(profile, races, rolls, reroll, expect, source):
+    character = fighter(3, races=races, half_breed=len(races) > 1, rolls=rolls)
+    if reroll:
+        character["reroll"] = reroll
+    verdict = evaluate({"profile": profile, "fighter": character, "monsters": [{"level": 9}]})
+    assert [r.get("escaped") for r in verdict["run_away"]] == expect, source
+    halfling = [line for line in verdict["run_away"][0]["modifiers"] if line["source"] == "Halfling"]
+    if profile == "munchkin-classic" and "halfling" in races:
+        assert [line["value"] for line in halfling] == [-1] and halfling[0]["rule"] == "halfling.run-away"
+        assert halfling[0]["citation"].startswith("Munchkin, German rules (2003), Weglaufen")
+    else:
+        assert halfling == []
+
+
+def test_classic_halfling_has_no_reroll():
+    """German rules 2003 and Dutch rules 2001 (Weglaufen / Vluchten): a penalty, no second roll."""
+    with pytest.raises(Refused) as exc:
+        evaluate({"profile": "munchkin-classic", "fighter": fighter(3, races=["halfling"], rolls=[2], reroll=6),
+                  "monsters": [{"level": 9}]})
+    assert exc.value.rule.id == "halfling.run-away" and exc.value.status == 400
 
 
 @pytest.mark.parametrize("fight, rule, message", [

@@ -31,6 +31,11 @@ def test_the_three_card_game_editions_differ_as_their_books_do():
     assert (classic.helper_gains_levels, v16.helper_gains_levels, v171.helper_gains_levels) == ("elf", "elf", "none")
     assert v171.monster_min_level == 1 and v16.monster_min_level == 0
     assert "curses" not in classic.death_keeps and "curses" in v16.death_keeps
+    # the classic books (Weglaufen / Vluchten): Halflings run away with a penalty, -1 by our reading;
+    # 1.6 and 1.71 (the Halfling card): the reroll of a failed escape
+    assert (classic.halfling_run_away, classic.halfling_run_away_penalty) == ("penalty", -1)
+    assert v16.halfling_run_away == v171.halfling_run_away == "reroll"
+    assert classic.as_dict()["halfling_run_away_penalty"] == -1 and v16.as_dict()["halfling_run_away_penalty"] == 0
 
 
 @pytest.mark.parametrize("options, top", [({}, 10), ({"epic": True}, 20), ({"top_level": 5}, 5)])
@@ -159,3 +164,14 @@ def test_an_override_of_the_winning_kill_wins_the_game():
     g.level(9)
     event = g.do("level.up", override="level.win-by-kill")
     assert event.payload["wins"] and g.state.winner == "a"
+
+
+def test_options_outside_the_editions_book_are_labelled_house_rules():
+    """Epic and Faster Play are in the 1.6 and 1.71 books; the quick deal only in the classic ones
+    (German rules 2003, Spielvorbereitung); a custom top level is in no book."""
+    from companion.referee.history import profile_label
+    assert get_profile("munchkin-1.6", {"epic": True}).house_rules == []
+    assert get_profile("munchkin-classic", {"epic": True, "fast_start": True}).house_rules == ["epic"]
+    assert profile_label({"profile": "munchkin-classic", "options": {"epic": True}}).endswith("Epic (house rule)")
+    assert "(house rule)" in profile_label({"profile": "munchkin-1.6", "options": {"top_level": 12}})
+    assert "house rule" not in profile_label({"profile": "munchkin-1.71", "options": {"shared_victory": True}})

@@ -45,6 +45,12 @@ class Game:
     def p(self, seat="a"):
         return self.state.players[seat].as_dict()
 
+    def pass_turn(self, actor="a", ender=None):
+        """A quiet turn (1.6, Turn Phases): a door with no monster, loot the room, end the turn."""
+        self.do("turn.door", actor=actor, found="other")
+        self.do("turn.loot", actor=actor)
+        return self.do("turn.end", actor=ender or actor)
+
     def item(self, name, seat="a"):
         return next(i for i in self.state.players[seat].items if i["name"] == name)
 
@@ -341,22 +347,23 @@ def test_no_item_changes_in_a_fight_but_races_may_go(g):
 
 def test_turns_pass_in_order_and_gate_the_door_and_selling(g):
     g._record(t.join(g.state, "c", "Cid", "male"))
-    assert g.state.turn == {"seat": "a", "number": 1}  # the host starts
+    assert g.state.turn == {"seat": "a", "number": 1, "phase": "start"}  # the host starts
     g.do("item.add", actor="b", item={**HELM, "gold": 1000})
     refusal = g.refused("item.sell", actor="b", uids=[g.item("Helm of Courage", "b")["uid"]])
     assert refusal.rule.id == "turn.own"  # 1.6 Selling Items for Levels: during your turn
     assert g.refused("combat.start", actor="b").rule.id == "turn.own"
     assert g.refused("turn.end", actor="b").rule.id == "turn.own"
-    passed = g.do("turn.end")
-    assert g.state.turn == {"seat": "b", "number": 2}
+    assert g.refused("turn.end").rule.id == "turn.door"  # 1.6 Turn Phases: the door comes first
+    passed = g.pass_turn()
+    assert g.state.turn == {"seat": "b", "number": 2, "phase": "start"}
     g.do("item.sell", actor="b", uids=[g.item("Helm of Courage", "b")["uid"]])
-    g.do("turn.end", actor="b")
-    g.do("turn.end", actor="a")  # the host may end anyone's turn
-    assert g.state.turn == {"seat": "a", "number": 4}  # Cid's turn passed back to Ann
+    g.pass_turn("b")
+    g.pass_turn("c", ender="a")  # the host may end anyone's turn
+    assert g.state.turn == {"seat": "a", "number": 4, "phase": "start"}  # Cid's turn passed back to Ann
     with pytest.raises(Refused):
         t.inverse(g.state, passed)  # the turn has moved on since
     g.undo(g.events[-1])
-    assert g.state.turn == {"seat": "c", "number": 3}
+    assert g.state.turn == {"seat": "c", "number": 3, "phase": "charity"}
 
 
 def test_halfling_double_price_once_a_turn(g):
@@ -370,7 +377,7 @@ def test_halfling_double_price_once_a_turn(g):
     assert g.refused("item.sell", uids=[boots[1], helms[1]], double=boots[1]).rule.id == "halfling.double"
     g._record(t.join(g.state, "c", "Cid", "male"))
     for actor in ("a", "b", "c"):
-        g.do("turn.end", actor=actor)
+        g.pass_turn(actor)
     g.do("item.sell", uids=[boots[1], helms[1]], double=boots[1])  # a new turn
     assert g.p()["level"] == 3
 
@@ -389,3 +396,122 @@ def test_rulebook_cases_in_the_referee(steps, expected):
         g.do(action, actor=seats[actor], **params)
         sheet = g.p("a")
         assert {k: sheet[k] for k in expected[1]} == expected[1]
+
+
+# --- Selling near the top, Charity and the dead, Half-Breed (sheet functions) -------------------------
+
+def _for_sale(level, golds):
+    return {"level": level, "races": [], "items": [{"uid": f"i{n}", "name": f"Item {n}", "gold": gold}
+                                                   for n, gold in enumerate(golds)]}
+
+
+@pytest.mark.parametrize("profile, options, level, golds, gained, source", [
+    ("munchkin-1.6", None, 8, [2000], 1, "1.6 Selling Items for Levels: only Level 10 is out of reach; 8 -> 9, no change"),
+    ("munchkin-1.6", None, 8, [1500, 1500], 1, "1.6 Selling Items for Levels: 3,000 gold at Level 8 still gives one level"),
+    ("munchkin-1.6", None, 7, [3000], 2, "1.6 Selling Items for Levels: two levels to Level 9"),
+    ("munchkin-1.6", None, 6, [5000], 3, "1.6 Selling Items for Levels: up to Level 9, the rest is lost"),
+    ("munchkin-1.71", None, 8, [2500], 1, "1.71 Vendere Oggetti per ottenere Livelli: not to Level 10, up to 9"),
+    ("munchkin-classic", None, 8, [2000], 1, "German rules 2003, Stufe 10: whatever else would reach 10 stops at 9"),
+    ("munchkin-1.6", {"epic": True}, 18, [3000], 1, "Epic: the same one below Level 20"),
+    ("munchkin-1.6", {"epic": True}, 9, [2000], 2, "Epic: Level 10 is an ordinary level"),
+    ("munchkin-1.6", {"top_level": 5}, 3, [2000], 1, "custom top level 5: selling stops at 4"),
+])
+def test_selling_stops_one_below_the_top(profile, options, level, golds, gained, source):
+    from companion.referee import sheet
+    from companion.referee.profiles import get_profile
+    p = _for_sale(level, golds)
+    ops, gold, levels = sheet.sell_ops(p, "a", [i["uid"] for i in p["items"]], get_profile(profile, options))
+    assert (gold, levels) == (sum(golds), gained), source
+    assert ops[-1] == {"op": "level", "seat": "a", "delta": gained, "cause": "up"}
+    assert [op["value"]["uid"] for op in ops[:-1]] == [i["uid"] for i in p["items"]]  # every item sold goes
+
+
+@pytest.mark.parametrize("profile, options, level, source", [
+    ("munchkin-1.6", None, 9, "1.6 Selling Items for Levels: you may not sell items to go to Level 10"),
+    ("munchkin-1.71", None, 9, "1.71 Vendere Oggetti per ottenere Livelli"),
+    ("munchkin-classic", None, 9, "German rules 2003, Stufe 10"),
+    ("munchkin-1.6", {"epic": True}, 19, "Epic: no buying Level 20"),
+    ("munchkin-1.6", {"top_level": 5}, 4, "custom top level 5"),
+])
+def test_no_sale_gives_a_level_one_below_the_top(profile, options, level, source):
+    from companion.referee import sheet
+    from companion.referee.profiles import get_profile
+    from companion.referee.rules import waiving
+    p = _for_sale(level, [1000, 2000])
+    with pytest.raises(Refused) as exc:
+        sheet.sell_ops(p, "a", ["i0", "i1"], get_profile(profile, options))
+    assert exc.value.rule.id == "items.sell-not-to-win", source
+    with waiving(["items.sell-not-to-win"]) as used:  # a house ruling: refused with rules.refuse
+        _, _, levels = sheet.sell_ops(p, "a", ["i0", "i1"], get_profile(profile, options))
+    assert used == ["items.sell-not-to-win"] and levels == 1  # never past the top
+
+
+def test_selling_at_level_8_through_the_table(g):
+    """1.6 Selling Items for Levels: at Level 8, 2,000 gold gives Level 9; the rest is lost (no change)."""
+    g.level(8)
+    g.do("item.add", item={**HELM, "gold": 1200})
+    g.do("item.add", item={**BOOTS, "gold": 1000})
+    sale = g.do("item.sell", uids=[g.item("Helm of Courage")["uid"], g.item("Boots of Butt-Kicking")["uid"]])
+    assert g.p()["level"] == 9 and g.p()["items"] == [] and not g.state.winners
+    g.undo(sale)
+    assert g.p()["level"] == 8 and len(g.p()["items"]) == 2
+
+
+@pytest.mark.parametrize("levels, dead, hand, expected, source", [
+    ({"a": 5, "b": 1, "c": 3}, {"b"}, 7, {"discard": False, "shares": [{"seat": "c", "cards": 2}], "skipped_dead": ["b"]},
+     "1.6 Death: the dead receive no cards, not even Charity; the lowest living player gets them"),
+    ({"a": 3, "b": 1, "c": 2}, {"b", "c"}, 7, {"discard": True, "shares": [], "skipped_dead": ["b", "c"]},
+     "1.6 Turn Phases, Charity: every lower player dead, the giver is the lowest living: discard"),
+    ({"a": 2, "b": 1, "c": 2}, {"b"}, 6, {"discard": True, "shares": []},
+     "1.6 Charity: tied for the lowest living, discard"),
+    ({"a": 5, "b": 2, "c": 2, "d": 2}, {"b"}, 8, {"shares": [{"seat": "c", "cards": 2}, {"seat": "d", "cards": 1}],
+                                                 "giver_chooses_bigger": True},
+     "1.6 Charity: living players tied for lowest split the cards; the dead one gets none"),
+    ({"a": 5, "b": 4, "c": 1}, {"b"}, 7, {"shares": [{"seat": "c", "cards": 2}], "skipped_dead": []},
+     "1.6 Charity: a dead player above the lowest changes nothing"),
+])
+def test_charity_skips_the_dead(levels, dead, hand, expected, source):
+    from companion.referee import sheet
+    from companion.referee.profiles import get_profile
+    players = {seat: {"level": level, **({"dead": True} if seat in dead else {})} for seat, level in levels.items()}
+    result = sheet.charity(players, "a", hand, get_profile("munchkin-1.6"))
+    assert {k: result[k] for k in expected} == expected, source
+
+
+def test_classic_charity_goes_to_the_lowest_living_player():
+    """German rules 2003, Phasen einer Runde, Milde Gabe; Dutch rules 2001, Liefdadigheid: the living player
+    with the lowest level (a Dwarf keeps 6)."""
+    from companion.referee import sheet
+    from companion.referee.profiles import get_profile
+    players = {"a": {"level": 6, "races": ["dwarf"]}, "b": {"level": 1, "dead": True}, "c": {"level": 4, "dead": False},
+               "d": {"level": 4}}
+    result = sheet.charity(players, "a", 9, get_profile("munchkin-classic"))
+    assert (result["limit"], result["excess"]) == (6, 3)
+    assert result["shares"] == [{"seat": "c", "cards": 2}, {"seat": "d", "cards": 1}] and result["rule"] == "charity"
+
+
+@pytest.mark.parametrize("p, who, expected, source", [
+    ({"races": ["elf"], "half_breed": True}, {"race": "human"}, True,
+     "German rules 2003, Halb-Blut: with one race, half that race and half human"),
+    ({"races": ["elf"], "half_breed": True}, {"race": "elf"}, True, "Dutch rules 2001, Halfbloed: and still that race"),
+    ({"races": ["elf", "dwarf"], "half_breed": True}, {"race": "human"}, False,
+     "Dutch rules 2001, Halfbloed: with two races, half Elf and half Dwarf, not human"),
+    ({"races": ["elf", "dwarf"], "half_breed": True}, {"race": "dwarf"}, True, "German rules 2003, Halb-Blut"),
+    ({"races": ["elf"]}, {"race": "human"}, False, "1.6 Character Stats, Race: a race card, not human"),
+    ({"races": []}, {"race": "human"}, True, "1.6 Character Stats, Race: no race card, human"),
+])
+def test_half_breed_with_one_race_is_half_human(p, who, expected, source):
+    from companion.referee import sheet
+    assert sheet.is_(p, who) is expected, source
+
+
+def test_half_breed_races_for_display_and_items_for_humans():
+    from companion.referee import sheet
+    p = {"level": 2, "races": ["halfling"], "half_breed": True, "classes": [],
+         "items": [{"uid": "x", "name": "Human Shield", "slot": "none", "bonus": 2, "in_use": True,
+                    "usable_by": [{"race": "human"}]}]}
+    assert sheet.races_of(p) == ["halfling", "human"]
+    assert sheet.races_of({**p, "races": ["halfling", "elf"]}) == ["halfling", "elf"]
+    assert sheet.races_of({**p, "races": []}) == ["human"]
+    assert sheet.strength(p)["total"] == 4  # the item for Humans counts (German rules 2003, Halb-Blut)
+    assert sheet.strength({**p, "half_breed": False})["total"] == 2

@@ -50,12 +50,15 @@ def test_eight_seats_then_full():
 
 
 def test_players_change_only_their_own_character_unless_host():
+    """Go Up a Level goes on anyone (1.6, Go Up a Level); the sheet itself is its owner's."""
     state, events = new_table("Ann", "Ben")
+    state = run(state, events, "s1", "level.up", seat="s0")
+    assert state.players["s0"].level == 2
     with pytest.raises(Refused) as exc:
-        t.decide(state, "s1", "level.up", {"seat": "s0"})
+        t.decide(state, "s1", "race.add", {"seat": "s0", "race": "elf"})
     assert exc.value.rule.id == "table.host" and exc.value.status == 403
-    state = run(state, events, "s0", "level.up", seat="s1")
-    assert state.players["s1"].level == 2
+    state = run(state, events, "s0", "race.add", seat="s1", race="elf")
+    assert state.players["s1"].races == ["elf"]
 
 
 def test_kill_to_ten_wins_and_freezes_the_game():
@@ -65,7 +68,15 @@ def test_kill_to_ten_wins_and_freezes_the_game():
     with pytest.raises(Refused) as exc:
         t.decide(state, "s1", "level.up", {})
     assert exc.value.rule.id == "level.win-by-kill"
-    state = run(state, events, "s1", "level.kill", levels=1)
+    with pytest.raises(Refused) as exc:  # no kill without a fight (level.causes)
+        t.decide(state, "s1", "level.kill", {"levels": 1})
+    assert exc.value.rule.id == "level.causes"
+    state = run(state, events, "s0", "turn.door", found="other")  # Ann's quiet turn
+    state = run(state, events, "s0", "turn.loot")
+    state = run(state, events, "s0", "turn.end")
+    state = run(state, events, "s1", "turn.door", found="monster", monster={"name": "Slug", "level": 1})
+    state = run(state, events, "s1", "combat.claim", _now=0)
+    state = run(state, events, "s1", "combat.resolve", _now=100)
     assert state.winner == "s1" and state.players["s1"].level == 10
     with pytest.raises(Refused) as exc:
         t.decide(state, "s0", "level.up", {})

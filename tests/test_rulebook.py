@@ -1,5 +1,6 @@
 """The rule entries in six languages, and the search that finds them."""
 import os
+import re
 import tomllib
 from pathlib import Path
 
@@ -83,6 +84,10 @@ def test_rule_search_and_entries_over_the_api(client):
 
 DOC = Path(__file__).resolve().parent.parent / "docs" / "rules.md"
 ENGINE = Path(__file__).resolve().parent.parent / "companion" / "referee"
+#: Every rule of the seed rulebooks and what the app does with it (``rulebook/coverage.toml``).
+COVERAGE = tomllib.loads((ENGINE / "rulebook" / "coverage.toml").read_text())
+SEED_RULES = COVERAGE["rule"]
+SEED_STATUSES = ("enforced", "shown", "not covered")
 
 
 def where_checked(rule_id: str) -> list[str]:
@@ -129,19 +134,47 @@ def rules_doc() -> str:
             f"{len({q['lang'] for q in QUESTIONS})} languages; {firsts} must be answered first by the expected entry, "
             f"the others within the first three. `python bench/rule_search.py` reports the figures and the speed.", ""]
     out += [NOT_ENFORCED]
+    out += seed_rules_doc()
     return "\n".join(out)
+
+
+def seed_rules_doc() -> list[str]:
+    """The "Seed rules" section: every rule of the seed rulebooks, by topic, with its status."""
+    def count(rules, status):
+        return sum(1 for r in rules if r["status"] == status)
+
+    topics = [(topic, [r for r in SEED_RULES if r["topic"] == topic]) for topic in COVERAGE["topics"]]
+    topics = [(topic, rules) for topic, rules in topics if rules]
+    out = ["## Seed rules\n",
+           "Every rule of the rulebooks the project follows, in our own words, with what the app does with it "
+           "(from `companion/referee/rulebook/coverage.toml`). **enforced**: the referee checks it, refusing what "
+           "breaks it or applying it; **shown**: the app displays it or the rule search answers it, and the players "
+           "apply it; **not covered**: the app does nothing with it. *Entry* is the rule entry above that covers it.\n",
+           f"**{len(SEED_RULES)} rules: " + ", ".join(f"{count(SEED_RULES, s)} {s}" for s in SEED_STATUSES) + ".**\n",
+           "| topic | rules | " + " | ".join(SEED_STATUSES) + " |", "|---|---|" + "---|" * len(SEED_STATUSES)]
+    out += [f"| {topic} | {len(rules)} | " + " | ".join(str(count(rules, s)) for s in SEED_STATUSES) + " |"
+            for topic, rules in topics]
+    out += ["", "Books cited:", ""]
+    out += [f"- {book} (`{name}`): {sum(1 for r in SEED_RULES if any(c.startswith(book + ', ') for c in r['books']))} rules"
+            for name, book in COVERAGE["seeds"].items()]
+    for topic, rules in topics:
+        out += ["", f"### {topic}\n", "| rule | books | status | entry | note |", "|---|---|---|---|---|"]
+        out += [f"| {r['rule']} | {'<br>'.join(r['books'])} | {r['status']} | "
+                f"{'`' + r['entry'] + '`' if r.get('entry') else '—'} | {r.get('note', '')} |" for r in rules]
+    return out + [""]
 
 
 NOT_ENFORCED = """## Not enforced (the players apply these themselves)
 
-- Bad Stuff is shown, and applied only when it is death; other Bad Stuff (lose a level, an
-  item) the player applies on the sheet. The Cleric's Resurrection is not modelled; one-shots
-  played from the table are not taken off the sheet automatically; an Undead joining another
-  Undead (or any Wandering Monster) is simply anyone adding a monster.
+- Bad Stuff and curses act from the card data (levels, items, a race or class, sex, death;
+  the victim or the caster picks where the card lets them); what the app cannot do (a die
+  roll that decides, cards taken from the hand, "every other player takes an item") is shown
+  as the card's text for the table to act out. The Cleric's Resurrection is not modelled;
+  one-shots played from the table are not taken off the sheet automatically.
 - The app does not hold the cards, so the deal, Listen at the Door and looting drawing a
-  Treasure are shown in the table's rules (every phone), not policed; Divine Intervention is
-  `level.up` with `card=divine_intervention`, accepted to the top level only in the classic rules.
-- A dead character is not kept from receiving cards (Charity) until their next turn.
+  Treasure are shown in the table's rules (every phone), not policed; what was behind the door
+  is what the player says it was. Divine Intervention gives the top level only in the
+  classic rules.
 - Trading timing, curses played "at any time" and looting the body are answered by the
   rule search (`dispute` entries) rather than refused.
 """
@@ -157,3 +190,37 @@ def test_rules_doc_is_current():
 def test_every_enforced_entry_is_checked_by_the_engine():
     unchecked = [r.id for r in RULES.values() if r.kind == "enforced" and not where_checked(r.id)]
     assert unchecked == [], unchecked
+
+
+def test_seed_rules_name_existing_entries():
+    missing = [(r["id"], r["entry"]) for r in SEED_RULES if "entry" in r and r["entry"] not in RULES]
+    assert missing == [], missing
+
+
+def test_seed_rules_have_a_status_a_topic_and_our_words():
+    for r in SEED_RULES:
+        assert r["status"] in SEED_STATUSES, r["id"]
+        assert r["topic"] in COVERAGE["topics"], r["id"]
+        assert set(r) <= {"id", "topic", "rule", "books", "status", "entry", "note"}, r["id"]
+        assert r["rule"].strip() and r["books"] and all(b.strip() for b in r["books"]), r["id"]
+        # one table cell each in docs/rules.md
+        assert not any("|" in text or "\n" in text for text in (r["rule"], r.get("note", ""), *r["books"])), r["id"]
+
+
+def test_every_seed_rulebook_is_cited():
+    least = {"000": 15, "001": 15, "003": 15, "004": 15, "002": 10}
+    seeds = COVERAGE["seeds"]
+    assert {name[:3] for name in seeds} == set(least)
+    for name, book in seeds.items():
+        cited = sum(1 for r in SEED_RULES for c in r["books"] if c.startswith(book + ", "))
+        assert cited >= least[name[:3]], (name, cited)
+    unknown = [(r["id"], c) for r in SEED_RULES for c in r["books"] if not any(c.startswith(b + ", ") for b in seeds.values())]
+    assert unknown == [], unknown
+    profile_books = {book for p in PROFILES.values() for book in p.books}
+    assert {seeds[n] for n in seeds if not n.startswith("002")} <= profile_books  # cited as the profiles cite them
+
+
+def test_seed_rule_ids_are_unique():
+    ids = [r["id"] for r in SEED_RULES]
+    assert sorted({i for i in ids if ids.count(i) > 1}) == []
+    assert all(re.fullmatch(r"[a-z0-9]+(-[a-z0-9]+)*", i) for i in ids), [i for i in ids if not re.fullmatch(r"[a-z0-9]+(-[a-z0-9]+)*", i)]

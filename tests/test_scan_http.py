@@ -59,7 +59,7 @@ def test_scan_an_item_then_add_it_with_one_tap(phones, enrolled):
     html = answer.get_data(as_text=True)
     assert answer.status_code == 200, html
     assert 'data-card="boots-of-butt-kicking"' in html and "That is" in html and "Boots of Butt-Kicking" in html
-    assert 'data-action="item.add"' in html and 'href="/cards/boots-of-butt-kicking"' in html
+    assert 'data-action="card.play"' in html and 'href="/cards/boots-of-butt-kicking"' in html
     added = alice.act("item.add", card="boots-of-butt-kicking")
     assert added.status_code == 200 and "Boots of Butt-Kicking" in added.get_data(as_text=True)
 
@@ -68,7 +68,7 @@ def test_scan_during_a_fight_offers_the_fight_uses(phones, enrolled):
     alice, bob, _ = phones
     alice.act("combat.start")
     html = scan(bob, photo("net-troll", seed=4, tier="medium")).get_data(as_text=True)
-    assert 'data-card="net-troll"' in html and 'data-action="combat.monster.add"' in html
+    assert 'data-card="net-troll"' in html and "Into the fight" in html
     bob.act("combat.monster.add", card="net-troll")
     html = scan(bob, photo("enraged", seed=5)).get_data(as_text=True)
     assert 'data-card="enraged"' in html and "On Net Troll" in html

@@ -13,6 +13,8 @@ import copy
 
 from jsonschema import Draft202012Validator
 
+from card_db.words import WORD_PATTERN
+
 from . import sheet
 from .profiles import OptionError, Profile, clean_options, get_profile
 from .rules import RULES, Refused
@@ -28,21 +30,22 @@ _character = {
         "name": {"type": "string", "maxLength": 40},
         "level": {"type": "integer", "minimum": 1, "maximum": 100},
         "sex": {"enum": ["male", "female"]},
-        "races": {"type": "array", "items": {"enum": list(sheet.RACES)}, "maxItems": 2},
-        "classes": {"type": "array", "items": {"enum": list(sheet.CLASSES)}, "maxItems": 2},
+        "races": {"type": "array", "items": {"type": "string", "pattern": WORD_PATTERN}, "maxItems": 2},
+        "classes": {"type": "array", "items": {"type": "string", "pattern": WORD_PATTERN}, "maxItems": 2},
         "half_breed": {"type": "boolean"}, "super_munchkin": {"type": "boolean"},
         "items": {"type": "array", "maxItems": 40, "items": {"type": "object"}},
         "curses": {"type": "array", "maxItems": 20, "items": {"type": "object"}},
         "berserk": {"type": "integer", "minimum": 0, "maximum": 3,
                     "description": "Warrior: cards discarded for +1 each, once per combat"},
         "turning": {"type": "integer", "minimum": 0, "maximum": 3,
-                    "description": "Cleric: cards discarded for +3 each against Undead"},
+                    "description": "Cleric: cards discarded for +3 each in a combat against Undead, once per combat"},
         "flight": {"type": "integer", "minimum": 0, "maximum": 3,
                    "description": "Wizard: cards discarded for +1 each to Run Away"},
         "rolls": {"type": "array", "items": {"type": "integer", "minimum": 1, "maximum": 6},
                   "description": "the die for each monster when running away, in the order fled"},
         "reroll": {"type": "integer", "minimum": 1, "maximum": 6,
-                   "description": "Halfling: the second roll after a failed one (once)"},
+                   "description": "Halfling: the second roll after a failed one (once; 1.6 and 1.71, "
+                                  "refused by a profile whose Halflings take a penalty instead)"},
     },
 }
 INPUT_SCHEMA: dict = {
@@ -173,8 +176,8 @@ def evaluate(fight: dict, strict: bool = True) -> dict:
             source = f"{names[who]}: {line['source']}"
             rule = "curses.lasting" if line.get("uid", "").startswith(f"{who}-curse") else "combat.compare"
             players.append(_line("players", source, line["value"], rule))
-        for pending in strength["pending"]:  # "your next combat" curses count now
-            players.append(_line("players", f"{names[who]}: {pending['source']}", pending["value"], "curses.lasting"))
+        for pending in strength["pending"]:  # "your next combat" curses count in this fight, fighter or helper
+            players.append(_line("players", f"{names[who]}: {pending['source']}", pending["value"], "curses.effects"))
         if raw.get("berserk"):
             if "warrior" not in p["classes"]:
                 raise Refused("{names} is not a Warrior: no Berserking.", rule="combat.powers", status=400, names=names[who])
@@ -206,13 +209,6 @@ def evaluate(fight: dict, strict: bool = True) -> dict:
                 lines.append(_line("monsters", f"{m['name']}: against {sheet.PLURALS.get(value, value)}",
                                    modifier["value"], "combat.helper-shares"))
                 total += modifier["value"]
-        if m.get("undead"):
-            for who, p, raw in party:
-                if raw.get("turning"):
-                    if "cleric" not in p["classes"]:
-                        raise Refused("{names} is not a Cleric: no Turning.", rule="combat.powers", status=400, names=names[who])
-                    players.append(_line("players", f"{names[who]}: Turning against {m['name']}", 3 * raw["turning"],
-                                         "combat.powers"))
         per_monster.append({"name": m["name"], "strength": total, "eliminated": bool(m.get("eliminated")),
                             "treasures": max(0, m.get("treasures", 0) + sum(e.get("treasure_change", 0) for e in m["enhancers"])),
                             "levels": m.get("levels", 1), "index": m["index"],
@@ -224,6 +220,17 @@ def evaluate(fight: dict, strict: bool = True) -> dict:
         else:
             monster_lines.append(_line("monsters", f"{m['name']}: eliminated (no level, treasure kept)", 0,
                                        "combat.eliminated"))
+
+    # Turning (the Cleric card): +3 a discarded card in a combat against Undead, once per combat
+    # however many Undead there are (as Berserking: 1.6 Asking for Help, "once per combat").
+    undead = [m["name"] for m in monsters if m.get("undead") and not m.get("eliminated")]
+    if undead:
+        for who, p, raw in party:
+            if raw.get("turning"):
+                if "cleric" not in p["classes"]:
+                    raise Refused("{names} is not a Cleric: no Turning.", rule="combat.powers", status=400, names=names[who])
+                players.append(_line("players", f"{names[who]}: Turning against Undead ({raw['turning']} cards)",
+                                     3 * raw["turning"], "combat.powers"))
 
     for shot in fight.get("one_shots", []):
         line = _line(shot["side"], shot.get("name") or "one-shot", shot.get("bonus", 0), "combat.one-shots")
@@ -288,6 +295,10 @@ def _run_away(party, names, per_monster, profile: Profile) -> list[dict]:
         bonus_lines = []
         if "elf" in p["races"]:
             bonus_lines.append({"source": "Elf", "value": 1})
+        classic_halfling = "halfling" in p["races"] and profile.halfling_run_away == "penalty"
+        if classic_halfling:  # the classic books: Halflings run away worse (the amount is our reading)
+            bonus_lines.append({"source": "Halfling", "value": profile.halfling_run_away_penalty,
+                                "rule": "halfling.run-away", "citation": RULES["halfling.run-away"].cite_for(profile.id)})
         for item in p["items"]:
             if item.get("in_use") and item.get("run_away_bonus") and not sheet.restriction_problem(p, item):
                 bonus_lines.append({"source": item["name"], "value": item["run_away_bonus"]})
@@ -303,6 +314,9 @@ def _run_away(party, names, per_monster, profile: Profile) -> list[dict]:
         reroll = raw.get("reroll")
         if reroll is not None and "halfling" not in p["races"]:
             raise Refused("{names} is not a Halfling: no reroll.", rule="combat.powers", status=400, names=names[who])
+        if reroll is not None and classic_halfling:
+            raise Refused("{names}: in the classic rules a Halfling has no reroll when running away (a penalty instead).",
+                          rule="halfling.run-away", status=400, names=names[who])
         for position, monster in enumerate(chasing):
             modifier = monster["run_away_modifier"]
             lines = bonus_lines + ([{"source": monster["name"], "value": modifier}] if modifier else [])

@@ -13,7 +13,7 @@ from __future__ import annotations
 import copy
 from dataclasses import asdict
 
-from . import combat, sheet
+from . import combat, effects, sheet
 from .history import said, thing
 from .rules import N_, Refused
 
@@ -55,7 +55,7 @@ def verdict(state, fight: dict | None = None) -> dict | None:
     return combat.evaluate(description(state, fight), strict=False)
 
 
-def _monster(raw: dict, uid: str, min_level: int = 0) -> dict:
+def monster_of(raw: dict, uid: str, min_level: int = 0) -> dict:
     """A monster from a card or typed in; ``min_level`` is the profile's floor (1.71: Level 1)."""
     name = str(raw.get("name") or "").strip()
     if not name or len(name) > 80:
@@ -92,7 +92,7 @@ def decide(state, actor: str, action: str, params: dict) -> tuple[dict, list[dic
     participants = {fight["fighter"]: "fighter", **({fight["helper"]: "helper"} if fight["helper"] else {})}
 
     if action == "combat.monster.add":
-        monster = _monster(params.get("monster") or {}, uid, state.profile.monster_min_level)
+        monster = monster_of(params.get("monster") or {}, uid, state.profile.monster_min_level)
         after["monsters"].append(monster)
         return after, [], said("{who} adds {monster} (level {level}) to the fight", monster=thing(monster),
                                level=monster["level"]), None
@@ -283,21 +283,55 @@ def _flee(state, fight: dict, actor: str, params: dict):
                 desc[role]["reroll"] = params[f"{role}_reroll"]
     desc["run_away"] = True
     results = combat.evaluate(desc, strict=False)["run_away"] if fight["monsters"] else []
+    chasing = [m for m in fight["monsters"] if not m["eliminated"]]
+    characters = {seat: asdict(player) for seat, player in state.players.items()}
     parts, ops, dead = [], [], set()
-    for r in results:
+    for index, r in enumerate(results):
         if r.get("escaped") is None:
             raise Refused("{who} needs a die for {monster}.", rule="combat.run-away", status=400, who=r['who'], monster=r['monster'])
         roll = (f"{r['roll']}→{r['reroll']}" if "reroll" in r else str(r["roll"])) if "roll" in r else "—"
         if r["escaped"]:
             parts.append(said("{name} escapes {monster} ({roll})", name=r["who"], monster=r["monster"], roll=roll))
             continue
-        parts.append(said("{name} is caught by {monster} ({roll}): Bad Stuff — {bad_stuff}", name=r["who"],
-                          monster=r["monster"], roll=roll, bad_stuff=r["bad_stuff"] or "…"))
         seat = fight[r["role"]]
-        if r["death"] and seat not in dead:  # death as the edition defines it (sheet.die_ops)
+        if seat in dead:  # a dead character has nothing more to lose to the next monster
+            continue
+        monster = chasing[index % len(chasing)]
+        done = bad_stuff(state, characters, seat, monster)
+        ops += done["ops"]
+        parts.append(said("{name} is caught by {monster} ({roll}): Bad Stuff — {bad_stuff}", name=r["who"],
+                          monster=r["monster"], roll=roll, bad_stuff=done["said"]))
+        if done["dies"]:
             dead.add(seat)
-            ops += sheet.death_ops(asdict(state.players[seat]), seat, state.profile)
             parts.append(said("{name} dies: the stuff is lost, the character stays", name=r["who"]))
     if not parts:
         return None, ops, said("{who} runs away: nothing to run from"), None
     return None, ops, said("{who} runs away: {parts}", parts=parts), None
+
+
+def bad_stuff(state, characters: dict[str, dict], seat: str, monster: dict) -> dict:
+    """What ``monster``'s Bad Stuff does to the character in ``seat`` (badstuff.apply): the operations
+    (``characters`` is brought up to date with them), what it says, and whether the character died.
+
+    What the card lets the victim choose becomes a pending choice on the sheet; what the app
+    cannot do is said as the card's text, for the table to do by hand.
+    """
+    effects_ = effects.bad_stuff_effects(monster.get("bad_stuff"))
+    outcome = effects.perform(characters, seat, effects_, state.profile)
+    ops = list(outcome.ops)
+    source = thing(monster)
+    for number, choice in enumerate(outcome.choices):
+        ops.append({"op": "add", "seat": seat, "field": "choices",
+                    "value": {**choice, "uid": f"f{state.version + 1}-{monster['uid']}-{number}", "source": source,
+                              "chooser": seat, "rule": "badstuff.apply"}})
+    text = ((monster.get("bad_stuff") or {}).get("text") or {}).get("en")
+    lines = list(outcome.lines)
+    if outcome.instructions or not effects_:
+        lines.append(text or "…")
+    sheet.apply_ops(characters, [op for op in ops if op["op"] not in ("turn", "order")], state.profile)
+    if outcome.dies:
+        death = sheet.death_ops(characters[seat], seat, state.profile) + [
+            {"op": "set", "seat": seat, "field": "dead", "from": False, "to": True}]
+        sheet.apply_ops(characters, death, state.profile)
+        ops += death
+    return {"ops": ops, "said": lines or [text or "…"], "dies": outcome.dies}

@@ -20,7 +20,7 @@ Gettext = Callable[[str], str]
 WORDS = {"elf": "Elf", "dwarf": "Dwarf", "halfling": "Halfling", "human": "Human", "warrior": "Warrior",
          "wizard": "Wizard", "cleric": "Cleric", "thief": "Thief", "male": "male", "female": "female",
          "players": "players", "monsters": "monsters", "half_breed": "Half-Breed", "super_munchkin": "Super Munchkin",
-         "berserk": "Berserk", "turning": "Turning", "flight": "Flight"}
+         "berserk": "Berserk", "turning": "Turning", "flight": "Flight", "door": "Door", "treasure": "Treasure"}
 WORD_PARAMS = ("word", "word2")
 
 
@@ -59,8 +59,8 @@ def render(summary, who: str, _: Gettext = _english, word: Callable[[str], str] 
     name = name or (lambda named: named["name"])
 
     def value(key, v):
-        if isinstance(v, list):  # several sentences in one (each monster fled from)
-            return "; ".join(render(part, who, _, word, name) for part in v)
+        if isinstance(v, list):  # several sentences in one (each monster fled from), or a card's own words
+            return "; ".join(render(part, who, _, word, name) if isinstance(part, dict) else str(part) for part in v)
         if isinstance(v, dict) and "t" in v:  # a phrase with its own words ("+2 levels")
             return render(v, who, _, word, name)
         if isinstance(v, dict):  # a card in play
@@ -81,12 +81,14 @@ def render(summary, who: str, _: Gettext = _english, word: Callable[[str], str] 
 def profile_label(chosen: dict, _: Gettext = _english) -> str:
     """A profile and its options in a few words: "Munchkin 1.6 (English, 2011), Epic"."""
     profile = get_profile(chosen["profile"], chosen.get("options"))
-    extras = [label for key, label in (("epic", _("Epic")), ("listen_at_door", _("Listen at the Door")),
-                                       ("loot_draws_treasure", _("looting draws Treasure")),
-                                       ("shared_victory", _("shared victory")), ("fast_start", _("quick deal")))
+    house = profile.house_rules
+    extras = [label + (_(" (house rule)") if key in house else "")
+              for key, label in (("epic", _("Epic")), ("listen_at_door", _("Listen at the Door")),
+                                 ("loot_draws_treasure", _("looting draws Treasure")),
+                                 ("shared_victory", _("shared victory")), ("fast_start", _("quick deal")))
               if profile.options.get(key)]
     if profile.options.get("top_level"):
-        extras.append(_("to Level {n}").format(n=profile.top_level))
+        extras.append(_("to Level {n}").format(n=profile.top_level) + _(" (house rule)"))
     return ", ".join([profile.name] + extras)
 
 
@@ -121,6 +123,8 @@ def _sentence(event, names: dict[str, str], _: Gettext, word, name) -> str:
         text = {"kill": _("{who} killed a monster: level {before} → {after}"),
                 "undo": _("{who} undo: level {before} → {after}")}.get(
             p["cause"], _("{who} level {before} → {after}")).format(who=who(p["seat"]), before=p["from"], after=p["to"])
+        if p.get("by"):
+            text += _(" (played by {name})").format(name=who(p["by"]))
         return text + (_(" and wins the game") if p.get("wins") else "")
     if kind == "sex.changed":
         return _("{who} is now {word}").format(who=who(p["seat"]), word=word(p["to"]))
@@ -130,8 +134,12 @@ def _sentence(event, names: dict[str, str], _: Gettext, word, name) -> str:
         return _("{name} was removed from the table").format(name=p["player"]["name"])
     if kind == "player.restored":
         return _("{name} is back at the table").format(name=p["player"]["name"])
+    if kind == "turn.passed" and "summary" in p:
+        return render(p["summary"], who(p.get("actor")), _, word, name)
     if kind == "turn.passed":
         return _("{who}'s turn (turn {number})").format(who=who(p["to"]), number=p["number"])
+    if kind in ("table.changed", "dice.rolled"):
+        return render(p["summary"], who(p["actor"]), _, word, name)
     if kind == "settings.changed":
         return _("Objection window: {after:g} seconds (was {before:g})").format(after=p["to"], before=p["from"])
     if kind == "profile.changed":

@@ -40,15 +40,27 @@ class Profile:
     death_keeps: tuple[str, ...] = DEATH_PARTS
     hand_limit: int = 5  # cards kept at the end of a turn (Charity)
     dwarf_hand_limit: int = 6  # 1.6 and 1.71 print it on the Dwarf card; the classic books put it in the rules
+    # How a Halfling runs away: "reroll" (1.6 and 1.71, the Halfling card: discard a card to roll a failed
+    # escape again, once) or "penalty" (the classic books, Weglaufen / Vluchten: Halflings run away worse,
+    # no reroll). The classic books print no amount: halfling_run_away_penalty is our reading (-1 a roll).
+    halfling_run_away: str = "reroll"
+    halfling_run_away_penalty: int = -1  # used only when halfling_run_away == "penalty"
     helper_gains_levels: str = "elf"  # "elf": an Elf who helps gains a level per monster slain; "none"
     joint_kill_wins: bool = False  # classic: fighter and helper who reach the top with one kill both win
     shared_victory: bool = False  # Faster Play option: the helper also wins when the fighter reaches the top
     listen_at_door: bool = False  # Faster Play option: draw a face-down Door card before kicking the door open
     loot_draws_treasure: bool = False  # Faster Play option: looting the room draws a Treasure, not a Door
     epic: bool = False  # Epic option: play on to Level 20
+    # the options this edition's book offers; any other option chosen is a house rule, labelled so
+    book_options: tuple[str, ...] = ("epic", "listen_at_door", "loot_draws_treasure", "shared_victory")
     objection_seconds: float = 2.6  # the wait before rewards are taken
     recommended_players: tuple[int, int] = (3, 6)
     options: dict = field(default_factory=dict, compare=False)  # the options this profile was built with
+
+    @property
+    def house_rules(self) -> list[str]:
+        """The options in force that this edition's book does not offer (top_level is always a house rule)."""
+        return [key for key in self.options if key not in self.book_options]
 
     @property
     def book(self) -> str:
@@ -92,6 +104,8 @@ class Profile:
             "death_keeps": list(self.death_keeps),
             "hand_limit": self.hand_limit,
             "dwarf_hand_limit": self.dwarf_hand_limit,
+            "halfling_run_away": self.halfling_run_away,
+            "halfling_run_away_penalty": self.halfling_run_away_penalty if self.halfling_run_away == "penalty" else 0,
             "helper_gains_levels": self.helper_gains_levels,
             "joint_kill_wins": self.joint_kill_wins,
             "shared_victory": self.shared_victory,
@@ -100,6 +114,8 @@ class Profile:
             "epic": self.epic,
             "objection_seconds": self.objection_seconds,
             "options": dict(self.options),
+            "book_options": list(self.book_options),
+            "house_rules": self.house_rules,
         }
 
 
@@ -122,6 +138,8 @@ PROFILES: dict[str, Profile] = {
             death_draw=(2, 2),
             death_keeps=("level", "races", "classes", "half_breed", "super_munchkin"),
             joint_kill_wins=True,
+            halfling_run_away="penalty",
+            book_options=("fast_start",),
         ),
         Profile(
             id="munchkin-1.6",

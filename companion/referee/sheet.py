@@ -17,14 +17,12 @@ from __future__ import annotations
 import copy
 from dataclasses import dataclass
 
+from card_db.words import CLASSES, HANDS, RACES, SLOTS
+
 from .levels import change_level
 from .profiles import Profile
 from .rules import RULES, N_, Refused, refuse
 
-RACES = ("elf", "dwarf", "halfling")
-CLASSES = ("warrior", "wizard", "cleric", "thief")
-SLOTS = ("headgear", "armor", "footgear", "one_hand", "two_hands", "none")
-HANDS = {"one_hand": 1, "two_hands": 2}
 
 
 @dataclass(frozen=True)
@@ -41,8 +39,16 @@ class Violation:
 
 
 def races_of(p: dict) -> list[str]:
-    """The character's races; none means human."""
-    return p.get("races") or ["human"]
+    """The character's races, as the rules count them: none means human, and Half-Breed with
+    one race means half that race and half human (German rules 2003, Halb-Blut und Super
+    Munchkin; Dutch rules 2001, Halfbloed en Super Munchkin), so ``["elf", "human"]``.
+    With two races the character is half one, half the other, and not human."""
+    races = list(p.get("races") or [])
+    if not races:
+        return ["human"]
+    if p.get("half_breed") and len(races) == 1:
+        return races + ["human"]
+    return races
 
 
 def is_(p: dict, who: dict) -> bool:
@@ -293,7 +299,13 @@ def item_of(p: dict, uid) -> dict:
 
 
 def sell_ops(p: dict, seat: str, uids: list, profile: Profile, double: str | None = None) -> tuple[list[dict], int, int]:
-    """Sell items for levels: ``(ops, gold, levels)``; the Halfling may sell one item at double price."""
+    """Sell items for levels: ``(ops, gold, levels)``, ``levels`` being the levels actually gained.
+
+    1,000 gold a level, no change; the Halfling may sell one item at double price. A sale may
+    take the character up to one below the top level, never to it: at Level 8 of 10, items
+    worth 2,000 or more give one level and the rest of the gold is lost like any change; at
+    Level 9 a sale that would give a level is refused (``items.sell-not-to-win``).
+    """
     if not uids or len(set(uids)) != len(uids):
         raise Refused("Choose the items to sell, each once.", status=400)
     items = [item_of(p, uid) for uid in uids]
@@ -303,21 +315,27 @@ def sell_ops(p: dict, seat: str, uids: list, profile: Profile, double: str | Non
         if double not in uids:
             raise Refused("The double-price item must be one of the items sold.", status=400)
     gold = sum(i["gold"] * (2 if i["uid"] == double else 1) for i in items)
-    levels = gold // 1000
-    if levels < 1:
+    bought = gold // 1000
+    if bought < 1:
         raise Refused("{gold:,} gold pieces is not enough: a level costs 1,000 and there is no change.", rule="items.sell", gold=gold)
-    if p["level"] + levels >= profile.top_level:
-        raise Refused("Selling {gold:,} gold would reach Level {value}: the winning level cannot be bought.",
-                      rule="items.sell-not-to-win", gold=gold, value=p['level'] + levels)
+    room = profile.top_level - 1 - p["level"]  # the levels a sale may still give
+    levels = min(bought, room)
+    if levels < 1:
+        refuse("Selling {gold:,} gold would reach Level {value}: the winning level cannot be bought.",
+               rule="items.sell-not-to-win", gold=gold, value=p["level"] + bought)
+        levels = min(bought, profile.top_level - p["level"])  # a house ruling let it through
     ops = [{"op": "remove", "seat": seat, "field": "items", "value": i} for i in items]
     ops.append({"op": "level", "seat": seat, "delta": levels, "cause": "up"})
     return ops, gold, levels
 
 
-def race_ops(p: dict, seat: str, field: str, value: str, adding: bool) -> list[dict]:
-    """Add or discard a race or class; Half-Breed goes with the last race, Super Munchkin with either class."""
+def race_ops(p: dict, seat: str, field: str, value: str, adding: bool, from_card: bool = False) -> list[dict]:
+    """Add or discard a race or class; Half-Breed goes with the last race, Super Munchkin with either class.
+
+    The base set's races and classes are known by name; a race or class card of an expansion
+    (``from_card``) brings its own, and one already on the sheet may always be discarded."""
     known = RACES if field == "races" else CLASSES
-    if value not in known:
+    if value not in known and not from_card and not (not adding and value in p.get(field, [])):
         raise Refused("{field} must be one of: {names}.", status=400, field=field[:-1].title(), names=', '.join(known))
     current = p.get(field, [])
     if adding:
@@ -424,19 +442,30 @@ def looting_order(players: dict[str, dict], dead: str) -> list[list[str]]:
 
 
 def charity(players: dict[str, dict], seat: str, hand: int, profile: Profile) -> dict:
-    """What to do with ``hand`` cards at the end of the turn: how many go, and to whom."""
+    """What to do with ``hand`` cards at the end of the turn: how many go, and to whom.
+
+    The excess goes to the lowest-level *living* players (a character with ``dead: true``
+    receives nothing until the next player's turn begins: 1.6 Death; the classic books' Charity
+    names the living player), split as evenly as possible; when the giver is the lowest living
+    character, or tied for it, the excess is discarded.
+    """
     if not 0 <= hand <= 100:
         raise Refused("The number of cards in hand must be between 0 and 100.", status=400)
     p = players[seat]
     limit = profile.dwarf_hand_limit if "dwarf" in p.get("races", []) else profile.hand_limit
     excess = max(0, hand - limit)
-    lowest = min(other["level"] for other in players.values())
-    receivers = [s for s, other in players.items() if other["level"] == lowest and s != seat]
     if excess == 0:
-        return {"limit": limit, "excess": 0, "discard": False, "shares": [], "rule": "charity"}
+        return {"limit": limit, "excess": 0, "discard": False, "shares": [], "skipped_dead": [], "rule": "charity"}
+    living = {s: other for s, other in players.items() if s != seat and not other.get("dead")}
+    lowest = min([other["level"] for other in living.values()] + [p["level"]])
+    # the dead the cards would have gone to
+    skipped = [s for s, other in players.items() if s != seat and other.get("dead")
+               and other["level"] <= lowest and other["level"] < p["level"]]
     if p["level"] == lowest:
-        return {"limit": limit, "excess": excess, "discard": True, "shares": [], "rule": "charity"}
+        return {"limit": limit, "excess": excess, "discard": True, "shares": [], "skipped_dead": skipped,
+                "rule": "charity"}
+    receivers = [s for s, other in living.items() if other["level"] == lowest]
     base, extra = divmod(excess, len(receivers))
     shares = [{"seat": s, "cards": base + (1 if i < extra else 0)} for i, s in enumerate(receivers)]
     return {"limit": limit, "excess": excess, "discard": False, "shares": shares, "giver_chooses_bigger": extra > 0,
-            "rule": "charity"}
+            "skipped_dead": skipped, "rule": "charity"}

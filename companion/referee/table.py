@@ -2,7 +2,10 @@
 
 The table is event-sourced: :func:`decide` checks an action against the rules and the
 current :class:`TableState` and answers the :class:`Event` to record (or raises
-:class:`Refused`); :func:`apply` folds an event into the state. :func:`replay` rebuilds a
+:class:`Refused`); the action's declaration in :mod:`.catalogue` says who may ask for it
+and when, and the functions registered here with :func:`~.catalogue.decides` decide it.
+Events record *operations* (on the characters, the turn, the seat order), so that
+:func:`apply` folds them the same way for every action. :func:`replay` rebuilds a
 state from its events, which is how the store proves its snapshot after a crash.
 :func:`inverse` turns a recorded event into the compensating event that undoes it,
 checked by the same rules, so undo can never produce an illegal state.
@@ -10,67 +13,25 @@ checked by the same rules, so undo can never produce an illegal state.
 from __future__ import annotations
 
 import copy
+import secrets
 import unicodedata
 from dataclasses import asdict, dataclass, field
 
+from card_db.words import SEXES
+
+from . import catalogue, effects, sheet, turn
 from . import fight as fights
-from . import sheet
+from .catalogue import CATALOGUE, decides
 from .levels import change_level
 from .history import said, thing, undone
-from .profiles import OptionError, clean_options, get_profile
+from .profiles import OPTIONS, PROFILES, TOP_LEVEL_RANGE, OptionError, clean_options, get_profile
 from .rules import N_, OVERRIDABLE, RULES, Refused, refuse, waiving
 
-SEXES = ("male", "female")
 MAX_SEATS = 8
 NAME_MAX = 24
 
-#: Actions a seated player can ask for, with the parameters each takes.
-ACTIONS = {
-    "level.up": "Go up a level (a card, a sale, or a correction).",
-    "level.down": "Go down a level (a curse, Bad Stuff, or a correction).",
-    "level.kill": "Killed a monster: gain 1 or 2 levels; the only way to reach the top level.",
-    "sex.set": "Change the character's sex.",
-    "player.remove": "Host only: remove a player from the table.",
-    "host.transfer": "Host only: hand the host role to another player.",
-    "race.add": "Play a race card (elf, dwarf, halfling); a second one needs Half-Breed.",
-    "race.remove": "Discard a race (allowed at any time).",
-    "class.add": "Play a class card (warrior, wizard, cleric, thief); a second one needs Super Munchkin.",
-    "class.remove": "Discard a class (allowed at any time).",
-    "half_breed.add": "Play Half-Breed on your race.",
-    "half_breed.remove": "Discard Half-Breed.",
-    "super_munchkin.add": "Play Super Munchkin on your class.",
-    "super_munchkin.remove": "Discard Super Munchkin.",
-    "item.add": "Put an item into play (from the card database or typed in); in use if it fits, else carried.",
-    "item.use": "Put a carried item to use; what it displaces is turned to carried.",
-    "item.carry": "Turn an item sideways: carried, not in use.",
-    "item.remove": "An item leaves play (lost to a curse or Bad Stuff, discarded for a power, ...).",
-    "item.sell": "Sell items for levels: 1,000 gold a level, no change, never the winning level.",
-    "item.give": "Give an item to another player (it goes into their play).",
-    "curse.add": "A curse with a lasting effect stays on the character.",
-    "curse.remove": "A lasting curse is removed.",
-    "character.die": "Death: lose every item; level, race, class and curses stay.",
-    "combat.start": "A monster: your fight begins, on every phone (your turn only).",
-    "combat.end": "Call the fight off without rewards (the fighter or the host).",
-    "combat.monster.add": "Add a monster to the fight (from the door, or a Wandering Monster).",
-    "combat.enhancer.add": "Play a monster enhancer on one monster of the fight (Mate copies it all).",
-    "combat.oneshot.add": "Play a one-shot for the players or for the monsters.",
-    "combat.help.ask": "The fighter asks one player for help, noting what was promised.",
-    "combat.help.accept": "The player asked accepts to help.",
-    "combat.help.decline": "Refuse to help, or stop helping.",
-    "combat.power": "Fighter or helper: Berserking (Warrior) or Turning (Cleric), 1 to 3 cards.",
-    "combat.backstab": "A Thief backstabs the fighter or the helper (-2).",
-    "combat.eliminate": "A monster leaves the fight without being killed (treasure, no level).",
-    "combat.claim": "Claim the win: the objection window opens.",
-    "combat.resolve": "After the objection window: take the levels and treasures.",
-    "combat.flee": "Run away: a roll per monster per fleeing player (the app's die or the real one).",
-    "turn.end": "End your turn (after Charity): the next player's turn begins (the player or the host).",
-    "settings.objection": "Host only: seconds to wait for objections before rewards (the books say about 2.6).",
-    "settings.profile": "Host only: change the edition (rule profile) and its options; recorded in the history.",
-}
 #: Sheet actions refused for whoever is in a fight (1.6 Items; When to Play Cards).
 NOT_IN_COMBAT = {"item.add", "item.use", "item.carry", "item.give", "item.sell"}
-SHEET_ACTIONS = {name for name in ACTIONS if name.split(".")[0] in
-                 ("race", "class", "half_breed", "super_munchkin", "item", "curse", "character")}
 
 
 @dataclass
@@ -86,6 +47,8 @@ class Player:
     items: list = field(default_factory=list)
     curses: list = field(default_factory=list)
     double_sale_turn: int = 0  # the turn in which a Halfling last sold at double price
+    dead: bool = False  # dead until the next player's turn begins (no cards, no levels)
+    choices: list = field(default_factory=list)  # what a curse or Bad Stuff left someone to pick (see effects)
 
     def as_dict(self) -> dict:
         data = asdict(self)
@@ -222,8 +185,7 @@ def decide(state: TableState, actor: str, action: str, params: dict) -> Event:
     """
     if actor not in state.players:
         raise Refused("You no longer have a seat at this table.", status=403)
-    if action not in ACTIONS:
-        raise Refused("Unknown action {action!r}; known: {names}.", status=400, action=action, names=', '.join(ACTIONS))
+    catalogue.action(action)
     override = params.get("override")
     if override is None:
         return _decide(state, actor, action, params)
@@ -241,62 +203,32 @@ def decide(state: TableState, actor: str, action: str, params: dict) -> Event:
 
 
 def _decide(state: TableState, actor: str, action: str, params: dict) -> Event:
-    if action in ("player.remove", "host.transfer"):
-        return _decide_host_action(state, actor, action, params)
-    if action.startswith("combat."):
-        return _decide_combat(state, actor, action, params)
-    if action == "turn.end":
-        return _decide_turn_end(state, actor)
-    if action == "settings.objection":
-        if actor != state.host:
-            raise Refused("Only the host changes the table's settings.", rule="table.host", status=403)
-        seconds = params.get("seconds")
-        if not isinstance(seconds, (int, float)) or isinstance(seconds, bool) or not 0 <= seconds <= 30:
-            raise Refused("The objection window is 0 to 30 seconds.", status=400)
-        before = state.settings.get("objection_seconds", state.profile.objection_seconds)
-        return Event("settings.changed", {"key": "objection_seconds", "from": before, "to": float(seconds)})
-    if action == "settings.profile":
-        return _decide_profile(state, actor, params)
-    seat = _target(state, actor, params)
-    _check_game_running(state)
-    if action in NOT_IN_COMBAT:
-        _check_not_fighting(state, seat, params.get("to"))
-    if action in SHEET_ACTIONS:
-        return _decide_sheet(state, seat, action, params)
-    player = state.players[seat]
-    if action == "sex.set":
-        sex = clean_sex(params.get("sex"))
-        if sex == player.sex:
-            raise Refused("{name} is already {word}.", status=409, name=player.name, word=sex)
-        return Event("sex.changed", {"seat": seat, "from": player.sex, "to": sex})
-    if action == "level.up" and params.get("card") is not None:
-        if params["card"] != "divine_intervention":
-            raise Refused("card may only be \"divine_intervention\" (the card the classic rules let reach the top).",
-                          status=400)
-        return _level_event(state, seat, 1, "divine_intervention")
-    if action == "level.kill":
-        levels = params.get("levels", 1)
-        if levels not in range(1, state.profile.max_kill_levels + 1):
-            raise Refused("A kill gives 1 to {max_kill_levels} levels.", status=400, max_kill_levels=state.profile.max_kill_levels)
-        return _level_event(state, seat, levels, "kill")
-    delta = 1 if action == "level.up" else -1
-    return _level_event(state, seat, delta, action.removeprefix("level."))
+    declared = CATALOGUE[action]
+    seat = catalogue.check(state, actor, declared, params)
+    if seat is not None:
+        params = {**params, "seat": seat}
+    return declared.decide(state, actor, action, params)
 
 
-def _target(state: TableState, actor: str, params: dict) -> str:
-    seat = params.get("seat") or actor
-    if seat not in state.players:
-        raise Refused("There is no such player at this table.", status=404)
-    if seat != actor and actor != state.host:
-        raise Refused("Only the host can change another player's character.", rule="table.host", status=403)
-    return seat
+# --- settings and the host ----------------------------------------------------------------------
+
+catalogue.declare_profile_params(OPTIONS, TOP_LEVEL_RANGE, PROFILES)
 
 
-def _decide_profile(state: TableState, actor: str, params: dict) -> Event:
+@decides("settings.objection")
+def _decide_objection(state: TableState, actor: str, action: str, params: dict) -> Event:
+    seconds = params.get("seconds")
+    if not isinstance(seconds, (int, float)) or isinstance(seconds, bool) or not 0 <= seconds <= 30:
+        raise Refused("The objection window is 0 to 30 seconds.", status=400)
+    before = fights.objection_seconds(state)
+    return Event("settings.changed", {"key": "objection_seconds", "from": before, "to": float(seconds)})
+
+
+@decides("settings.profile")
+def _decide_profile(state: TableState, actor: str, action: str, params: dict) -> Event:
     """The host changes the edition or its options: never mid-fight, never under a player's level."""
-    if actor != state.host:
-        raise Refused("Only the host changes the table's rules.", rule="table.host", status=403)
-    profile_id, options = _clean_profile(params.get("profile", state.profile_id), params.get("options"))
+    flat = {k: v for k, v in params.items() if k in OPTIONS}
+    profile_id, options = _clean_profile(params.get("profile", state.profile_id), params.get("options", flat or None))
     before = {"profile": state.profile_id, "options": state.settings.get("options", {})}
     after = {"profile": profile_id, "options": options}
     if after == before:
@@ -322,24 +254,8 @@ def _check_game_running(state: TableState) -> None:
         raise Refused("The game is over: {winner} has won.", rule="game.won", status=409, winner=winner)
 
 
-def _level_event(state: TableState, seat: str, delta: int, cause: str) -> Event:
-    verdict = change_level(state.profile, state.players[seat].level, delta, cause)
-    return Event(
-        "level.changed",
-        {
-            "seat": seat,
-            "cause": cause,
-            "delta": verdict.after - verdict.before,
-            "from": verdict.before,
-            "to": verdict.after,
-            "wins": verdict.wins,
-        },
-    )
-
-
+@decides("player.remove", "host.transfer")
 def _decide_host_action(state: TableState, actor: str, action: str, params: dict) -> Event:
-    if actor != state.host:
-        raise Refused("Only the host can do that.", rule="table.host", status=403)
     seat = params.get("seat")
     if seat not in state.players:
         raise Refused("There is no such player at this table.", status=404)
@@ -352,15 +268,233 @@ def _decide_host_action(state: TableState, actor: str, action: str, params: dict
     return Event("player.removed", {"player": asdict(state.players[seat])})
 
 
-# --- the fight (the frame the combat issue fills in) ------------------------------------------
+# --- levels -----------------------------------------------------------------------------------------
 
-def playable_now(card: dict, state: TableState) -> bool:
-    """Whether a player at ``state`` can play ``card`` now: items and lasting curses onto the
-    sheet at any time; monsters, enhancers and one-shots while the table has a fight."""
+@decides("level.up", "level.down", "level.kill")
+def _decide_level(state: TableState, actor: str, action: str, params: dict) -> Event:
+    """Levels have causes (level.causes): a Go Up a Level card on anyone; a level lost by a card's
+    word on one's own character; a kill only through a fight the players won."""
+    seat = params["seat"]
+    if action == "level.kill":
+        levels = params.get("levels", 1)
+        if levels not in range(1, state.profile.max_kill_levels + 1):
+            raise Refused("A kill gives 1 to {max_kill_levels} levels.", status=400, max_kill_levels=state.profile.max_kill_levels)
+        refuse("A kill gives levels only through a fight the players won: open the fight, and the referee "
+               "gives the levels when it is resolved.", rule="level.causes")
+        return _level_event(state, seat, levels, "kill", actor)
+    if action == "level.down":
+        if seat != actor:
+            refuse("Only {name} loses a level on their own; the host corrects a count as a house ruling.",
+                   rule="level.causes", name=state.players[seat].name)
+        return _level_event(state, seat, -1, "down", actor)
+    card = params.get("card")
+    if card == "divine_intervention":
+        return _level_event(state, seat, 1, "divine_intervention", actor)
+    return _level_event(state, seat, 1, "up", actor, card)
+
+
+def _level_event(state: TableState, seat: str, delta: int, cause: str, actor: str, card: str | None = None) -> Event:
+    verdict = change_level(state.profile, state.players[seat].level, delta, cause)
+    payload = {"seat": seat, "cause": cause, "delta": verdict.after - verdict.before, "from": verdict.before,
+               "to": verdict.after, "wins": verdict.wins}
+    if actor != seat:
+        payload["by"] = actor
+    if card:
+        payload["card"] = card
+    return Event("level.changed", payload)
+
+
+@decides("sex.set")
+def _decide_sex(state: TableState, actor: str, action: str, params: dict) -> Event:
+    player = state.players[params["seat"]]
+    sex = clean_sex(params.get("sex"))
+    if sex == player.sex:
+        raise Refused("{name} is already {word}.", status=409, name=player.name, word=sex)
+    return Event("sex.changed", {"seat": player.seat, "from": player.sex, "to": sex})
+
+
+# --- cards in play -------------------------------------------------------------------------------
+
+def playable_now(card: dict, state: TableState, seat: str | None = None) -> bool:
+    """Whether the player in ``seat`` can play ``card`` now: most cards at any time; enhancers
+    and one-shots into a fight; a monster into the fight, or to open one on its player's turn
+    when the phase allows; Divine Intervention only where the edition has it."""
     kind = card["kind"]
-    return (kind == "item" or (kind == "curse" and card["curse"]["timing"] == "persistent")
-            or (bool(state.combat) and kind in ("monster", "monster_enhancer", "one_shot")))
+    if kind in ("monster_enhancer", "one_shot"):
+        return bool(state.combat)
+    if kind == "monster":
+        return bool(state.combat) or catalogue.allowed(state, seat, "combat.start")
+    if card["id"] == "divine-intervention":
+        return "divine_intervention" in state.profile.top_level_cards
+    return kind != "special" or card["id"] in SPECIAL_CARDS
 
+
+#: The special cards the referee knows what to do with, as the action they become.
+SPECIAL_CARDS = {"half-breed": "half_breed.add", "super-munchkin": "super_munchkin.add",
+                 "divine-intervention": "level.up", "wandering-monster": None}
+
+
+@decides("card.play")
+def _decide_card(state: TableState, actor: str, action: str, params: dict) -> Event:
+    """A card by its id (the action layer looks it up: ``params["_card"]``) does what its kind does."""
+    card = params["_card"]
+    kind, seat = card["kind"], params.get("seat") or actor
+    named = {"name": card["names"]["en"], "card_id": card["id"]}
+    if kind == "item":
+        return decide(state, actor, "item.add", {"seat": seat, "item": {**named, **card["item"]}})
+    if kind == "curse":
+        return decide(state, actor, "curse.add", {"seat": seat, "curse": {**named, **card["curse"]}})
+    if kind in ("race", "class"):
+        return decide(state, actor, f"{kind}.add", {"seat": seat, kind: card["id"], "_card": card})
+    if kind == "go_up_a_level":
+        return decide(state, actor, "level.up", {"seat": seat, "card": card["id"]})
+    if kind == "monster":
+        monster = {**named, **card["monster"]}
+        if state.combat:
+            return decide(state, actor, "combat.monster.add", {"monster": monster})
+        return decide(state, actor, "combat.start", {"monster": monster})
+    if kind == "monster_enhancer":
+        return decide(state, actor, "combat.enhancer.add", {"monster": params.get("monster"),
+                                                            "enhancer": {**named, **card["enhancer"]}})
+    if kind == "one_shot":
+        return decide(state, actor, "combat.oneshot.add", {"side": params.get("side") or "players",
+                                                          "one_shot": {**named, "bonus": card["one_shot"].get("bonus", 0)}})
+    special = SPECIAL_CARDS.get(card["id"])
+    if special == "level.up":
+        return decide(state, actor, "level.up", {"seat": seat, "card": "divine_intervention"})
+    if special:
+        return decide(state, actor, special, {"seat": seat})
+    raise Refused("{name}: the referee cannot play this card; play it at the table as its text says.", status=409,
+                  name=card["names"]["en"])
+
+
+@decides("dice.roll")
+def _decide_dice(state: TableState, actor: str, action: str, params: dict) -> Event:
+    count, sides = params.get("count", 1), params.get("sides", 6)
+    rolls = [secrets.randbelow(sides) + 1 for _ in range(count)]
+    return Event("dice.rolled", {"actor": actor, "sides": sides, "rolls": rolls,
+                                 "summary": said("{who} rolls {rolls} (d{sides})", rolls=" + ".join(map(str, rolls))
+                                                 + (f" = {sum(rolls)}" if count > 1 else ""), sides=sides)})
+
+
+# --- the turn --------------------------------------------------------------------------------------
+
+def _changed(actor: str, action: str, ops: list[dict], summary, state: TableState, allow: frozenset = frozenset()) -> Event:
+    """The event of a change made of ``ops`` (characters, turn, seat order), checked like any sheet change."""
+    _check_ops(state, ops, allow)
+    return Event("table.changed", {"actor": actor, "action": action, "summary": summary, "ops": ops})
+
+
+@decides("turn.first")
+def _decide_first(state: TableState, actor: str, action: str, params: dict) -> Event:
+    if not turn.can_choose_first(state):
+        raise Refused("Who begins is decided before the first door of the game.", rule="turn.first", status=409)
+    chosen = params.get("seat")
+    if chosen is not None and params.get("roll"):
+        raise Refused("Roll for it or choose the player, not both.", status=400)
+    if chosen is None and not params.get("roll"):
+        raise Refused("Say who begins (seat), or roll for it (roll).", status=400)
+    if chosen is not None:
+        if chosen not in state.players:
+            raise Refused("There is no such player at this table.", status=404)
+        summary = said("{who} chooses {name} to begin (a ruling)", name=state.players[chosen].name)
+    else:
+        chosen, rounds = turn.first_by_roll(list(state.players))
+        rolls = "; ".join(", ".join(f"{state.players[s].name} {r}" for s, r in rolls) for rolls in rounds)
+        summary = said("Everyone rolls for who begins ({rolls}): {name} begins", rolls=rolls, name=state.players[chosen].name)
+    ops = [{"op": "turn", "from": state.turn, "to": {"seat": chosen, "number": 1, "phase": "start"}}]
+    event = _changed(actor, action, ops, summary, state)
+    if not params.get("roll"):
+        return Event(event.kind, {**event.payload, "ruling": {"rule": "turn.first", "by": actor}})
+    return event
+
+
+@decides("seats.order")
+def _decide_order(state: TableState, actor: str, action: str, params: dict) -> Event:
+    order = params.get("order") or []
+    if sorted(order) != sorted(state.players):
+        raise Refused("order must name every seat of the table once.", status=400)
+    if order == list(state.players):
+        raise Refused("That is already the seat order.", status=409)
+    names = ", ".join(state.players[s].name for s in order)
+    return _changed(actor, action, [{"op": "order", "from": list(state.players), "to": order}],
+                    said("{who} sets the seat order: {names}", names=names), state)
+
+
+@decides("turn.door")
+def _decide_door(state: TableState, actor: str, action: str, params: dict) -> Event:
+    """Kick open the door (turn.door): a monster is fought at once, a curse acts on the opener."""
+    found = params.get("found")
+    if found is None:
+        raise Refused("found must be one of: monster, curse, other.", status=400)
+    turn.require(state, "door")
+    if found == "monster":
+        return _open_fight(state, actor, params, said("{who} kicks open the door: a monster!"), "door:monster")
+    ops = turn.moved(state, f"door:{found}")
+    if found == "other":
+        return _changed(actor, action, ops, said("{who} kicks open the door and takes the card into the hand"), state)
+    if state.players[actor].dead:
+        raise Refused("{name} is dead: no cards and no levels until the next player's turn begins.",
+                      rule="death.state", status=409, name=state.players[actor].name)
+    curse = params.get("curse") or {}
+    return _curse_event(state, actor, actor, curse, ops, action, "{who} kicks open the door: a curse! {curse}")
+
+
+@decides("combat.start", "turn.trouble")
+def _decide_fight_start(state: TableState, actor: str, action: str, params: dict) -> Event:
+    """One fight a turn (turn.door): the door's monster, or a monster from the hand after an empty door."""
+    if state.players[actor].dead:
+        raise Refused("{name} is dead: no cards and no levels until the next player's turn begins.",
+                      rule="death.state", status=409, name=state.players[actor].name)
+    now = turn.phase(state)
+    turn.require(state, "trouble" if action == "turn.trouble" else "fight")
+    if now == "door":
+        return _open_fight(state, actor, params, said("{who} looks for trouble"), "fight")
+    return _open_fight(state, actor, params, said("{who} fights a monster"), "fight")
+
+
+def _open_fight(state: TableState, actor: str, params: dict, summary: dict, step: str) -> Event:
+    fight = fights.new_fight(actor)
+    monster = params.get("monster")
+    if monster:
+        fight["monsters"].append(fights.monster_of(monster, f"f{state.version + 1}", state.profile.monster_min_level))
+        summary = said("{first} — {monster} (level {level})", first=summary, monster=thing(fight["monsters"][0]),
+                       level=fight["monsters"][0]["level"])
+    return _fight_event(state, fight, turn.moved(state, step), summary, None, actor)
+
+
+@decides("turn.loot")
+def _decide_loot(state: TableState, actor: str, action: str, params: dict) -> Event:
+    turn.require(state, "loot")
+    deck = "treasure" if state.profile.loot_draws_treasure else "door"
+    return _changed(actor, action, turn.moved(state, "loot"),
+                    said("{who} loots the room: draws a face-down {word} card", word=deck), state)
+
+
+@decides("turn.end")
+def _decide_turn_end(state: TableState, actor: str, action: str, params: dict) -> Event:
+    """The turn passes on (turn.door, charity): the dead come back as the next player's turn begins."""
+    turn.require(state, "end")
+    current = state.turn["seat"] if state.turn else actor
+    parts = []
+    hand = params.get("hand")
+    if hand is not None:
+        verdict = sheet.charity({s: asdict(p) for s, p in state.players.items()}, current, hand, state.profile)
+        if verdict["discard"]:
+            parts.append(said("Charity: {n} cards over the limit go to the discards", n=verdict["excess"]))
+        elif verdict["excess"]:
+            shares = ", ".join(f"{state.players[s['seat']].name} {s['cards']}" for s in verdict["shares"])
+            parts.append(said("Charity: {n} cards over the limit go to {shares}", n=verdict["excess"], shares=shares))
+    ops, revived = turn.passed(state, current, state.profile)
+    number = ops[0]["to"]["number"]
+    summary = said("{name}'s turn (turn {number})", name=state.players[ops[0]["to"]["seat"]].name, number=number)
+    if parts or revived:
+        summary = said("{first}; {parts}", first=summary, parts=parts + revived)
+    return Event("turn.passed", {"from": current, "to": ops[0]["to"]["seat"], "number": number, "actor": actor,
+                                 "ops": ops, "summary": summary})
+
+
+# --- the fight ---------------------------------------------------------------------------------------
 
 def in_fight(state: TableState) -> set[str]:
     """The seats taking part in the current fight (fighter and helper)."""
@@ -376,8 +510,7 @@ def _check_not_fighting(state: TableState, *seats: str | None) -> None:
 
 
 #: What only the player whose turn it is may do, as each refusal says it.
-OWN_TURN = {"fight": N_("It is {name}'s turn: you fight a monster from the door only on your own turn."),
-            "sell": N_("It is {name}'s turn: you sell items only on your own turn.")}
+OWN_TURN = {"sell": N_("It is {name}'s turn: you sell items only on your own turn.")}
 
 
 def _check_own_turn(state: TableState, seat: str, what: str) -> None:
@@ -385,63 +518,132 @@ def _check_own_turn(state: TableState, seat: str, what: str) -> None:
         refuse(OWN_TURN[what], rule="turn.own", name=state.players[state.turn['seat']].name)
 
 
-def next_seat(state: TableState, after: str) -> str:
-    """The seat after ``after`` in joining order (players who left are skipped)."""
-    seats = list(state.players)
-    if after not in seats:
-        return seats[0]
-    return seats[(seats.index(after) + 1) % len(seats)]
-
-
-def _decide_turn_end(state: TableState, actor: str) -> Event:
-    _check_game_running(state)
-    current = state.turn["seat"] if state.turn else actor
-    if actor not in (current, state.host):
-        raise Refused("It is {name}'s turn: only they or the host can end it.", rule="turn.own",
-                      status=403, name=state.players[current].name)
-    if state.combat:
-        raise Refused("Finish the fight before ending the turn.", rule="turn.own", status=409)
-    number = state.turn["number"] if state.turn else 0
-    return Event("turn.passed", {"from": current, "to": next_seat(state, current), "number": number + 1})
-
-
+@decides(*(name for name in CATALOGUE if name.startswith("combat.") and name != "combat.start"))
 def _decide_combat(state: TableState, actor: str, action: str, params: dict) -> Event:
-    _check_game_running(state)
-    if action == "combat.start":
-        _check_own_turn(state, actor, "fight")
-        if state.combat:
-            fighter = state.players[state.combat["fighter"]].name
-            raise Refused("{fighter} is already fighting; that fight ends first.", rule="combat.one", status=409, fighter=fighter)
-        return _fight_event(state, fights.new_fight(actor), [], said("{who} fights a monster"), None, actor)
     if action == "combat.end":
-        if not state.combat:
-            raise Refused("No fight is on.", status=409)
         if actor not in (state.combat["fighter"], state.host):
             raise Refused("Only the fighter or the host can call the fight off.", rule="table.host", status=403)
         return _fight_event(state, None, [], said("{who} calls the fight off"), None, actor)
+    if action in ("combat.help.accept",) and state.players[actor].dead:
+        raise Refused("{name} is dead: no cards and no levels until the next player's turn begins.",
+                      rule="death.state", status=409, name=state.players[actor].name)
     after, ops, summary, winners = fights.decide(state, actor, action, params)
     return _fight_event(state, after, ops, summary, winners, actor)
 
 
 def _fight_event(state: TableState, after: dict | None, ops: list[dict], summary: dict, winners: list[str] | None,
                  actor: str) -> Event:
-    if ops:  # level changes from the rewards: checked like any sheet change
-        characters = {s: asdict(p) for s, p in state.players.items()}
-        sheet.apply_ops(characters, ops, state.profile)
+    """A change of the fight; when the fight ends, the turn moves on and "next combat" curses of those
+    who fought are spent (curses.effects)."""
+    if after is None and state.combat:
+        ops = ops + turn.moved(state, "fight over") + _spent_curses(state, ops)
+    _check_ops(state, ops)
     return Event("fight.changed", {"actor": actor, "summary": summary, "before": state.combat, "after": after,
                                    "ops": ops, "winner": winners[0] if winners else None, "winners": winners or []})
 
 
+def _spent_curses(state: TableState, ops: list[dict]) -> list[dict]:
+    """Remove the curses that waited for this fight (every effect ``until: next_combat``)."""
+    removed = {op["value"]["uid"] for op in ops if op["op"] == "remove" and op["field"] == "curses"}
+    out = []
+    for seat in in_fight(state):
+        for curse in state.players[seat].curses:
+            effects_ = curse.get("effects") or []
+            if effects_ and curse["uid"] not in removed and all(e.get("until") == "next_combat" for e in effects_):
+                out.append({"op": "remove", "seat": seat, "field": "curses", "value": curse})
+    return out
+
+
+# --- curses and choices ------------------------------------------------------------------------------
+
+@decides("curse.add")
+def _decide_curse(state: TableState, actor: str, action: str, params: dict) -> Event:
+    """A curse on any player, by anyone (curses.effects)."""
+    return _curse_event(state, actor, params["seat"], params.get("curse") or {}, [], action,
+                        "{who} curses {name}: {curse}" if params["seat"] != actor else "{who} is cursed: {curse}")
+
+
+def _curse_event(state: TableState, actor: str, seat: str, raw: dict, ops: list[dict], action: str, template: str) -> Event:
+    name = str(raw.get("name") or "").strip()
+    if not name or len(name) > 60:
+        raise Refused("A curse needs a name of at most 60 characters.", status=400)
+    effects_ = raw.get("effects") or []
+    if not isinstance(effects_, list) or not all(isinstance(e, dict) and isinstance(e.get("type"), str) for e in effects_):
+        raise Refused("A curse's effects must be a list of objects with a type.", status=400)
+    uid = f"u{state.version + 1}"
+    curse = {"uid": uid, "name": name, **({"card_id": raw["card_id"]} if raw.get("card_id") else {})}
+    characters = {s: asdict(p) for s, p in state.players.items()}
+    _apply_ops_to(characters, ops, state.profile)
+    outcome = effects.perform(characters, seat, effects_, state.profile)
+    ops = ops + outcome.ops
+    if outcome.lasting or not effects_:  # a curse typed in by name only stays until removed
+        ops.append({"op": "add", "seat": seat, "field": "curses", "value": {**curse, "effects": outcome.lasting}})
+    ops += _choice_ops(state, seat, actor, outcome.choices, curse, uid)
+    parts = list(outcome.lines) + [said("{card}: {text}", card=thing(curse), text=_instruction(raw, e))
+                                   for e in outcome.instructions]
+    if outcome.dies:
+        ops += _death(state, seat, characters, ops)
+        parts.append(said("{name} dies", name=state.players[seat].name))
+    summary = said(template, name=state.players[seat].name, curse=thing(curse))
+    if parts:
+        summary = said("{first}: {parts}", first=summary, parts=parts)
+    return _changed(actor, action, ops, summary, state, frozenset({"items.big"}))
+
+
+def _instruction(card: dict, effect: dict) -> str:
+    """What the table does by hand for an effect the app cannot perform: the card's text."""
+    return effect.get("text") or card.get("text") or card.get("name", "")
+
+
+def _choice_ops(state: TableState, seat: str, caster: str, choices: list[dict], source: dict, uid: str) -> list[dict]:
+    out = []
+    for index, choice in enumerate(choices):
+        chooser = caster if choice.get("chooser") == "caster" else seat
+        out.append({"op": "add", "seat": seat, "field": "choices",
+                    "value": {**choice, "uid": f"{uid}-{index}", "source": thing(source), "chooser": chooser,
+                              "rule": "curses.effects"}})
+    return out
+
+
+def _death(state: TableState, seat: str, characters: dict, ops_before: list[dict]) -> list[dict]:
+    """Death as the edition says (death.keep, death.state), after ``ops_before``."""
+    after = copy.deepcopy(characters)
+    _apply_ops_to(after, [op for op in ops_before if op.get("seat") == seat and op["op"] != "turn"], state.profile)
+    return sheet.death_ops(after[seat], seat, state.profile) + [
+        {"op": "set", "seat": seat, "field": "dead", "from": False, "to": True}]
+
+
+@decides("choice.make")
+def _decide_choice(state: TableState, actor: str, action: str, params: dict) -> Event:
+    found = next(((s, c) for s, p in state.players.items() for c in p.choices if c["uid"] == params.get("uid")), None)
+    if found is None:
+        raise Refused("There is no such choice to make.", status=404)
+    seat, choice = found
+    if actor not in (choice["chooser"], state.host):
+        raise Refused("{name} makes this choice.", status=403, name=state.players[choice["chooser"]].name)
+    characters = {s: asdict(p) for s, p in state.players.items()}
+    ops, lines = effects.choose(characters, seat, choice, list(params.get("picks") or []), state.profile)
+    ops = [{"op": "remove", "seat": seat, "field": "choices", "value": choice}] + ops
+    summary = said("{who} chooses for {name} ({card}): {parts}", name=state.players[seat].name,
+                   card=choice["source"], parts=lines)
+    return _changed(actor, action, ops, summary, state, frozenset({"items.big"}))
+
+
 # --- the character sheet -------------------------------------------------------------------
 
-def _decide_sheet(state: TableState, seat: str, action: str, params: dict) -> Event:
+@decides(*(name for name in CATALOGUE if name.split(".")[0] in
+           ("race", "class", "half_breed", "super_munchkin", "item", "character") or name == "curse.remove"))
+def _decide_sheet(state: TableState, actor: str, action: str, params: dict) -> Event:
+    seat = params["seat"]
+    if action in NOT_IN_COMBAT:
+        _check_not_fighting(state, seat, params.get("to"))
     p = asdict(state.players[seat])
     uid = f"u{state.version + 1}"
     profile = state.profile
     if action in ("race.add", "race.remove", "class.add", "class.remove"):
         field_name = "races" if action.startswith("race") else "classes"
         value = params.get("race" if field_name == "races" else "class")
-        ops = sheet.race_ops(p, seat, field_name, value, action.endswith(".add"))
+        ops = sheet.race_ops(p, seat, field_name, value, action.endswith(".add"), from_card="_card" in params)
         summary = said("{who} plays {word}", word=value) if action.endswith(".add") else \
             said("{who} discards {word}", word=value)
     elif action.startswith(("half_breed.", "super_munchkin.")):
@@ -487,30 +689,21 @@ def _decide_sheet(state: TableState, seat: str, action: str, params: dict) -> Ev
         to = params.get("to")
         if to not in state.players or to == seat:
             raise Refused("Give it to another player at this table.", status=400)
+        if state.players[to].dead:
+            raise Refused("{name} is dead: no cards and no levels until the next player's turn begins.",
+                          rule="death.state", status=409, name=state.players[to].name)
         receiver = asdict(state.players[to])
         moved = {**item, "in_use": False}
         ops = [{"op": "remove", "seat": seat, "field": "items", "value": item}] + sheet.add_item_ops(receiver, to, moved)
         summary = said("{who} gives {item} to {name}", item=thing(item), name=state.players[to].name)
-    elif action == "curse.add":
-        raw = params.get("curse") or {}
-        name = str(raw.get("name") or "").strip()
-        if not name or len(name) > 60:
-            raise Refused("A curse needs a name of at most 60 characters.", status=400)
-        if raw.get("timing", "persistent") != "persistent":
-            raise Refused("{name} is not a curse that stays: it acts once and is discarded.", rule="curses.lasting", name=name)
-        curse = {"uid": uid, "name": name, "effects": list(raw.get("effects") or [])}
-        if raw.get("card_id"):
-            curse["card_id"] = raw["card_id"]
-        ops = [{"op": "add", "seat": seat, "field": "curses", "value": curse}]
-        summary = said("{who} is cursed: {curse}", curse=thing(curse))
     elif action == "curse.remove":
         curse = next((c for c in p.get("curses", []) if c["uid"] == params.get("uid")), None)
         if curse is None:
             raise Refused("There is no such curse on this character.", status=404)
         ops = [{"op": "remove", "seat": seat, "field": "curses", "value": curse}]
         summary = said("{who} is rid of {curse}", curse=thing(curse))
-    else:  # character.die
-        ops = sheet.die_ops(p, seat, profile)
+    else:  # character.die: allowed with nothing in play too (death.state)
+        ops = sheet.death_ops(p, seat, profile) + [{"op": "set", "seat": seat, "field": "dead", "from": False, "to": True}]
         order = sheet.looting_order({s: asdict(pl) for s, pl in state.players.items()}, seat)
         picks = " → ".join(" = ".join(state.players[s].name for s in group) + (" (🎲)" if len(group) > 1 else "")
                            for group in order)
@@ -530,18 +723,41 @@ def _decide_sheet(state: TableState, seat: str, action: str, params: dict) -> Ev
 def _sheet_event(state: TableState, seat: str, action: str, ops: list[dict], summary: dict | str,
                  allow: frozenset = frozenset()) -> Event:
     """The event for ``ops``, refused if they leave any character breaking a new rule."""
+    _check_ops(state, ops, allow)
+    return Event("sheet.changed", {"seat": seat, "action": action, "summary": summary, "ops": ops})
+
+
+def _check_ops(state: TableState, ops: list[dict], allow: frozenset = frozenset()) -> None:
+    """Refuse ``ops`` if they leave any character breaking a rule it did not break before."""
     before = {s: asdict(p) for s, p in state.players.items()}
     after = copy.deepcopy(before)
-    sheet.apply_ops(after, ops, state.profile)
-    for touched in {op["seat"] for op in ops}:
+    _apply_ops_to(after, ops, state.profile)
+    for touched in {op["seat"] for op in ops if "seat" in op}:
         sheet.refuse_new_violations(before[touched], after[touched], allow)
-    return Event("sheet.changed", {"seat": seat, "action": action, "summary": summary, "ops": ops})
+
+
+def _apply_ops_to(characters: dict[str, dict], ops: list[dict], profile) -> None:
+    """The character operations of ``ops`` on ``characters`` (the turn and seat order are the table's)."""
+    sheet.apply_ops(characters, [op for op in ops if op["op"] not in TABLE_OPS], profile)
 
 
 # --- undo --------------------------------------------------------------------------------
 
 UNDOABLE = {"level.changed", "sex.changed", "host.transferred", "player.removed", "player.restored", "sheet.changed",
-            "fight.changed", "turn.passed", "settings.changed", "profile.changed"}
+            "fight.changed", "turn.passed", "settings.changed", "profile.changed", "table.changed"}
+#: Operations on the table rather than on a character: the turn and the seat order.
+TABLE_OPS = ("turn", "order")
+
+
+def invert(ops: list[dict]) -> list[dict]:
+    """The operations that undo ``ops`` (in reverse order): the table's and the characters'."""
+    out = []
+    for op in reversed(ops):
+        if op["op"] in TABLE_OPS:
+            out.append({**op, "from": op["to"], "to": op["from"]})
+        else:
+            out.extend(sheet.invert_ops([op]))
+    return out
 
 
 def inverse(state: TableState, event: Event) -> Event:
@@ -577,25 +793,33 @@ def inverse(state: TableState, event: Event) -> Event:
             raise Refused("The rules have changed again since; undo that first.", status=409)
         _check_profile_fits(state, p["from"])
         return Event("profile.changed", {"from": p["to"], "to": p["from"]})
-    if event.kind == "turn.passed":
-        if not state.turn or state.turn["seat"] != p["to"] or state.turn["number"] != p["number"]:
-            raise Refused("The turn has moved on since; it cannot go back.", status=409)
-        if p["from"] not in state.players:
-            raise Refused("That player has left the table.", status=409)
-        if state.combat:
-            raise Refused("Finish the fight first.", rule="turn.own", status=409)
-        return Event("turn.passed", {"from": p["to"], "to": p["from"], "number": p["number"] - 1})
+    if event.kind in ("turn.passed", "table.changed"):
+        ops = p.get("ops") or [{"op": "turn", "from": {"seat": p["from"], "number": p["number"] - 1},
+                                "to": {"seat": p["to"], "number": p["number"]}}]  # turns passed before phases
+        if any(op["op"] == "turn" for op in ops):
+            if not _same_turn(state.turn, next(op["to"] for op in ops if op["op"] == "turn")):
+                raise Refused("The turn has moved on since; it cannot go back.", status=409)
+            if state.combat:
+                raise Refused("Finish the fight first.", rule="turn.own", status=409)
+        missing = {op["seat"] for op in ops if "seat" in op} - set(state.players)
+        if missing or any(seat not in state.players for op in ops if op["op"] == "turn" for seat in [op["from"]["seat"]]):
+            raise Refused("A player this change touched has left the table.", status=409)
+        _check_game_running(state)
+        summary = p.get("summary") or said("{name}'s turn (turn {number})", name=p["to"], number=p["number"])
+        return _changed(p.get("actor") or p["to"], "undo", invert(ops), undone(summary), state, frozenset({"items.big"}))
     if event.kind == "fight.changed":
         if state.combat != p["after"]:
             raise Refused("The fight has changed since; undo the later changes first.", status=409)
-        missing = {op["seat"] for op in p["ops"]} - set(state.players)
+        missing = {op["seat"] for op in p["ops"] if "seat" in op} - set(state.players)
         if missing:
             raise Refused("A player this change touched has left the table.", status=409)
         if state.winner and not p.get("winner"):
             _check_game_running(state)
-        ops = sheet.invert_ops(p["ops"])
+        ops = invert(p["ops"])
+        if any(op["op"] == "turn" for op in ops) and not _same_turn(state.turn, next(op["from"] for op in ops if op["op"] == "turn")):
+            raise Refused("The turn has moved on since; it cannot go back.", status=409)
         characters = {s: asdict(pl) for s, pl in state.players.items()}
-        sheet.apply_ops(characters, ops, state.profile)
+        _apply_ops_to(characters, ops, state.profile)
         return Event("fight.changed", {"actor": p["actor"], "summary": undone(p["summary"]), "before": p["after"],
                                        "after": p["before"], "ops": ops, "winner": None, "winners": [],
                                        "clears_win": bool(p.get("winner"))})
@@ -604,7 +828,7 @@ def inverse(state: TableState, event: Event) -> Event:
         if missing:
             raise Refused("A player this change touched has left the table.", status=409)
         _check_game_running(state)
-        return _sheet_event(state, p["seat"], "undo", sheet.invert_ops(p["ops"]), undone(p["summary"]))
+        return _sheet_event(state, p["seat"], "undo", invert(p["ops"]), undone(p["summary"]))
     if event.kind == "host.transferred":
         if state.host != p["to"] or p["from"] not in state.players:
             raise Refused("The host role has moved on since; it cannot go back.", status=409)
@@ -647,7 +871,7 @@ def _apply(state: TableState, event: Event) -> TableState:
         new.players[p["seat"]] = Player(seat=p["seat"], name=p["name"], sex=p["sex"])
         if p["host"]:
             new.host = p["seat"]
-            new.turn = {"seat": p["seat"], "number": 1}  # the host starts
+            new.turn = {"seat": p["seat"], "number": 1, "phase": "start"}  # the host starts, unless turn.first says otherwise
     elif event.kind == "level.changed":
         new.players[p["seat"]].level = p["to"]
         if p.get("wins"):
@@ -670,12 +894,17 @@ def _apply(state: TableState, event: Event) -> TableState:
                               "powers": {k: v for k, v in new.combat["powers"].items() if k != "helper"}}
             if new.combat["invited"] == gone:
                 new.combat = {**new.combat, "invited": None}
-        if new.turn and new.turn["seat"] == p["player"]["seat"] and new.players:
-            new.turn = {"seat": next_seat(state, p["player"]["seat"]), "number": new.turn["number"] + 1}
+        if new.turn and new.turn["seat"] == gone and new.players:
+            new.turn = {"seat": turn.next_seat(list(state.players), gone), "number": new.turn["number"] + 1,
+                        "phase": "start"}
     elif event.kind == "player.restored":
         new.players[p["player"]["seat"]] = Player(**p["player"])
-    elif event.kind == "turn.passed":
+    elif event.kind == "turn.passed" and "ops" not in p:  # recorded before turns had phases
         new.turn = {"seat": p["to"], "number": p["number"]}
+    elif event.kind in ("turn.passed", "table.changed"):
+        _apply_all(new, p["ops"])
+    elif event.kind == "dice.rolled":
+        pass
     elif event.kind == "settings.changed":
         new.settings = {**new.settings, p["key"]: p["to"]}
     elif event.kind == "profile.changed":
@@ -684,23 +913,43 @@ def _apply(state: TableState, event: Event) -> TableState:
                         **({"options": p["to"]["options"]} if p["to"]["options"] else {})}
     elif event.kind == "fight.changed":
         new.combat = copy.deepcopy(p["after"])
-        if p["ops"]:
-            characters = {seat: asdict(player) for seat, player in new.players.items()}
-            sheet.apply_ops(characters, p["ops"], new.profile)
-            for seat in {op["seat"] for op in p["ops"]}:
-                new.players[seat] = Player(**characters[seat])
+        _apply_all(new, p["ops"])
         if p.get("winner"):
             new.winners = list(p.get("winners") or [p["winner"]])
         if p.get("clears_win"):
             new.winners = []
     elif event.kind == "sheet.changed":
-        characters = {seat: asdict(player) for seat, player in new.players.items()}
-        sheet.apply_ops(characters, p["ops"], new.profile)
-        for seat in {op["seat"] for op in p["ops"]}:
-            new.players[seat] = Player(**characters[seat])
+        _apply_all(new, p["ops"])
     else:
         raise ValueError(f"unknown event kind {event.kind!r}")
     return new
+
+
+def _same_turn(now: dict | None, expected: dict | None) -> bool:
+    """Whether the turn is still the one an operation expects (turns recorded before phases had none)."""
+    if not now or not expected:
+        return now == expected
+    return (now["seat"], now["number"], now.get("phase", "start")) == \
+        (expected["seat"], expected["number"], expected.get("phase", now.get("phase", "start")))
+
+
+def _apply_all(new: TableState, ops: list[dict]) -> None:
+    """Perform ``ops`` on ``new`` (a copy being built): the turn, the seat order, the characters."""
+    for op in ops:
+        if op["op"] == "turn":
+            if not _same_turn(new.turn, op["from"]):
+                raise Refused("The turn has moved on since.", status=409)
+            new.turn = copy.deepcopy(op["to"])
+        elif op["op"] == "order":
+            if list(new.players) != op["from"]:
+                raise Refused("The seat order has changed since.", status=409)
+            new.players = {seat: new.players[seat] for seat in op["to"]}
+    touched = {op["seat"] for op in ops if op["op"] not in TABLE_OPS}
+    if touched:
+        characters = {seat: asdict(player) for seat, player in new.players.items()}
+        _apply_ops_to(characters, ops, new.profile)
+        for seat in touched:
+            new.players[seat] = Player(**characters[seat])
 
 
 def replay(events: list[Event]) -> TableState:

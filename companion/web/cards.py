@@ -77,32 +77,39 @@ def card_page(card_id: str, enroll_notice: dict | None = None):
 def usable_tables(card: dict) -> list[dict]:
     """One-tap uses of this card at the tables this phone sits at: ``[{name, uses: [...]}]``.
 
-    Items and lasting curses go on the sheet; during a table's fight, monsters join it,
-    enhancers go on a chosen monster and one-shots help either side.
+    Every kind plays through ``card.play``: items, races and classes on the sheet, curses and
+    Go Up a Level on a chosen player, monsters into the fight, enhancers on a chosen monster,
+    one-shots for either side.
     """
     out = []
     for table_id in seating.my_tables():
-        if not seating.cookie_seat(table_id):
+        seat = seating.cookie_seat(table_id)
+        if not seat:
             continue
         state = table_store.load(get_db(), table_id)
-        if not playable_now(card, state):
+        if not playable_now(card, state, seat):
             continue
-        uses = []
-        if card["kind"] == "item":
-            uses.append({"action": "item.add", "label": gettext("Add to my sheet"), "params": {}})
-        elif card["kind"] == "curse":
-            uses.append({"action": "curse.add", "label": gettext("Curse me"), "params": {}})
-        elif card["kind"] == "monster":
-            uses.append({"action": "combat.monster.add", "label": gettext("Into the fight"), "params": {}})
-        elif card["kind"] == "monster_enhancer":
-            uses += [{"action": "combat.enhancer.add", "label": gettext("On %(monster)s", monster=m["name"]), "params": {"monster": m["uid"]}}
-                     for m in state.combat["monsters"] if not m["eliminated"]]
-        else:  # a one-shot
-            uses += [{"action": "combat.oneshot.add", "label": gettext("For the players") if side == "players" else gettext("For the monsters"), "params": {"side": side}}
-                     for side in ("players", "monsters")]
+        uses = card_uses(card, state, seat)
         if uses:
             out.append({"id": table_id, "name": state.name, "uses": uses})
     return out
+
+
+def card_uses(card: dict, state, seat: str) -> list[dict]:
+    """The buttons that play ``card`` at this table now: ``[{action, label, params}]``."""
+    kind = card["kind"]
+    if kind in ("curse", "go_up_a_level") or card["id"] == "divine-intervention":
+        return [{"action": "card.play", "label": gettext("Me") if p.seat == seat else p.name, "params": {"seat": p.seat}}
+                for p in state.players.values() if not p.dead]
+    if kind == "monster_enhancer":
+        return [{"action": "card.play", "label": gettext("On %(monster)s", monster=m["name"]), "params": {"monster": m["uid"]}}
+                for m in state.combat["monsters"] if not m["eliminated"]]
+    if kind == "one_shot":
+        return [{"action": "card.play", "label": gettext("For the players") if side == "players" else gettext("For the monsters"),
+                 "params": {"side": side}} for side in ("players", "monsters")]
+    if kind == "monster":
+        return [{"action": "card.play", "label": gettext("Into the fight") if state.combat else gettext("Fight it"), "params": {}}]
+    return [{"action": "card.play", "label": gettext("Add to my sheet"), "params": {}}]
 
 
 #: The referee's rules that matter for a kind of card, beyond those its rulings name.

@@ -9,10 +9,16 @@ from card_db.schema import KINDS
 
 from ..referee.combat import INPUT_SCHEMA
 from ..referee.profiles import OPTIONS, PROFILES, TOP_LEVEL_RANGE
-from ..referee.rules import LANGUAGES, OVERRIDABLE
-from ..referee.table import ACTIONS, SEXES
+from ..referee.rules import LANGUAGES
+from ..referee.catalogue import CATALOGUE, json_schema
+from ..referee.table import SEXES
 
 VERSION = "1.0.0"
+
+
+def _action_ref(name: str) -> str:
+    """The component name of an action's body: ``level.up`` → ``Action_level_up``."""
+    return "Action_" + name.replace(".", "_")
 
 
 def _ref(name: str) -> dict:
@@ -239,42 +245,12 @@ def spec() -> dict:
                     f"{k}: {v}" for k, v in OPTIONS.items()), "properties": {
                         **{k: {"type": "boolean"} for k in OPTIONS if k != "top_level"},
                         "top_level": {"type": "integer", "minimum": TOP_LEVEL_RANGE[0], "maximum": TOP_LEVEL_RANGE[1]}}},
-                "Action": {"type": "object", "required": ["action"], "properties": {
-                    "action": {"enum": list(ACTIONS), "description": "; ".join(f"{k}: {v}" for k, v in ACTIONS.items())},
-                    "seat": {"type": "string", "description": "Whose character (default: your own; others: host only)."},
-                    "levels": {"type": "integer", "minimum": 1, "maximum": 2, "description": "level.kill only"},
-                    "sex": {"enum": list(SEXES), "description": "sex.set only"},
-                    "race": {"enum": ["elf", "dwarf", "halfling"], "description": "race.add / race.remove"},
-                    "class": {"enum": ["warrior", "wizard", "cleric", "thief"], "description": "class.add / class.remove"},
-                    "card": {"type": "string", "description": "item.add / curse.add: a card id from /api/v1/cards; "
-                             "level.up: divine_intervention (may reach the top in the classic rules)"},
-                    "override": {"enum": list(OVERRIDABLE), "description": "Host only: let this action through against "
-                                 "that rule, once (a house ruling, recorded with the rule and who ruled)"},
-                    "profile": {"enum": list(PROFILES), "description": "settings.profile: the new edition"},
-                    "options": _ref("Options"),
-                    "item": {"type": "object", "description": "item.add by hand: name, bonus, slot, big, gold, "
-                             "usable_by, not_usable_by, bonus_if, run_away_bonus (the card schema's item part)"},
-                    "curse": {"type": "object", "description": "curse.add by hand: name and effects"},
-                    "uid": {"type": "string", "description": "the item or curse on the sheet (item.use/carry/remove/give, curse.remove)"},
-                    "uids": {"type": "array", "items": {"type": "string"}, "description": "item.sell: the items sold"},
-                    "double": {"type": "string", "description": "item.sell: the one item a Halfling sells at double price"},
-                    "to": {"type": "string", "description": "item.give: the receiving seat"},
-                    "monster": {"description": "combat.monster.add: the monster (level, treasures, levels, undead, ...) "
-                                "or use card; combat.enhancer.add / combat.eliminate: the monster's uid in the fight"},
-                    "enhancer": {"type": "object", "description": "combat.enhancer.add by hand: name, level_change, treasure_change, mate"},
-                    "one_shot": {"type": "object", "description": "combat.oneshot.add by hand: name, bonus"},
-                    "side": {"enum": ["players", "monsters"], "description": "combat.oneshot.add"},
-                    "promise": {"type": "string", "maxLength": 140, "description": "combat.help.ask: what was promised"},
-                    "power": {"enum": ["berserk", "turning"], "description": "combat.power"},
-                    "cards": {"type": "integer", "minimum": 1, "maximum": 3, "description": "combat.power: cards discarded"},
-                    "target": {"enum": ["fighter", "helper"], "description": "combat.backstab"},
-                    "fighter_rolls": {"type": "array", "items": {"type": "string"},
-                                      "description": "combat.flee: the real die, one per monster; omitted: the app rolls"},
-                    "helper_rolls": {"type": "array", "items": {"type": "string"}},
-                    "order": {"type": "array", "items": {"type": "string"},
-                              "description": "combat.flee: the monsters' uids in the order the players flee them"},
-                    "reason": {"type": "string", "maxLength": 140},
-                    "expected_version": {"type": "integer", "description": "Refuse with 409 if the table has moved on."}}},
+                "Action": {"oneOf": [_ref(_action_ref(name)) for name in CATALOGUE],
+                           "discriminator": {"propertyName": "action",
+                                             "mapping": {name: f"#/components/schemas/{_action_ref(name)}" for name in CATALOGUE}},
+                           "description": "One action of the catalogue; each names its parameters, who may ask for it "
+                                          "and in which phases of the turn."},
+                **{_action_ref(name): json_schema(name) for name in CATALOGUE},
                 "Table": {"type": "object", "properties": {
                     "id": {"type": "string"}, "name": {"type": "string"}, "profile_id": {"type": "string"},
                     "profile": {"type": "object"}, "version": {"type": "integer"},
@@ -282,7 +258,9 @@ def spec() -> dict:
                     "winners": {"type": "array", "items": {"type": "string"},
                                 "description": "every seat that won (two in a shared or joint victory)"},
                     "combat": {"type": ["object", "null"], "description": "the fight on now: {fighter: seat}"},
-                    "turn": {"type": ["object", "null"], "description": "whose turn: {seat, number}"},
+                    "turn": {"type": ["object", "null"], "description": "whose turn: {seat, number, phase}; phase is start "
+                                                       "(door shut), door (no monster: look for trouble or loot), fight, "
+                                                       "charity (the turn's fight or loot is done)"},
                     "players": {"type": "array", "items": {"type": "object", "properties": {
                         "seat": {"type": "string"}, "name": {"type": "string"}, "sex": {"enum": list(SEXES)},
                         "level": {"type": "integer"}, "strength": {"type": "integer"},
@@ -291,6 +269,9 @@ def spec() -> dict:
                         "strength_breakdown": {"type": "array", "description": "one line per source: level, items, curses"},
                         "not_counting": {"type": "array", "description": "items that do not count, with reason, rule, citation"},
                         "pending": {"type": "array", "description": "curse effects waiting for the next combat"},
+                        "dead": {"type": "boolean", "description": "dead until the next player's turn begins: no cards, no levels"},
+                        "choices": {"type": "array", "description": "what a curse or Bad Stuff left to pick: {uid, source, "
+                                    "chooser, effect, count, options}; choice.make answers it"},
                         "problems": {"type": "array", "description": "rules the character breaks now (e.g. Big items after losing Dwarf)"}}}}}},
                 "Event": {"type": "object", "properties": {
                     "seq": {"type": "integer"}, "kind": {"type": "string"}, "actor": {"type": ["string", "null"]},

@@ -11,6 +11,8 @@ from dataclasses import asdict
 from flask import Blueprint, abort, redirect, render_template, request, url_for
 from flask_babel import gettext
 
+from card_db.words import CLASSES, RACES, SLOTS
+
 from .. import actions, i18n, rulesearch, store
 from ..db import get_db
 from ..qr import svg as qr_svg
@@ -27,7 +29,8 @@ bp = Blueprint("pages", __name__)
 
 @bp.app_context_processor
 def helpers():
-    return {"qr_svg": qr_svg, "SEXES": SEXES, "action": action_button}
+    return {"qr_svg": qr_svg, "SEXES": SEXES, "RACES": RACES, "CLASSES": CLASSES, "SLOTS": SLOTS,
+            "action": action_button}
 
 
 @bp.get("/")
@@ -132,17 +135,18 @@ def act(table_id: str, action: str):
 
 @bp.get("/t/<table_id>/pick")
 def pick(table_id: str):
-    """Cards a player can use now, as they type: items and lasting curses for the sheet, and
-    during a fight monsters, enhancers (one button per monster) and one-shots (either side)."""
-    seat_or_403(table_id)
+    """Cards a player can use now, as they type, each with what it does: items, races and classes
+    on the sheet, curses and Go Up a Level on any player, a monster into the fight (or to fight
+    on your turn), enhancers (one button per monster) and one-shots (either side)."""
+    seat = seat_or_403(table_id)
     state = store.load(get_db(), table_id)
     query = request.args.get("q", "")
     if len(query) > 100:
         raise Refused("The search text can be at most 100 characters.", status=400)
     results = [r for r in find({"query": query, "deck": None, "kind": None, "limit": 30})
-               if playable_now(r["card"], state)][:8] if query.strip() else []
+               if playable_now(r["card"], state, seat)][:8] if query.strip() else []
     template = "_pick_results.html" if is_htmx() else "pick.html"
-    return vary(render_template(template, state=state, query=query, results=results))
+    return vary(render_template(template, state=state, query=query, results=results, me_seat=seat))
 
 
 def charity_answer(table_id: str, seat: str) -> dict:

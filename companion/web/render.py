@@ -39,7 +39,7 @@ def board_context(state: TableState, seat: str | None, notice: dict | None = Non
     claim = state.combat.get("claim") if state.combat else None
     return {
         "verdict": verdict,
-        "claim_remaining": max(0.0, state.profile.objection_seconds - (time.time() - claim["at"])) if claim else 0.0,
+        "claim_remaining": max(0.0, fights.objection_seconds(state) - (time.time() - claim["at"])) if claim else 0.0,
         "state": state,
         "profile": state.profile,
         "players": players,

@@ -92,10 +92,10 @@ def table_scan(table_id: str):
         card = card_store.get(db, cand["card_id"])
         if card is not None:
             results.append({"card": card, "hit": {"name": i18n.card_name(card)}, "confidence": cand["confidence"],
-                            "usable": playable_now(card, state)})
+                            "usable": playable_now(card, state, seat)})
     if answer and answer.get("reason"):
         answer = {**answer, "message": reason_text(answer["reason"], answer["message"])}
-    context = {"state": state, "seat": seat, "answer": answer, "error": error, "results": results}
+    context = {"state": state, "seat": seat, "me_seat": seat, "answer": answer, "error": error, "results": results}
     template = "_scan_result.html" if is_htmx() else "scan.html"
     return vary(render_template(template, **context), status)
 

@@ -1,0 +1,131 @@
+"""The turn as a state machine: its phases, what each allows, and how play moves on.
+
+A turn (``state.turn``: whose, which number, which phase) goes through the phases the books
+describe (Munchkin 1.6, "Turn Phases"; the classic books, "Spielablauf"):
+
+``start``
+    the door is still shut: cards may be played, items sold; kicking open the door (or
+    fighting the monster behind it) ends this phase.
+``door``
+    the door showed no monster (a curse acted, or a card went to the hand): look for
+    trouble (a fight) or loot the room, once.
+``fight``
+    this turn's one fight is on; Wandering Monsters join it.
+``charity``
+    the fight is over or the room was looted: nothing more happens this turn but Charity
+    and ending it.
+
+Phase changes are operations (``{"op": "turn", "from": ..., "to": ...}``) inside the event
+of the action that causes them, so undoing that action puts the turn back too.
+"""
+from __future__ import annotations
+
+import secrets
+
+from .history import said
+from .rules import N_, Refused, refuse
+
+#: Where each step leads: (phase, step) -> next phase.
+TRANSITIONS = {
+    ("start", "door:monster"): "fight", ("start", "door:curse"): "door", ("start", "door:other"): "door",
+    ("start", "fight"): "fight", ("door", "fight"): "fight", ("door", "loot"): "charity",
+    ("fight", "fight over"): "charity",
+}
+#: Why a step is refused in a phase: (step, phase) -> (rule, message).
+REFUSALS = {
+    ("door", "door"): ("turn.door", N_("The door has been kicked open this turn: one door a turn.")),
+    ("door", "fight"): ("turn.door", N_("The door has been kicked open this turn: one door a turn.")),
+    ("door", "charity"): ("turn.door", N_("The door has been kicked open this turn: one door a turn.")),
+    ("fight", "fight"): ("turn.door", N_("This turn's fight is on: a second monster joins it as a Wandering Monster.")),
+    ("fight", "charity"): ("turn.door", N_("This turn has had its fight: one fight a turn.")),
+    ("loot", "start"): ("turn.door", N_("Kick open the door first.")),
+    ("loot", "fight"): ("turn.trouble-or-loot", N_("Looting the room is instead of a fight; this turn has its fight.")),
+    ("loot", "charity"): ("turn.trouble-or-loot", N_("This turn has had its fight or its loot: once a turn.")),
+    ("trouble", "start"): ("turn.door", N_("Kick open the door first: looking for trouble comes after an empty door.")),
+    ("trouble", "charity"): ("turn.trouble-or-loot", N_("This turn has had its fight or its loot: once a turn.")),
+    ("end", "start"): ("turn.door", N_("Kick open the door first: every turn begins with the door.")),
+    ("end", "door"): ("turn.trouble-or-loot", N_("Look for trouble or loot the room before ending the turn.")),
+}
+
+
+def phase(state) -> str:
+    """The phase of the turn now (turns recorded before phases existed count as ``start``)."""
+    if state.combat:
+        return "fight"
+    return (state.turn or {}).get("phase", "start")
+
+
+def require(state, step: str) -> None:
+    """Refuse ``step`` (door, fight, trouble, loot, end) if the turn's phase does not allow it."""
+    now = phase(state)
+    if step == "end" and now == "fight":
+        raise Refused("Finish the fight before ending the turn.", rule="turn.own", status=409)
+    if step in ("fight", "trouble") and now == "fight":
+        fighter = state.players[state.combat["fighter"]].name if state.combat else "?"
+        raise Refused("{fighter} is already fighting; that fight ends first.", rule="combat.one", status=409,
+                      fighter=fighter)
+    found = REFUSALS.get((step, now))
+    if found:
+        rule, message = found
+        refuse(message, rule=rule)
+
+
+def moved(state, step: str) -> list[dict]:
+    """The operation that moves the turn on by ``step`` (none outside a turn or when it stays)."""
+    if not state.turn:
+        return []
+    before = {**state.turn, "phase": state.turn.get("phase", "start")}
+    after_phase = TRANSITIONS.get((before["phase"], step))
+    if step == "fight over":
+        after_phase = "charity"
+    if after_phase is None:  # a house ruling let the step through out of order: the turn goes on from here
+        after_phase = {"door:monster": "fight", "fight": "fight", "loot": "charity"}.get(step, "door")
+    if after_phase == before["phase"]:
+        return []
+    return [{"op": "turn", "from": before, "to": {**before, "phase": after_phase}}]
+
+
+def next_seat(order: list[str], after: str) -> str:
+    """The seat after ``after`` in the table's seat order."""
+    if after not in order:
+        return order[0]
+    return order[(order.index(after) + 1) % len(order)]
+
+
+def passed(state, current: str, profile) -> tuple[list[dict], list[dict]]:
+    """Operations and sentences for the turn passing to the next player.
+
+    The dead come back as new characters as the next player's turn begins (1.6, Death): they
+    then draw what the edition deals a new character.
+    """
+    number = (state.turn or {}).get("number", 0)
+    after = {"seat": next_seat(list(state.players), current), "number": number + 1, "phase": "start"}
+    ops = [{"op": "turn", "from": state.turn, "to": after}]
+    parts = []
+    door, treasure = profile.death_draw
+    for seat, player in state.players.items():
+        if player.dead:
+            ops.append({"op": "set", "seat": seat, "field": "dead", "from": True, "to": False})
+            parts.append(said("{name}'s new character draws {door} Door and {treasure} Treasure cards",
+                              name=player.name, door=door, treasure=treasure))
+    return ops, parts
+
+
+def first_by_roll(seats: list[str]) -> tuple[str, list[list[tuple[str, int]]]]:
+    """Who begins by the books' way: everyone rolls a die, the highest begins, ties roll again.
+
+    Answers the seat and every round of rolls (for the history).
+    """
+    rounds, rolling = [], list(seats)
+    while True:
+        rolls = [(seat, secrets.randbelow(6) + 1) for seat in rolling]
+        rounds.append(rolls)
+        best = max(r for _, r in rolls)
+        rolling = [seat for seat, r in rolls if r == best]
+        if len(rolling) == 1:
+            return rolling[0], rounds
+
+
+def can_choose_first(state) -> bool:
+    """Who begins may be decided until the first door of the game is opened."""
+    return bool(state.turn) and state.turn["number"] == 1 and phase(state) == "start"

@@ -1,0 +1,106 @@
+"""The game flow through the documented JSON API of a real server (`companion serve`, gunicorn).
+
+A whole round at a 1.6 table, as a group would play it, with the referee refusing what the
+books forbid: no level without a cause, one door a turn, curses and Bad Stuff that act,
+death as a state, Charity that skips the dead. Every request is a real HTTP request.
+"""
+import json
+import urllib.error
+import urllib.request
+
+import pytest
+
+from tests.liveserver import LiveServer
+
+
+@pytest.fixture(scope="module")
+def server(tmp_path_factory):
+    live = LiveServer(tmp_path_factory.mktemp("flow") / "data").start()
+    yield live
+    live.kill()
+
+
+def call(server, method, path, body=None, token=None):
+    data = json.dumps(body).encode() if body is not None else None
+    request = urllib.request.Request(server.url + path, data=data, method=method,
+                                     headers={"Content-Type": "application/json",
+                                              **({"Authorization": f"Bearer {token}"} if token else {})})
+    try:
+        with urllib.request.urlopen(request, timeout=10) as response:
+            return response.status, json.loads(response.read())
+    except urllib.error.HTTPError as exc:
+        return exc.code, json.loads(exc.read())
+
+
+@pytest.fixture
+def table(server):
+    status, body = call(server, "POST", "/api/v1/tables", {"name": "Game night", "profile": "munchkin-1.6",
+                                                            "host": {"name": "Ann", "sex": "female"}})
+    assert status == 201, body
+    tokens, seats = {"Ann": body["token"]}, {"Ann": body["seat"]}
+    join = body["join_url"].rsplit("/", 1)[-1]
+    for name in ("Bob", "Cid"):
+        status, joined = call(server, "POST", f"/api/v1/join/{join}", {"name": name, "sex": "male"})
+        assert status == 201
+        tokens[name], seats[name] = joined["token"], joined["seat"]
+    table_id = body["table"]["id"]
+
+    def act(who, action, expect=200, **params):
+        status, answer = call(server, "POST", f"/api/v1/tables/{table_id}/actions", {"action": action, **params}, tokens[who])
+        assert status == expect, answer
+        return answer
+
+    return act, seats
+
+
+def player(answer, seat):
+    return next(p for p in answer["table"]["players"] if p["seat"] == seat)
+
+
+def test_a_round_refereed_through_the_api(table):
+    act, seats = table
+    ann, bob, cid = seats["Ann"], seats["Bob"], seats["Cid"]
+    # Levels have causes: no kill without a fight; Go Up a Level by anyone on anyone.
+    refused = act("Ann", "level.kill", expect=422, levels=1)
+    assert refused["rule"] == "level.causes" and "Munchkin 1.6" in refused["citation"]
+    answer = act("Bob", "card.play", card="boil-an-anthill", seat=ann)
+    assert player(answer, ann)["level"] == 2
+    # The turn: Bob cannot kick Ann's door; Ann kicks it once and meets the Harpies.
+    assert act("Bob", "turn.door", expect=422, found="other")["rule"] == "turn.own"
+    answer = act("Ann", "turn.door", found="monster", card="harpies")
+    assert answer["table"]["turn"]["phase"] == "fight"
+    monster = answer["table"]["combat"]["monsters"][0]["uid"]
+    act("Cid", "card.play", card="enraged", monster=monster)  # anyone plays on the monster
+    act("Cid", "combat.oneshot.add", side="monsters", one_shot={"name": "Potion", "bonus": 10})
+    answer = act("Ann", "combat.flee", fighter_rolls=["1"])
+    assert player(answer, ann)["level"] == 1  # Harpies: lose 2 levels (never below 1)
+    assert answer["table"]["turn"]["phase"] == "charity" and "Harpies" in answer["event"]["text"]
+    assert act("Ann", "turn.door", expect=422, found="other")["rule"] == "turn.door"
+    answer = act("Ann", "turn.end", hand=5)
+    assert answer["table"]["turn"]["seat"] == bob
+    # A curse on another player acts at once, by anyone; death is a state.
+    answer = act("Ann", "card.play", card="change-sex", seat=cid)
+    assert player(answer, cid)["sex"] == "female"
+    answer = act("Bob", "turn.door", found="monster", card="stoned-golem")
+    answer = act("Bob", "combat.flee", fighter_rolls=["1"])
+    assert player(answer, bob)["dead"] is True
+    assert act("Ann", "level.up", expect=409, seat=bob)["rule"] == "death.state"
+    answer = act("Bob", "turn.end", hand=0)
+    assert player(answer, bob)["dead"] is False and answer["table"]["turn"]["seat"] == cid
+    assert "new character" in answer["event"]["text"]
+
+
+@pytest.mark.parametrize("body, status, words", [
+    ({"action": "turn.door", "found": "dragon"}, 400, "found must be one of"),
+    ({"action": "card.play", "card": "no-such-card"}, 404, "no-such-card"),
+    ({"action": "card.play"}, 400, "card is required"),
+    ({"action": "turn.first", "roll": "maybe"}, 400, "true or false"),
+    ({"action": "dice.roll", "count": 99}, 400, "count must be from 1 to 10"),
+    ({"action": "level.up", "bogus": 1}, 400, "Unknown parameter"),
+])
+def test_bad_input_gets_a_clear_error_and_changes_nothing(server, table, body, status, words):
+    act, seats = table
+    before = act("Ann", "dice.roll")["table"]["version"]
+    answer = act("Ann", body.pop("action"), expect=status, **body)
+    assert words in answer["error"]
+    assert act("Ann", "dice.roll")["table"]["version"] == before + 1  # only the second roll was recorded
