@@ -303,10 +303,19 @@ def _flee(state, fight: dict, actor: str, params: dict):
                           monster=r["monster"], roll=roll, bad_stuff=done["said"]))
         if done["dies"]:
             dead.add(seat)
-            parts.append(said("{name} dies: the stuff is lost, the character stays", name=r["who"]))
+            parts.append(death_said(state, seat))
     if not parts:
         return None, ops, said("{who} runs away: nothing to run from"), None
     return None, ops, said("{who} runs away: {parts}", parts=parts), None
+
+
+def death_said(state, seat: str) -> dict:
+    """The sentence of a death by a monster or a curse: who picks from the stuff first (death.looting)."""
+    order = sheet.looting_order({s: asdict(p) for s, p in state.players.items()}, seat)
+    picks = " → ".join(" = ".join(state.players[s].name for s in group) + (" (🎲)" if len(group) > 1 else "")
+                       for group in order)
+    return said("{name} dies: the stuff is lost, looting order {order}", name=state.players[seat].name,
+                order=picks or "—")
 
 
 def bad_stuff(state, characters: dict[str, dict], seat: str, monster: dict) -> dict:

@@ -583,7 +583,7 @@ def _curse_event(state: TableState, actor: str, seat: str, raw: dict, ops: list[
                                    for e in outcome.instructions]
     if outcome.dies:
         ops += _death(state, seat, characters, ops)
-        parts.append(said("{name} dies", name=state.players[seat].name))
+        parts.append(fights.death_said(state, seat))
     summary = said(template, name=state.players[seat].name, curse=thing(curse))
     if parts:
         summary = said("{first}: {parts}", first=summary, parts=parts)
