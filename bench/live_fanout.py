@@ -138,10 +138,9 @@ def pct(values: list[float], p: float) -> float:
 async def run(args) -> dict:
     port = free_port()
     data = Path(tempfile.mkdtemp(prefix="bench-live-"))
-    threads = args.tables * args.clients // args.workers + 32
-    server = subprocess.Popen(
+    server = subprocess.Popen(  # the defaults of `companion serve`, apart from the port and data
         [sys.executable, "-m", "companion", "serve", "--host", HOST, "--port", str(port), "--workers", str(args.workers),
-         "--threads", str(threads), "--data-dir", str(data), "--no-qr", "--public-url", f"http://{HOST}:{port}"],
+         "--data-dir", str(data), "--no-qr", "--public-url", f"http://{HOST}:{port}"],
         stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, start_new_session=True)
     try:
         for _ in range(300):
@@ -220,7 +219,7 @@ async def run(args) -> dict:
             task.cancel()
         return {
             "tables": args.tables, "clients_per_table": args.clients, "streams": len(everyone),
-            "workers": args.workers, "threads_per_worker": threads, "taps": args.taps,
+            "workers": args.workers, "taps": args.taps,
             "rate_per_s": round(args.taps / elapsed, 1), "errors": errors,
             "taps_delayed_all_tables_busy": delayed,
             "fanout_ms": {"p50": round(pct(fanout_ms, 50), 1), "p95": round(pct(fanout_ms, 95), 1),

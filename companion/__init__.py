@@ -11,8 +11,9 @@ from importlib import resources
 
 from flask import Flask
 from flask_wtf.csrf import CSRFProtect
+from werkzeug.middleware.proxy_fix import ProxyFix
 
-from . import datadir, db
+from . import datadir, db, store
 from .live import ChangeFeed
 
 csrf = CSRFProtect()
@@ -42,13 +43,25 @@ def create_app(test_config: dict | None = None) -> Flask:
         LIVE_POLL_INTERVAL=0.05,
         STREAM_MAX_SECONDS=300,  # streams end and reconnect so dead connections free their threads
         STREAM_KEEPALIVE_SECONDS=15,
+        MAX_OPEN_STREAMS=4500,  # live streams per process (`companion serve` sets it from --connections)
+        MAX_STREAMS_PER_TABLE=100,  # a table's phones and its spectators; more is a script, not a table
+        STREAM_RETRY_AFTER=5,  # seconds a refused stream is told to wait
+        TRUSTED_PROXIES=0,  # reverse proxies in front whose X-Forwarded-* headers are believed (docs/deploy.md)
+        TABLE_IDLE_DAYS=60,  # a table nobody changed for this long is deleted at the next start (0: never)
     )
     app.config.from_prefixed_env("COMPANION")
     app.config.update(config)
+    if str(app.config.get("PUBLIC_URL") or "").startswith("https://"):
+        app.config["SESSION_COOKIE_SECURE"] = True  # served over HTTPS: the seat cookie never travels in clear
+    if app.config["TRUSTED_PROXIES"]:
+        hops = int(app.config["TRUSTED_PROXIES"])
+        app.wsgi_app = ProxyFix(app.wsgi_app, x_for=hops, x_proto=hops, x_host=hops, x_prefix=hops)
 
     conn = db.connect(app.config["DATABASE"])
     try:
         db.migrate(conn)
+        if app.config["TABLE_IDLE_DAYS"]:
+            store.expire_idle(conn, float(app.config["TABLE_IDLE_DAYS"]))
     finally:
         conn.conn.close()
     app.teardown_appcontext(db.close_db)

@@ -180,15 +180,27 @@ def join(join_token: str, name, sex):
     return state, seat, token
 
 
-def perform(table_id: str, actor: str, action: str, raw: Mapping) -> tuple[TableState, int]:
-    """Run the named action for the player in seat ``actor``; returns ``(state, seq)``."""
+def idempotency_key(raw: str | None) -> str | None:
+    """The request's ``Idempotency-Key`` header, checked: 1 to 128 visible ASCII characters."""
+    if raw is None:
+        return None
+    if not 1 <= len(raw) <= 128 or not all(33 <= ord(c) <= 126 for c in raw):
+        raise Refused("The Idempotency-Key header must be 1 to 128 visible ASCII characters.", status=400)
+    return raw
+
+
+def perform(table_id: str, actor: str, action: str, raw: Mapping, key: str | None = None) -> tuple[TableState, int]:
+    """Run the named action for the player in seat ``actor``; returns ``(state, seq)``.
+
+    ``key`` (the ``Idempotency-Key`` header) makes a retried request apply once."""
     parsed = parse_params(action, raw)
     params = _from_cards(action, parsed)
     if "override" in parsed:
         params["override"] = parsed["override"]
     state, seq = store.act(get_db(), table_id, actor, action, params,
                            reason=_reason(raw.get("reason")),
-                           expected_version=_int(raw.get("expected_version"), "expected_version"))
+                           expected_version=_int(raw.get("expected_version"), "expected_version"),
+                           idempotency_key=idempotency_key(key))
     _feed().notify(table_id)
     return state, seq
 

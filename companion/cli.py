@@ -17,7 +17,7 @@ from card_db import formats
 from card_db import search as card_search
 from card_db import store as card_store
 
-from . import datadir, db, rulesearch, store
+from . import datadir, db, rulesearch, serving, store
 from .qr import terminal
 from .referee.profiles import PROFILES
 from .referee.rules import LANGUAGES, RULES
@@ -54,44 +54,40 @@ data_dir_option = click.option(
 @click.option("--host", default="0.0.0.0", show_default=True, help="Address to listen on (0.0.0.0: the whole LAN).")
 @click.option("--port", default=8000, show_default=True, type=int)
 @click.option("--workers", default=1, show_default=True, type=click.IntRange(1, 32), help="Worker processes.")
-@click.option("--threads", default=64, show_default=True, type=click.IntRange(4, 2048),
-              help="Threads per worker; each open phone holds one for its live stream.")
+@click.option("--connections", default=serving.CONNECTIONS, show_default=True, type=click.IntRange(50, 100_000),
+              help="Open connections per worker; each phone's live stream holds one, waiting costs no thread.")
 @click.option("--public-url", default=None, help="The URL phones use to reach this server (default: http://LAN-IP:PORT).")
+@click.option("--trusted-proxies", default=0, show_default=True, type=click.IntRange(0, 5),
+              help="Reverse proxies in front (Caddy, nginx) whose X-Forwarded-* headers are believed.")
 @click.option("--no-qr", is_flag=True, help="Do not print the QR code.")
 @data_dir_option
-def serve(host, port, workers, threads, public_url, no_qr, data_dir):
+def serve(host, port, workers, connections, public_url, trusted_proxies, no_qr, data_dir):
     """Start the server on the LAN and print its URL and a QR code to open it."""
-    try:
-        from gunicorn.app.base import BaseApplication
-    except ImportError:  # pragma: no cover - Windows has no gunicorn
-        raise click.ClickException("`companion serve` needs gunicorn, which does not run on Windows.")
+    serving.prepare()  # before the app exists, so that everything it creates waits without blocking
     from . import create_app
 
     path = datadir.resolve(data_dir)
     url = (public_url or f"http://{lan_address() if host in ('0.0.0.0', '::') else host}:{port}").rstrip("/")
-    app = create_app({"DATA_DIR": str(path), "PUBLIC_URL": url})
-
-    class Server(BaseApplication):
-        def load_config(self):
-            self.cfg.set("bind", f"{host}:{port}")
-            self.cfg.set("workers", workers)
-            self.cfg.set("threads", threads)
-            self.cfg.set("worker_class", "gthread")
-            self.cfg.set("timeout", 60)
-            self.cfg.set("graceful_timeout", 5)
-            self.cfg.set("keepalive", 5)
-            self.cfg.set("accesslog", None)
-            self.cfg.set("control_socket_disable", True)  # several servers may run on one machine
-
-        def load(self):
-            return app
-
+    app = create_app({"DATA_DIR": str(path), "PUBLIC_URL": url, "MAX_OPEN_STREAMS": serving.stream_cap(connections),
+                      "TRUSTED_PROXIES": trusted_proxies})
     click.echo(f"Table Referee is open at {url}  (data: {path})")
+    from .web.operator import admin_url
+
+    click.echo(f"Operator (import cards, teach the scanner): {admin_url(app, url)}")
+    click.echo("  Keep this link to yourself: whoever opens it can change the cards for every table.")
     if not no_qr:
         click.echo("Scan to open it on a phone:")
         click.echo(terminal(url + "/"))
     sys.stdout.flush()
-    Server().run()
+    serving.run(app, f"{host}:{port}", workers, connections)
+
+
+def _photo_bytes(path: Path) -> bytes:
+    """A photo's bytes, read no further than one byte past the size limit (which then refuses it)."""
+    from vision.image import MAX_BYTES
+
+    with open(path, "rb") as f:
+        return f.read(MAX_BYTES + 1)
 
 
 @main.group()
@@ -331,7 +327,7 @@ def vision_enroll(paths, card_id, kind, any_id, data_dir):
     scanning, index = _vision(data_dir)
     conn = _open(data_dir, create=True)
     try:
-        done = scanning.enroll(conn, index, {cid: (str(p), p.read_bytes()) for cid, p in files.items()},
+        done = scanning.enroll(conn, index, {cid: (str(p), _photo_bytes(p)) for cid, p in files.items()},
                                kind=kind, any_id=any_id)
     except scanning.EnrollProblems as exc:
         for where, message in exc.problems:
@@ -357,7 +353,7 @@ def vision_recognize(images, as_json, lang, data_dir):
     failed = False
     for path in images:
         try:
-            answer = scanning.recognize(conn, index, path.read_bytes(), lang=lang)
+            answer = scanning.recognize(conn, index, _photo_bytes(path), lang=lang)
         except ImageError as exc:
             failed = True
             answer = {"card_id": None, "reason": exc.reason, "message": str(exc), "candidates": []}

@@ -67,6 +67,15 @@ def _m001_tables(db: sqlite_utils.Database) -> None:
     db["events"].create_index(["table_id", "seq"], unique=True)
 
 
+@MIGRATIONS(name="002_idempotency_keys")
+def _m002_idempotency(db: sqlite_utils.Database) -> None:
+    """The ``Idempotency-Key`` of each action, so that a tap retried after a lost answer applies once."""
+    db["idempotency_keys"].create(
+        {"table_id": str, "seat": str, "key": str, "seq": int, "created_at": str},
+        pk=("table_id", "seat", "key"), foreign_keys=[("table_id", "tables", "id")], not_null={"seq", "created_at"},
+    )
+
+
 def migrate(db: sqlite_utils.Database) -> None:
     """Apply pending migrations (the app's and the card database's, recorded in
     ``_sqlite_migrations``) and load the bundled cards if they changed.

@@ -27,6 +27,8 @@ class ChangeFeed:
         self._thread: threading.Thread | None = None
         self._pid = None
         self._stopped = threading.Event()
+        self._reader = None  # (pid, connection) that streams read the tables with
+        self.open_streams: dict[str, int] = {}  # table id -> streams open in this process
 
     def _ensure_watcher(self) -> None:
         # Started on first use, and again in a forked child (threads do not survive fork).
@@ -49,6 +51,33 @@ class ChangeFeed:
                     self.notify(*tables)
         finally:
             conn.conn.close()
+
+    def load(self, table_id: str):
+        """The table's state, read with this process's shared reader connection.
+
+        A waiting stream holds no connection of its own: thousands of open phones would
+        otherwise hold thousands of SQLite connections (three files each). Reads are single
+        autocommit statements, so one connection serves every stream of the process.
+        """
+        if self._reader is None or self._reader[0] != os.getpid():
+            self._reader = (os.getpid(), dbmod.connect(self.database))
+        return store.load(self._reader[1], table_id)
+
+    def opened(self, table_id: str, per_table: int, total: int) -> bool:
+        """Count a new stream of ``table_id`` in, unless a cap is reached (then ``False``)."""
+        with self._cond:
+            if self.open_streams.get(table_id, 0) >= per_table or sum(self.open_streams.values()) >= total:
+                return False
+            self.open_streams[table_id] = self.open_streams.get(table_id, 0) + 1
+            return True
+
+    def closed(self, table_id: str) -> None:
+        with self._cond:
+            left = self.open_streams.get(table_id, 0) - 1
+            if left > 0:
+                self.open_streams[table_id] = left
+            else:
+                self.open_streams.pop(table_id, None)
 
     def notify(self, *table_ids: str) -> None:
         """Wake every stream of these tables (called by the watcher and after local writes)."""

@@ -62,7 +62,8 @@ def recognize(conn, index: Index, data: bytes, lang: str = "en", read_titles: bo
 
     The title is read as well (fallback and tie-breaker) when the ``[ocr]`` extra is
     installed and ``read_titles`` is true. Raises ``vision.image.ImageError`` for bytes
-    that are not a usable image.
+    that are not a usable image, ``vision.gate.Busy`` when this process has all the photos
+    it recognises at once in hand already.
     """
     reader = vision_title.reader() if read_titles else None
     result = vision_recognize.recognize(data, index, reader, name_matcher(conn) if reader else None).as_dict()
@@ -88,7 +89,9 @@ def enroll(conn, index: Index, sources: dict[str, tuple[str, bytes]], kind: str 
     """Enrol ``sources`` ({card id: (where it came from, image bytes)}) all or nothing.
 
     Every card id must be in the card database (unless ``any_id``); every image must hold a
-    card. Returns the ids enrolled; raises ``EnrollProblems`` naming each bad source.
+    card. Returns the ids enrolled; raises ``EnrollProblems`` naming each bad source, or
+    ``vision.gate.Busy`` (nothing enrolled) when this process is busy with other images.
+    Enrolments from several processes at once all land (see ``vision.index``).
     """
     problems: list[tuple[str, str]] = []
     refs = {}

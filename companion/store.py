@@ -15,6 +15,7 @@ import hashlib
 import json
 import secrets
 from dataclasses import dataclass
+from datetime import datetime, timedelta, timezone
 from typing import Callable, Iterator
 
 import sqlite_utils
@@ -195,6 +196,20 @@ def table_ids(db: sqlite_utils.Database) -> list[str]:
 
 # --- writing ------------------------------------------------------------------------------
 
+def expire_idle(db: sqlite_utils.Database, idle_days: float) -> list[str]:
+    """Delete the tables nobody has changed for ``idle_days`` (their log, seats and keys with
+    them); returns their ids. Run at start: a server left on does not keep every game forever."""
+    cutoff = (datetime.now(timezone.utc) - timedelta(days=idle_days)).isoformat(timespec="milliseconds")
+    with Transaction(db):
+        ids = [row[0] for row in db.execute(
+            "SELECT table_id FROM events GROUP BY table_id HAVING MAX(created_at) < ?", [cutoff]).fetchall()]
+        for table_id in ids:
+            for table in ("idempotency_keys", "events", "seats"):
+                db.execute(f"DELETE FROM {table} WHERE table_id = ?", [table_id])
+            db.execute("DELETE FROM tables WHERE id = ?", [table_id])
+    return ids
+
+
 def _append(db, state: TableState | None, event: Event, actor: str | None, reason: str | None,
             undoes: int | None = None) -> tuple[TableState, int]:
     new = referee.apply(state, event)
@@ -247,10 +262,18 @@ def join_table(db: sqlite_utils.Database, join_token: str, name: str, sex: str):
 
 
 def act(db: sqlite_utils.Database, table_id: str, actor: str, action: str, params: dict,
-        reason: str | None = None, expected_version: int | None = None) -> tuple[TableState, int]:
-    """Check and record one action; returns the new state and the event's sequence number."""
+        reason: str | None = None, expected_version: int | None = None,
+        idempotency_key: str | None = None) -> tuple[TableState, int]:
+    """Check and record one action; returns the new state and the event's sequence number.
+
+    With ``idempotency_key``, the same key from the same seat records the action once: a
+    retry (the answer was lost on the way) answers the change the first try made. Removing a
+    player rotates the table's invitation, so the old QR code no longer seats anyone.
+    """
     return _write(db, table_id, expected_version,
-                  lambda state: (referee.decide(state, actor, action, params), actor, reason, None))
+                  lambda state: (referee.decide(state, actor, action, params), actor, reason, None),
+                  (actor, idempotency_key) if idempotency_key is not None else None,
+                  rotate_invitation=action == "player.remove")
 
 
 def undo(db: sqlite_utils.Database, table_id: str, actor: str, seq: int, reason: str | None = None,
@@ -271,8 +294,16 @@ def undo(db: sqlite_utils.Database, table_id: str, actor: str, seq: int, reason:
     return state, new_seq
 
 
-def _write(db, table_id: str, expected_version: int | None, decide: Callable) -> tuple[TableState, int]:
+def _write(db, table_id: str, expected_version: int | None, decide: Callable,
+           idempotency: tuple[str, str] | None = None, rotate_invitation: bool = False) -> tuple[TableState, int]:
+    """Decide and record one event in one write transaction. ``idempotency`` is ``(seat, key)``:
+    a key already recorded answers the change it made instead of deciding again."""
     with Transaction(db):
+        if idempotency is not None:
+            row = db.execute("SELECT seq FROM idempotency_keys WHERE table_id = ? AND seat = ? AND key = ?",
+                             [table_id, *idempotency]).fetchone()
+            if row is not None:
+                return load(db, table_id), row[0]
         state = load(db, table_id)
         if expected_version is not None and expected_version != state.version:
             raise Refused(
@@ -281,4 +312,9 @@ def _write(db, table_id: str, expected_version: int | None, decide: Callable) ->
         state, seq = _append(db, state, event, actor, reason, undoes)
         if undoes is not None:
             db.execute("UPDATE events SET undone_by = ? WHERE table_id = ? AND seq = ?", [seq, table_id, undoes])
+        if idempotency is not None:
+            db.execute("INSERT INTO idempotency_keys (table_id, seat, key, seq, created_at) VALUES (?,?,?,?,?)",
+                       [table_id, *idempotency, seq, now()])
+        if rotate_invitation:
+            db.execute("UPDATE tables SET join_token = ? WHERE id = ?", [new_token(), table_id])
     return state, seq

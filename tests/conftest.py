@@ -6,6 +6,7 @@ import re
 import pytest
 
 from companion import create_app
+from companion.web.operator import admin_url
 
 CSRF = re.compile(r'name="csrf_token" value="([^"]+)"')
 
@@ -80,6 +81,20 @@ def phones(app):
     bob.join(path, "Bob")
     cleo.join(path, "Cleo", "female")
     return alice, bob, cleo
+
+
+def become_operator(browser, app):
+    """Open the server's admin link (as printed by `companion serve`) in ``browser``: a test
+    client or a :class:`Phone`. That browser may then import cards and teach the scanner."""
+    response = browser.get(admin_url(app, ""))
+    assert response.status_code == 303, response.status_code
+    return browser
+
+
+@pytest.fixture
+def operator(app):
+    """A browser of the server's operator (who opened the admin link): a test client."""
+    return become_operator(app.test_client(), app)
 
 
 @pytest.fixture

@@ -397,7 +397,13 @@ def test_scan_a_card_with_the_phone_camera(browser, server, tmp_path):
     for page in (aric, suzan):
         expect(page.locator("#fight li[data-monster='Net Troll']")).to_be_visible()
 
-    # Teaching the scanner a new card from its page: the photo is shrunk before the form posts.
+    # Teaching the scanner is the operator's alone: Suzan (who started the server here) sees no
+    # form until she opens the admin link it printed; then the photo is shrunk before the form posts.
+    suzan.goto(server.url + "/cards/lame-goblin")
+    expect(suzan.locator("h1")).to_have_text("Lame Goblin")
+    expect(suzan.locator("#teach")).to_have_count(0)
+    suzan.goto(server.url + "/admin/" + (server.data_dir / "admin_secret").read_text().strip())
+    expect(suzan).to_have_url(server.url + "/admin")
     suzan.goto(server.url + "/cards/lame-goblin")
     teach = suzan.locator("#teach")
     teach.locator("summary").click()

@@ -51,40 +51,40 @@ HOUSE = {"id": "tax-collector", "deck": "door", "kind": "monster", "set": "house
          "names": {"en": "Tax Collector", "de": "Steuereintreiber"}, "monster": {"level": 7, "treasures": 2}}
 
 
-def test_import_page_adds_cards(client):
-    response = upload(client, "house.json", json.dumps([HOUSE]).encode())
+def test_import_page_adds_cards(operator):
+    response = upload(operator, "house.json", json.dumps([HOUSE]).encode())
     assert response.status_code == 200 and "Imported 1 card." in response.get_data(as_text=True)
-    assert client.get("/api/v1/cards?q=steuer").json["cards"][0]["id"] == "tax-collector"
+    assert operator.get("/api/v1/cards?q=steuer").json["cards"][0]["id"] == "tax-collector"
 
 
-def test_import_page_lists_problems_and_imports_nothing(client):
+def test_import_page_lists_problems_and_imports_nothing(operator):
     bad = [HOUSE, {**HOUSE, "id": "second", "monster": {"level": -1}}]
-    response = upload(client, "house.json", json.dumps(bad).encode())
+    response = upload(operator, "house.json", json.dumps(bad).encode())
     html = response.get_data(as_text=True)
     assert response.status_code == 400 and "Nothing was imported" in html
     assert "record 2 (second), monster: &#39;treasures&#39; is required" in html
     assert "record 2 (second), monster.level: -1 is less than the minimum of 0" in html
-    assert client.get("/api/v1/cards/tax-collector").status_code == 404
+    assert operator.get("/api/v1/cards/tax-collector").status_code == 404
 
 
-def test_import_page_refuses_garbage_and_oversized_files(client):
-    assert "not valid JSON" in upload(client, "x.json", b"{oops").get_data(as_text=True)
-    assert "not UTF-8" in upload(client, "x.csv", b"\xff\xfe\xfa").get_data(as_text=True)
-    big = upload(client, "big.json", b"[" + b" " * (1024 * 1024 + 10) + b"]")
+def test_import_page_refuses_garbage_and_oversized_files(operator):
+    assert "not valid JSON" in upload(operator, "x.json", b"{oops").get_data(as_text=True)
+    assert "not UTF-8" in upload(operator, "x.csv", b"\xff\xfe\xfa").get_data(as_text=True)
+    big = upload(operator, "big.json", b"[" + b" " * (1024 * 1024 + 10) + b"]")
     assert big.status_code in (400, 413)
-    assert client.post("/cards/import", data={"file": (io.BytesIO(b"[]"), "x.json")},
-                       content_type="multipart/form-data").status_code == 400  # no CSRF token
+    assert operator.post("/cards/import", data={"file": (io.BytesIO(b"[]"), "x.json")},
+                         content_type="multipart/form-data").status_code == 400  # no CSRF token
 
 
-def test_export_downloads_round_trip_through_import(client):
-    upload(client, "house.json", json.dumps([HOUSE]).encode())
-    csv_text = client.get("/cards/export.csv?origin=imported")
+def test_export_downloads_round_trip_through_import(operator):
+    upload(operator, "house.json", json.dumps([HOUSE]).encode())
+    csv_text = operator.get("/cards/export.csv?origin=imported")
     assert csv_text.headers["Content-Disposition"].endswith('cards-imported.csv"')
-    exported = client.get("/cards/export.json?origin=imported").json["cards"]
+    exported = operator.get("/cards/export.json?origin=imported").json["cards"]
     assert exported == [HOUSE]
-    again = upload(client, "again.csv", csv_text.data)
+    again = upload(operator, "again.csv", csv_text.data)
     assert "Imported 1 card." in again.get_data(as_text=True)
-    assert client.get("/cards/export.xml").status_code == 404
+    assert operator.get("/cards/export.xml").status_code == 404
 
 
 def test_card_page_rulings_and_related_rules(client):

@@ -17,6 +17,7 @@ from companion import scanning
 from vision import image as vision_image
 from vision import locate
 
+from conftest import become_operator
 from test_vision import png
 
 CARDS = json.loads((Path(__file__).resolve().parent.parent / "card_db" / "data" / "munchkin-base.json")
@@ -170,8 +171,9 @@ def test_hostile_uploads_keep_memory_bounded_and_the_server_serving(client, enro
     assert client.post("/api/v1/vision/recognize", data=photo("net-troll"), content_type="image/jpeg").json["card_id"]
 
 
-def test_teach_a_card_from_its_page_with_a_phone_photo(phones, enrolled):
+def test_teach_a_card_from_its_page_with_a_phone_photo(app, phones, enrolled):
     alice, _, _ = phones
+    become_operator(alice, app)  # Alice started the server and opened its admin link
     new = next(c["id"] for c in CARDS if c["kind"] == "item" and c["id"] not in enrolled)
     page = alice.get(f"/cards/{new}").get_data(as_text=True)
     assert "Teach the scanner this card" in page

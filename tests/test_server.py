@@ -101,7 +101,7 @@ def test_state_survives_kill_9_exactly(data_dir):
 
 def test_simultaneous_taps_all_count(data_dir):
     """Many phones tapping one player at once on a 2-worker server: the exact result."""
-    server = LiveServer(data_dir, workers=2, threads=16).start()
+    server = LiveServer(data_dir, workers=2).start()
     try:
         table_id, tokens = new_table(server.url)
         url = f"/api/v1/tables/{table_id}/actions"
@@ -210,7 +210,7 @@ def test_scans_hostile_uploads_and_an_enrolment_at_once(data_dir, tmp_path):
     assert enrol(first).returncode == 0
     photos = {card_id: cp.photo(cp.face(cp.card_for(card_id, names[card_id])), "medium", seed=i, size=(1280, 960))
               for i, card_id in enumerate(ids[:20:2])}
-    server = LiveServer(data_dir, workers=2, threads=8).start()
+    server = LiveServer(data_dir, workers=2).start()
     try:
         answers, errors = [], []
 

@@ -8,10 +8,12 @@ import zlib
 import cv2
 import numpy as np
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 from PIL import Image
 
 from bench import card_photos as cp
-from vision import enroll, image, locate, recognize
+from vision import enroll, header, image, locate, recognize
 from vision.index import Index
 
 SIZE = (800, 600)
@@ -52,6 +54,10 @@ def png(width, height, rows=b"") -> bytes:
      "not_an_image"),
     (b"GIF89a" + b"\x00" * 40, "not_an_image"),
     (png(50_000, 50_000), "too_many_pixels"),
+    (png(3000, 1), "too_small"),
+    (png(4000, 400), "bad_aspect"),
+    (b"\x89PNG\r\n\x1a\n\x00\x00", "corrupt"),                # ends inside the header
+    (b"\xff\xd8\xff\xe1\x40\x00" + b"\x00" * 100, "corrupt"),  # ends inside a 16 KB EXIF segment
     (b"\xff" * (image.MAX_BYTES + 1), "too_large"),
 ])
 def test_hostile_bytes_are_refused_with_a_reason(data, reason):
@@ -59,6 +65,62 @@ def test_hostile_bytes_are_refused_with_a_reason(data, reason):
         image.load(data)
     assert err.value.reason == reason
     assert str(err.value)
+
+
+def _pillow_saved(fmt: str, **options) -> bytes:
+    img = Image.new("RGB", (123, 77), (10, 200, 30))
+    buf = io.BytesIO()
+    img.save(buf, fmt, **options)
+    return buf.getvalue()
+
+
+@pytest.mark.parametrize("fmt, options", [
+    ("PNG", {}), ("JPEG", {}), ("JPEG", {"progressive": True}), ("JPEG", {"exif": b"Exif\x00\x00" + b"\x00" * 9000}),
+    ("WEBP", {}), ("WEBP", {"lossless": True}), ("WEBP", {"exif": Image.Exif().tobytes()}),
+])
+def test_the_header_says_the_size_pillow_decodes(fmt, options):
+    data = _pillow_saved(fmt, **options)
+    assert header.read(data) == (fmt, 123, 77)
+    assert image.load(data).shape == (77, 123, 3)
+
+
+@pytest.mark.parametrize("width, height, reason", [
+    (6325, 6325, "too_many_pixels"), (31, 500, "too_small"), (500, 31, "too_small"),
+    (32 * 8 + 1, 32, "bad_aspect"), (400, 3201, "bad_aspect"),
+    (6324, 6324, None), (32, 32, None), (32 * 8, 32, None), (400, 3200, None),
+])
+def test_the_size_limits(width, height, reason):
+    if reason is None:
+        image.check(width, height)
+        return
+    with pytest.raises(image.ImageError) as err:
+        image.check(width, height)
+    assert err.value.reason == reason and f"{width} × {height}" in str(err.value)
+
+
+def test_the_smallest_and_thinnest_images_allowed_still_get_an_answer(index):
+    for w, h in ((32, 32), (256, 32), (32, 256), (1600, 200)):
+        result = recognize.recognize(cv2.imencode(".png", np.full((h, w, 3), 90, np.uint8))[1].tobytes(), index)
+        assert result.card_id is None and result.reason in ("no_card", "too_blurry")
+
+
+SOUND = [_pillow_saved(fmt, **options) for fmt, options in (
+    ("PNG", {}), ("JPEG", {}), ("JPEG", {"progressive": True}), ("WEBP", {}), ("WEBP", {"exif": Image.Exif().tobytes()}))]
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.sampled_from(SOUND), st.integers(0, 2000),
+       st.lists(st.tuples(st.integers(0, 80), st.integers(0, 255)), max_size=6))
+def test_damaged_files_are_decoded_or_refused_never_crash(data, cut, changes):
+    """Bytes changed in the header, or cut anywhere: an image, or an ``ImageError`` with a reason."""
+    damaged = bytearray(data[:cut])
+    for at, value in changes:
+        if at < len(damaged):
+            damaged[at] = value
+    try:
+        image.load(bytes(damaged))
+    except image.ImageError as exc:
+        assert exc.reason in ("empty", "not_an_image", "corrupt", "too_many_pixels", "too_small", "bad_aspect")
 
 
 def test_truncated_jpeg_is_refused():

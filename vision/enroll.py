@@ -14,8 +14,8 @@ from pathlib import Path
 import cv2
 import numpy as np
 
-from . import image, locate
-from .index import Index
+from . import gate, image, locate
+from .index import Index, Snapshot
 from .frame import locate_card
 
 KINDS = ("auto", "scan", "photo")
@@ -27,16 +27,22 @@ class EnrollError(ValueError):
 
 
 def reference(data: bytes, index: Index, kind: str = "auto") -> np.ndarray:
-    """The rectified grey CARD_H × CARD_W reference for one image. Raises ``EnrollError``."""
+    """The rectified grey CARD_H × CARD_W reference for one image.
+
+    Raises ``EnrollError``, or ``gate.Busy`` when this process is busy with other images.
+    """
     if kind not in KINDS:
         raise EnrollError(f"kind must be one of {', '.join(KINDS)}")
+    return gate.run(_reference, data, index.refresh().current, kind)
+
+
+def _reference(data: bytes, snap: Snapshot, kind: str) -> np.ndarray:
     try:
         bgr = image.load(data, max_side=1600)
     except image.ImageError as exc:
         raise EnrollError(str(exc)) from None
     gray = cv2.cvtColor(bgr, cv2.COLOR_BGR2GRAY)
     if kind != "scan":
-        snap = index.refresh().current
         found = locate_card(gray, bgr, snap.frame, snap.frame_weight, snap.frame_fine)
         h, w = gray.shape
         if found:

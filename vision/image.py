@@ -1,24 +1,32 @@
-"""Decoding untrusted image bytes safely: size and format checked before any pixel is decoded.
+"""Decoding untrusted image bytes safely: size, format and shape checked before any pixel is decoded.
 
 A phone upload may be anything: zero bytes, a truncated JPEG, a text file renamed ``.jpg``,
 an SVG, a 50,000 × 50,000 PNG that is a few kilobytes on the wire but gigabytes decoded, a
-photo with megabytes of EXIF. Pillow reads only the header on ``open``; the format and the
-pixel count are checked there, and large JPEGs are decoded straight at a reduced scale
-(libjpeg's DCT scaling), which is both the memory bound and most of the speed.
+3000 × 1 strip, a photo with megabytes of EXIF. The format and the size are read from the
+file's header (``header``) and checked (``check``) before Pillow sees the bytes; Pillow then
+opens only that format and must agree on the size. Large JPEGs are decoded straight at a
+reduced scale (libjpeg's DCT scaling), which is both the memory bound and most of the speed;
+PNG and WebP are decoded whole (4 bytes a pixel, at most ~160 MB) and shrunk by a whole
+factor in Pillow before any copy is made. After a large image the freed memory is handed back
+to the system (``gate.release_memory``).
 """
 from __future__ import annotations
 
 import io
-import warnings
 
 import cv2
 import numpy as np
 from PIL import Image, ImageOps, UnidentifiedImageError
 
+from . import gate, header
+
 MAX_BYTES = 12 * 1024 * 1024       # a phone JPEG is 2–6 MB; the browser sends ~0.3 MB
-MAX_PIXELS = 50_000_000            # 50 MP: larger than any phone camera's photo
-FORMATS = ("JPEG", "PNG", "WEBP")  # what Pillow may open; nothing else is even identified
+MAX_PIXELS = 40_000_000            # 40 MP: more than a phone camera's usual 12–24 MP photo
+MIN_SIDE = 32                      # a card needs more than this many pixels across
+MAX_ASPECT = 8                     # longer side / shorter side: a card photo is ~1.4, a panorama ~4
+FORMATS = ("JPEG", "PNG", "WEBP")  # what is decoded at all (``header`` reads exactly these)
 WORK_SIDE = 1024                   # longest side the recogniser works at
+TRIM_ABOVE = 4_000_000             # after images of more pixels, memory is handed back (see ``gate``)
 
 
 class ImageError(ValueError):
@@ -27,6 +35,19 @@ class ImageError(ValueError):
     def __init__(self, reason: str, message: str):
         super().__init__(message)
         self.reason = reason
+
+
+def check(width: int, height: int) -> None:
+    """Refuse a size before decoding: too many pixels, a side too short, or too long and thin."""
+    if width * height > MAX_PIXELS:
+        raise ImageError("too_many_pixels", f"The image is {width} × {height} pixels; at most "
+                                            f"{MAX_PIXELS // 1_000_000} megapixels are accepted.")
+    if min(width, height) < MIN_SIDE:
+        raise ImageError("too_small", f"The image is {width} × {height} pixels; each side must be "
+                                      f"at least {MIN_SIDE} pixels.")
+    if max(width, height) > MAX_ASPECT * min(width, height):
+        raise ImageError("bad_aspect", f"The image is {width} × {height} pixels; its longer side may be "
+                                       f"at most {MAX_ASPECT} times its shorter side.")
 
 
 def load(data: bytes, max_side: int = WORK_SIDE) -> np.ndarray:
@@ -39,30 +60,52 @@ def load(data: bytes, max_side: int = WORK_SIDE) -> np.ndarray:
     if len(data) > MAX_BYTES:
         raise ImageError("too_large", f"The image is larger than {MAX_BYTES // (1024 * 1024)} MB.")
     try:
-        with warnings.catch_warnings():
-            warnings.simplefilter("error", Image.DecompressionBombWarning)
-            img = Image.open(io.BytesIO(data), formats=FORMATS)
-            if img.width * img.height > MAX_PIXELS:
-                raise ImageError("too_many_pixels",
-                                 f"The image is {img.width} × {img.height} pixels; at most "
-                                 f"{MAX_PIXELS // 1_000_000} megapixels are accepted.")
-            if img.format == "JPEG":
-                img.draft("RGB", (max_side, max_side))
-            img.load()
-            img = ImageOps.exif_transpose(img)
-    except ImageError:
-        raise
-    except (Image.DecompressionBombError, Image.DecompressionBombWarning):
-        raise ImageError("too_many_pixels", f"The image has more than {MAX_PIXELS // 1_000_000} megapixels.") from None
-    except UnidentifiedImageError:
-        raise ImageError("not_an_image", "This is not a JPEG, PNG or WebP image.") from None
-    except (OSError, SyntaxError, ValueError, EOFError) as exc:
-        raise ImageError("corrupt", f"The image could not be decoded ({exc}).") from None
-    if img.mode != "RGB":
-        img = img.convert("RGB")
-    bgr = cv2.cvtColor(np.asarray(img), cv2.COLOR_RGB2BGR)
+        fmt, width, height = header.read(data)
+    except header.HeaderError as exc:
+        raise ImageError("corrupt" if exc.truncated else "not_an_image", str(exc)) from None
+    check(width, height)
+    try:
+        rgb = _decode(data, fmt, (width, height), max_side)
+    finally:
+        if width * height > TRIM_ABOVE:  # the full-size buffers are gone by now
+            gate.release_memory()
+    bgr = cv2.cvtColor(rgb, cv2.COLOR_RGB2BGR)
     h, w = bgr.shape[:2]
     if max(h, w) > max_side:
         scale = max_side / max(h, w)
         bgr = cv2.resize(bgr, (round(w * scale), round(h * scale)), interpolation=cv2.INTER_AREA)
     return bgr
+
+
+def _decode(data: bytes, fmt: str, size: tuple[int, int], max_side: int) -> np.ndarray:
+    """Pillow's decode of ``data`` as RGB, upright, at most about twice ``max_side`` long."""
+    try:
+        img = Image.open(io.BytesIO(data), formats=(fmt,))
+        if img.size != size:
+            raise ImageError("corrupt", f"The image's header says {size[0]} × {size[1]} pixels, "
+                                        f"its data {img.width} × {img.height}.")
+        if fmt == "JPEG":
+            img.draft("RGB", (max_side, max_side))
+        img.load()
+        img = _shrink(img, max_side)
+        img = ImageOps.exif_transpose(img)
+        if img.mode != "RGB":
+            img = img.convert("RGB")
+        return np.asarray(img)
+    except ImageError:
+        raise
+    except UnidentifiedImageError:
+        raise ImageError("not_an_image", "This is not a JPEG, PNG or WebP image.") from None
+    except (OSError, SyntaxError, ValueError, EOFError) as exc:
+        raise ImageError("corrupt", f"The image could not be decoded ({exc}).") from None
+
+
+def _shrink(img: Image.Image, max_side: int) -> Image.Image:
+    """Average whole blocks of pixels (Pillow's ``reduce``) so the image is less than twice
+    ``max_side``: the full-size decode is never copied, and the final resize stays OpenCV's."""
+    factor = max(img.size) // max_side
+    if factor < 2:
+        return img
+    if img.mode not in ("L", "RGB", "RGBA"):  # palette, 16-bit, ...: averaged as colours
+        img = img.convert("RGB")
+    return img.reduce(factor)

@@ -1,10 +1,11 @@
 """From photo bytes to the enrolled card it shows — or a reasoned "unknown card".
 
-Steps: decode safely (``image``), find the card's outlines (``locate``) and pick and line up
-the card by the game's frame (``frame``), rank every enrolled card by the coarse vector (one
-matrix product), re-rank the best ``SHORTLIST`` by the fine image and the title band, each
-with a small search over shifts, and turn the best score and its lead over the runner-up
-into a confidence (``confidence``). Below ``ACCEPT`` the answer is "unknown card", with the
+Steps, holding one of the process's few slots for image work (``gate``): decode safely
+(``image``), find the card's outlines (``locate``) and pick and line up the card by the
+game's frame (``frame``), rank every enrolled card by the coarse vector (one matrix
+product), re-rank the best ``SHORTLIST`` by the fine image and the title band, each with a
+small search over shifts, and turn the best score and its lead over the runner-up into a
+confidence (``confidence``). Below ``ACCEPT`` the answer is "unknown card", with the
 reason — unless the title, read when the images leave doubt (``title``), names the card.
 """
 from __future__ import annotations
@@ -17,7 +18,7 @@ from dataclasses import dataclass, field
 import cv2
 import numpy as np
 
-from . import describe, image, locate, title
+from . import describe, gate, image, locate, title
 from .frame import locate_card
 from .index import Index, Snapshot
 
@@ -115,15 +116,23 @@ NameMatcher = Callable[[str], list[tuple[str, float]]]
 
 def recognize(data: bytes, index: Index, read_title: title.Reader | None = None,
               match_name: NameMatcher | None = None) -> Result:
-    """Recognise the card in the photo ``data`` against ``index``. Raises ``image.ImageError``.
+    """Recognise the card in the photo ``data`` against ``index``.
+
+    Raises ``image.ImageError`` for bytes that are not a usable image, and ``gate.Busy``
+    when too many photos are being recognised or enrolled in this process already.
 
     With ``read_title`` (``title.reader()``) and ``match_name`` (names from the card
     database) the title is read when the images leave doubt: it names cards that have no
     enrolled image, and breaks ties between close image matches.
     """
+    snapshot = index.refresh().current  # one consistent state, even if an enrolment lands meanwhile
+    return gate.run(_photo, data, snapshot, read_title, match_name)  # a few at once; gate.Busy beyond
+
+
+def _photo(data: bytes, snapshot: Snapshot, read_title: title.Reader | None,
+           match_name: NameMatcher | None) -> Result:
     t0 = time.perf_counter()
     bgr = image.load(data)
-    snapshot = index.refresh().current  # one consistent state, even if an enrolment lands meanwhile
     gray = cv2.cvtColor(bgr, cv2.COLOR_BGR2GRAY)
     result = _recognize(gray, bgr, snapshot)
     if read_title and match_name and result.outlines and (

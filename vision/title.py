@@ -18,7 +18,7 @@ from collections.abc import Callable
 import cv2
 import numpy as np
 
-from . import describe, locate
+from . import describe, gate, locate
 
 #: (text, confidence 0..1) for a BGR or grey image of one line of text.
 Reader = Callable[[np.ndarray], tuple[str, float]]
@@ -41,7 +41,7 @@ def reader() -> Reader | None:
                 return None
             logging.getLogger("RapidOCR").setLevel(logging.WARNING)
             engine = RapidOCR(params={"Global.log_level": "warning"})
-            run_lock = threading.Lock()
+            run_lock = gate.lock()  # the engine is used by one thread at a time
 
             def read(img: np.ndarray) -> tuple[str, float]:
                 with run_lock:

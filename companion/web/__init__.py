@@ -9,8 +9,9 @@ from flask import Flask
 
 
 def register(app: Flask) -> None:
-    from . import api, cards, pages, scan, security, streams
+    from . import api, cards, limits, operator, pages, scan, security, streams
 
+    limits.init_app(app)  # a client over its budget is answered before anything else is checked
     security.init_app(app)
     app.register_blueprint(pages.bp)
     app.register_blueprint(streams.bp)
@@ -18,3 +19,4 @@ def register(app: Flask) -> None:
     app.register_blueprint(cards.bp)
     app.register_blueprint(scan.bp)
     app.register_blueprint(scan.api)
+    app.register_blueprint(operator.bp)

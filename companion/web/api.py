@@ -18,7 +18,7 @@ from ..referee.profiles import DEFAULT_PROFILE, OPTIONS, PROFILES
 from ..referee.rules import LANGUAGES, RULES, Refused
 from ..referee.history import describe
 from ..referee.table import UNDOABLE
-from . import cards, pages, seating
+from . import cards, limits, pages, seating
 from .openapi import spec
 from .render import base_url
 
@@ -97,7 +97,15 @@ def rule(rule_id: str):
     return jsonify(RULES[rule_id].as_dict(lang, profile_id))
 
 
+@bp.get("/health")
+def health():
+    """For a proxy or a monitor: the process answers and its database reads."""
+    get_db().execute("SELECT 1").fetchone()
+    return jsonify({"status": "ok"})
+
+
 @bp.post("/tables")
+@limits.creating
 def create_table():
     data = body()
     host = data.get("host")
@@ -109,6 +117,7 @@ def create_table():
 
 
 @bp.post("/join/<join_token>")
+@limits.joining
 def join(join_token: str):
     data = body()
     state, seat, token = actions.join(join_token, data.get("name"), data.get("sex"))
@@ -128,7 +137,7 @@ def act(table_id: str):
     action = data.get("action")
     if not isinstance(action, str):
         raise Refused("'action' must name an action.", status=400)
-    state, seq = actions.perform(table_id, seat.seat, action, data)
+    state, seq = actions.perform(table_id, seat.seat, action, data, request.headers.get("Idempotency-Key"))
     return jsonify({"table": state.public(), "event": _event_json(table_id, seq)})
 
 

@@ -15,6 +15,7 @@ from ..db import get_db
 from ..referee.rules import RULES, Refused
 from ..referee.table import playable_now
 from . import seating
+from .operator import operator_only
 from .render import is_htmx, vary
 from .security import upload_limit
 
@@ -128,8 +129,10 @@ def related_rules(card: dict) -> list:
 
 
 @bp.route("/cards/import", methods=["GET", "POST"])
+@operator_only
 @upload_limit(IMPORT_MAX_BYTES + 16 * 1024)
 def import_page():
+    """Add cards to the database every table reads: the operator's alone."""
     if request.method == "GET":
         return render_template("cards_import.html", problems=None, imported=None, error=None)
     upload = request.files.get("file")

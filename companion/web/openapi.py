@@ -67,6 +67,10 @@ def spec() -> dict:
         "servers": [{"url": "/"}],
         "paths": {
             "/api/v1/openapi.json": {"get": {"summary": "This document", "responses": {"200": {"description": "OpenAPI document"}}}},
+            "/api/v1/health": {"get": {"summary": "Health check for a proxy or monitor: the process answers and "
+                                                  "its database reads",
+                                       "responses": {"200": _json({"type": "object", "properties": {
+                                           "status": {"const": "ok"}}}, "Healthy")}}},
             "/api/v1/profiles": {"get": {"summary": "Rule profiles (editions)",
                                          "responses": {"200": _json({"type": "object"}, "Profiles and the default")}}},
             "/api/v1/rules": {"get": {"summary": "Every rule entry (enforced rules, disputes, how the game runs), "
@@ -105,7 +109,11 @@ def spec() -> dict:
                               **_errors("401", "403", "404")}}},
             "/api/v1/tables/{table_id}/actions": {"post": {
                 "summary": "Perform an action (the same checks as the phone pages)", "security": AUTH,
-                "parameters": [TABLE_PARAM],
+                "parameters": [TABLE_PARAM, {"name": "Idempotency-Key", "in": "header", "required": False,
+                                             "description": "Any 1-128 visible ASCII characters, new for each tap: a "
+                                             "retry with the same key (the answer was lost) applies the action once "
+                                             "and answers the change the first request made.",
+                                             "schema": {"type": "string", "minLength": 1, "maxLength": 128}}],
                 "requestBody": {"required": True, "content": {"application/json": {"schema": _ref("Action")}}},
                 "responses": {"200": changed, **_errors("400", "401", "403", "404", "409", "422")}}},
             "/api/v1/tables/{table_id}/charity": {"get": {

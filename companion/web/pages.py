@@ -20,7 +20,7 @@ from ..referee import sheet
 from ..referee.profiles import DEFAULT_PROFILE, PROFILES
 from ..referee.rules import OVERRIDABLE, RULES, Refused
 from ..referee.table import SEXES, UNDOABLE, playable_now
-from . import seating
+from . import limits, seating
 from .cards import find
 from .render import action_button, board, board_context, invite_context, is_htmx, vary
 
@@ -47,6 +47,7 @@ def home():
 
 
 @bp.post("/tables")
+@limits.creating
 def create():
     form = request.form
     try:
@@ -61,6 +62,7 @@ def create():
 
 
 @bp.route("/j/<token>", methods=["GET", "POST"])
+@limits.joining
 def join(token: str):
     db = get_db()
     table_id = store.table_for_join(db, token)
@@ -130,7 +132,8 @@ def _describe_seq(table_id: str, seq: int) -> str:
 @bp.post("/t/<table_id>/act/<action>")
 def act(table_id: str, action: str):
     seat = seat_or_403(table_id)
-    return _answer(table_id, seat, lambda: actions.perform(table_id, seat, action, request.form), action)
+    return _answer(table_id, seat, lambda: actions.perform(table_id, seat, action, request.form,
+                                                                       request.headers.get("Idempotency-Key")), action)
 
 
 @bp.get("/t/<table_id>/pick")

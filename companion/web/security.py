@@ -1,4 +1,7 @@
-"""Headers every answer carries, and errors that never leak a stack trace.
+"""Who may ask, headers every answer carries, and errors that never leak a stack trace.
+
+Before any view runs, the operator's views are refused to everybody else (see
+``web.operator``) and form posts are checked for their CSRF token.
 
 The Content-Security-Policy allows scripts and styles from this server only (no inline
 script, no CDN), and the page may not be framed. Errors under ``/api/`` answer JSON
@@ -45,12 +48,19 @@ def upload_limit(max_bytes: int):
 
 def init_app(app: Flask) -> None:
     from .. import csrf
+    from . import operator
 
     @app.before_request
-    def check_csrf():
-        """Form posts and htmx requests to the pages need the CSRF token. The JSON API uses
-        bearer tokens instead; a request that matches no route gets its 404/405 first."""
+    def guard():
+        """Rights first, then the CSRF token.
+
+        A view marked :func:`operator.operator_only` answers 403 to anybody but the operator
+        before its body is read. Form posts and htmx requests to the pages need the CSRF
+        token; the JSON API uses bearer tokens instead; a request that matches no route gets
+        its 404/405 first."""
         view = app.view_functions.get(request.endpoint) if request.endpoint else None
+        if getattr(view, "operator_only", False) and not operator.is_operator():
+            return operator.refusal()
         if getattr(view, "max_content_length", None):  # uploads: raise the limit before the form is parsed
             request.max_content_length = view.max_content_length
         if (request.method in ("POST", "PUT", "PATCH", "DELETE") and request.url_rule is not None
@@ -83,7 +93,8 @@ def init_app(app: Flask) -> None:
 
     @app.errorhandler(HTTPException)
     def http_error(exc: HTTPException):
-        messages = {413: gettext("The request is too large.")}
+        messages = {413: gettext("The request is too large."),
+                    429: gettext("Too many new tables or joins from this device; wait a moment and try again.")}
         body, status = error_response(messages.get(exc.code, exc.description or exc.name), exc.code or 500)
         response = make_response(body, status)
         for name, value in exc.get_headers():  # e.g. Allow on 405 (RFC 9110)

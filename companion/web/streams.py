@@ -3,8 +3,13 @@
 A stream first sends the current board (so a phone that slept or lost Wi-Fi catches up
 the moment its EventSource reconnects), then one message per new table version. Each
 message carries the version as its SSE ``id``. Keep-alive comments let dead connections
-fail, and every stream ends after ``STREAM_MAX_SECONDS`` so the browser reconnects and
-no thread waits forever on a phone that vanished.
+fail (and tell proxies the link is alive), and every stream ends after ``STREAM_MAX_SECONDS``
+so the browser reconnects and nothing waits forever on a phone that vanished.
+
+A waiting stream holds no database connection (the process's feed reads for all of them),
+and streams are capped per table and per process: past a cap the answer is ``503`` with
+``Retry-After``, and the phone's EventSource simply tries again later, while pages and taps
+keep their room (companion/serving.py).
 
 Phones get the board as HTML (``event: board``, swapped by htmx's SSE extension); API
 clients get the table state as JSON (``event: state``).
@@ -18,7 +23,7 @@ import time
 from flask import Blueprint, Response, current_app, request, stream_with_context
 
 from .. import store
-from ..db import get_db
+from ..db import close_db, get_db
 from . import seating
 from .render import board
 
@@ -54,42 +59,62 @@ def event_stream(table_id: str, render, still_allowed) -> Response:
     config = current_app.config
     known = _known_version()
     feed = current_app.extensions["companion.live"]
+    if not feed.opened(table_id, config["MAX_STREAMS_PER_TABLE"], config["MAX_OPEN_STREAMS"]):
+        return busy()
 
     @stream_with_context
     def generate():
-        deadline = time.monotonic() + config["STREAM_MAX_SECONDS"]
-        yield "retry: 1000\n\n"
-        sent = known
-        cursor = feed.cursor(table_id)
-        while True:
-            state = store.load(get_db(), table_id)
-            if not still_allowed(state):
-                yield _sse("gone", "You no longer have a seat at this table.", state.version)
-                return
-            if state.version != sent:
-                try:
-                    name, data = render(state)
-                except Exception:  # never kill every phone's stream over one bad render
-                    current_app.logger.exception("rendering version %s of table %s failed", state.version, table_id)
-                    yield ": this version could not be shown\n\n"
-                else:
-                    yield _sse(name, data, state.version)
-                sent = state.version
-            remaining = deadline - time.monotonic()
-            if remaining <= 0:
-                return
-            wait = min(config["STREAM_KEEPALIVE_SECONDS"], remaining)
-            new_cursor = feed.wait(table_id, cursor, wait)
-            if new_cursor is None:  # the app is shutting down
-                return
-            if new_cursor == cursor:
-                yield ": keep-alive\n\n"
-            cursor = new_cursor
+        try:
+            yield from _versions(feed, table_id, known, render, still_allowed, config)
+        finally:
+            feed.closed(table_id)
 
     response = Response(generate(), mimetype="text/event-stream")
     response.headers["Cache-Control"] = "no-store"
     response.headers["X-Accel-Buffering"] = "no"  # tell a reverse proxy not to buffer the stream
     return response
+
+
+def busy() -> Response:
+    """Too many live streams: come back shortly (the phone's EventSource retries by itself)."""
+    response = Response("Too many live connections right now; retrying shortly.\n", status=503, mimetype="text/plain")
+    response.headers["Retry-After"] = str(current_app.config["STREAM_RETRY_AFTER"])
+    return response
+
+
+def _versions(feed, table_id: str, known: int | None, render, still_allowed, config):
+    """The stream's messages: the board at every new version, keep-alives in between."""
+    close_db()  # the request's own connection is not kept while the stream waits
+    deadline = time.monotonic() + config["STREAM_MAX_SECONDS"]
+    yield "retry: 1000\n\n"
+    sent = known
+    cursor = feed.cursor(table_id)
+    while True:
+        state = feed.load(table_id)
+        if not still_allowed(state):
+            yield _sse("gone", "You no longer have a seat at this table.", state.version)
+            return
+        if state.version != sent:
+            try:
+                name, data = render(state)
+            except Exception:  # never kill every phone's stream over one bad render
+                current_app.logger.exception("rendering version %s of table %s failed", state.version, table_id)
+                yield ": this version could not be shown\n\n"
+            else:
+                yield _sse(name, data, state.version)
+            finally:
+                close_db()  # rendering may have opened one
+            sent = state.version
+        remaining = deadline - time.monotonic()
+        if remaining <= 0:
+            return
+        wait = min(config["STREAM_KEEPALIVE_SECONDS"], remaining)
+        new_cursor = feed.wait(table_id, cursor, wait)
+        if new_cursor is None:  # the app is shutting down
+            return
+        if new_cursor == cursor:
+            yield ": keep-alive\n\n"
+        cursor = new_cursor
 
 
 @bp.get("/t/<table_id>/stream")

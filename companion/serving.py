@@ -1,0 +1,80 @@
+"""How `companion serve` serves: one event-driven process holds thousands of phones.
+
+Every phone keeps a live stream (server-sent events) open all evening. With a thread per
+connection (gunicorn's gthread worker) 64 phones used up every thread and the server
+stopped answering. Here gunicorn runs its **gevent** worker: each connection is a greenlet
+(a few kilobytes), so an open stream that waits for the next change costs no thread, and
+one process keeps answering taps and new joins with thousands of streams open. gevent is
+gunicorn's own, long-maintained answer for long-lived connections; Flask, htmx and the
+synchronous code stay as they are (see docs/architecture.md, "Serving").
+
+- :func:`prepare` patches the standard library for gevent *before* the app is built, so the
+  locks and conditions the app creates yield instead of blocking the process.
+- Half-sent requests (slowloris) are cut: gunicorn's async worker reads each request within
+  its keep-alive time (``KEEPALIVE``), and every socket read or write waits at most
+  ``SOCKET_TIMEOUT`` seconds.
+- Streams are capped per process (:func:`stream_cap`) below the connection limit, so a
+  flood of streams gets ``503`` with ``Retry-After`` while pages and taps still have room.
+"""
+from __future__ import annotations
+
+import resource
+
+#: Open connections per worker process.
+CONNECTIONS = 5000
+#: Connections kept free for pages, taps and joins when the streams are at their cap.
+RESERVED = 500
+#: Seconds to read a request's head (and idle between requests on a kept-alive connection).
+KEEPALIVE = 5
+#: Seconds a single socket read or write may wait (a phone that stopped reading is let go).
+SOCKET_TIMEOUT = 30
+
+
+def prepare() -> None:
+    """Make the standard library cooperative (gevent) and allow one file per connection."""
+    from gevent import monkey
+
+    monkey.patch_all()
+    soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
+    wanted = CONNECTIONS * 2 + 256
+    if hard == resource.RLIM_INFINITY or hard >= wanted:
+        target = wanted
+    else:
+        target = hard
+    if soft < target:
+        resource.setrlimit(resource.RLIMIT_NOFILE, (target, hard))
+
+
+def stream_cap(connections: int) -> int:
+    """How many live streams one process accepts: the connections minus those kept for taps."""
+    return max(10, connections - max(RESERVED, connections // 10))
+
+
+def run(app, bind: str, workers: int, connections: int) -> None:
+    """Serve ``app`` with gunicorn's gevent worker until stopped."""
+    from gunicorn.app.base import BaseApplication
+
+    class Server(BaseApplication):
+        def load_config(self):
+            self.cfg.set("bind", bind)
+            self.cfg.set("workers", workers)
+            self.cfg.set("worker_class", "gevent")
+            self.cfg.set("worker_connections", connections)
+            self.cfg.set("timeout", 60)
+            self.cfg.set("graceful_timeout", 5)
+            self.cfg.set("keepalive", KEEPALIVE)
+            self.cfg.set("accesslog", None)
+            self.cfg.set("control_socket_disable", True)  # several servers may run on one machine
+            self.cfg.set("post_worker_init", _socket_timeouts)
+
+        def load(self):
+            return app
+
+    Server().run()
+
+
+def _socket_timeouts(worker) -> None:
+    """Every accepted socket gets a read/write timeout (gevent honours it without a thread)."""
+    import socket
+
+    socket.setdefaulttimeout(SOCKET_TIMEOUT)

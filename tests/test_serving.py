@@ -1,0 +1,197 @@
+"""`companion serve` with its defaults under the loads a game night (or a stranger) brings.
+
+Real server (gunicorn's gevent worker, companion/serving.py), real sockets: a flood of live
+streams, the per-table stream cap, half-sent requests (slowloris), and a request over the size
+limit followed by another on the same connection. Nothing here times the server: each test
+checks that it *answers* (with generous timeouts), not how fast.
+"""
+from __future__ import annotations
+
+import asyncio
+import json
+import socket
+import time
+import urllib.error
+import urllib.request
+
+import pytest
+
+from liveserver import LiveServer
+
+pytestmark = pytest.mark.slow
+
+
+def call(url: str, method: str = "GET", body: dict | None = None, token: str | None = None):
+    request = urllib.request.Request(url, data=json.dumps(body).encode() if body is not None else None, method=method,
+                                     headers={"Content-Type": "application/json",
+                                              **({"Authorization": f"Bearer {token}"} if token else {})})
+    with urllib.request.urlopen(request, timeout=60) as response:
+        return response.status, json.loads(response.read() or b"null")
+
+
+@pytest.fixture(scope="module")
+def server(tmp_path_factory):
+    live = LiveServer(tmp_path_factory.mktemp("serving") / "data").start()
+    yield live
+    live.kill()
+
+
+def new_table(server, name="T") -> tuple[str, str]:
+    _, body = call(server.url + "/api/v1/tables", "POST", {"name": name, "host": {"name": "Ann", "sex": "female"}})
+    return body["table"]["id"], body["token"]
+
+
+async def open_stream(port: int, table_id: str, token: str, heads: list, received: list | None = None):
+    """One phone's live stream (the API's JSON stream), held open until cancelled."""
+    reader, writer = await asyncio.open_connection("127.0.0.1", port)
+    writer.write(f"GET /api/v1/tables/{table_id}/stream HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer {token}\r\n"
+                 "Accept: text/event-stream\r\n\r\n".encode())
+    await writer.drain()
+    head = await reader.readuntil(b"\r\n\r\n")
+    heads.append(head.decode("latin-1"))
+    try:
+        while True:
+            data = await reader.read(65536)
+            if not data:
+                return
+            if received is not None:
+                received.append(data)
+    finally:
+        writer.close()
+
+
+def test_a_thousand_open_streams_leave_pages_taps_and_fan_out_answering(server):
+    tables = [new_table(server, f"T{i}") for i in range(12)]
+    heads: list[str] = []
+    watched: list[bytes] = []
+
+    async def scenario():
+        tasks = [asyncio.create_task(open_stream(server.port, *tables[k % 12], heads, watched if k == 0 else None))
+                 for k in range(1100)]
+        for _ in range(600):
+            if len(heads) == len(tasks):
+                break
+            await asyncio.sleep(0.1)
+        home = await asyncio.to_thread(urllib.request.urlopen, server.url + "/", None, 60)
+        table_id, token = tables[0]
+        tapped = await asyncio.to_thread(call, f"{server.url}/api/v1/tables/{table_id}/actions", "POST",
+                                         {"action": "level.up"}, token)
+        for _ in range(300):  # the tap reaches the watching phone
+            if b"id: 3\n" in b"".join(watched):  # version 3: the table after the tap
+                break
+            await asyncio.sleep(0.1)
+        for task in tasks:
+            task.cancel()
+        return home.status, tapped[0]
+
+    home, tap = asyncio.run(scenario())
+    assert len(heads) == 1100 and all(" 200 " in h.split("\r\n")[0] + " " for h in heads)
+    assert (home, tap) == (200, 200)
+    after_tap = b"".join(watched).split(b"id: 3\n", 1)[-1]
+    assert after_tap.startswith(b"event: state") and b'"level": 2' in after_tap
+
+
+def test_a_table_past_its_stream_cap_gets_503_with_retry_after(server):
+    table_id, token = new_table(server, "Crowded")
+    heads: list[str] = []
+
+    async def scenario():
+        tasks = [asyncio.create_task(open_stream(server.port, table_id, token, heads)) for _ in range(101)]
+        for _ in range(300):
+            if len(heads) == len(tasks):
+                break
+            await asyncio.sleep(0.1)
+        for task in tasks:
+            task.cancel()
+
+    asyncio.run(scenario())
+    refused = [h for h in heads if h.startswith("HTTP/1.1 503")]
+    assert len(refused) == 1 and "Retry-After: " in refused[0]
+    time.sleep(1)  # the cancelled streams are counted out when their connections close
+    status, _ = call(f"{server.url}/api/v1/tables/{table_id}", token=token)
+    assert status == 200
+
+
+def test_half_sent_requests_do_not_hang_the_server_and_are_cut(server):
+    sockets = []
+    for _ in range(300):
+        s = socket.create_connection(("127.0.0.1", server.port), timeout=60)
+        s.sendall(b"GET / HTTP/1.1\r\nHost: x\r\nX-Slow: ")  # and never the rest
+        sockets.append(s)
+    try:
+        with urllib.request.urlopen(server.url + "/", timeout=60) as response:
+            assert response.status == 200
+        closed = 0
+        for s in sockets:  # the server lets them go (keep-alive time to read a request)
+            try:
+                closed += s.recv(1024) == b""
+            except (ConnectionResetError, TimeoutError):
+                closed += 1
+        assert closed == len(sockets)
+    finally:
+        for s in sockets:
+            s.close()
+
+
+def test_a_request_over_the_size_limit_leaves_the_connection_clean(server):
+    table_id, token = new_table(server, "Big")
+    body = json.dumps({"action": "level.up", "reason": "x" * 200_000}).encode()
+    with socket.create_connection(("127.0.0.1", server.port), timeout=60) as s:
+        s.sendall(f"POST /api/v1/tables/{table_id}/actions HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer {token}\r\n"
+                  f"Content-Type: application/json\r\nContent-Length: {len(body)}\r\n\r\n".encode() + body)
+        s.sendall(f"GET /api/v1/tables/{table_id} HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer {token}\r\n\r\n".encode())
+        data = b""
+        while True:
+            try:
+                chunk = s.recv(65536)
+            except (ConnectionResetError, TimeoutError):
+                break
+            if not chunk:
+                break
+            data += chunk
+    assert data.startswith(b"HTTP/1.1 413")
+    # the second request is answered as itself, or the server closed the connection; never garbage
+    rest = data.split(b"HTTP/1.1 ", 2)[2:] if data.count(b"HTTP/1.1 ") > 1 else []
+    assert all(r.startswith(b"200") for r in rest)
+    status, state = call(f"{server.url}/api/v1/tables/{table_id}", token=token)
+    assert status == 200 and state["table"]["version"] == 2  # the oversized action changed nothing
+
+
+def test_a_retried_action_with_the_same_key_applies_once(server):
+    table_id, token = new_table(server, "Retry")
+    url = f"{server.url}/api/v1/tables/{table_id}/actions"
+
+    def tap(key):
+        request = urllib.request.Request(url, data=json.dumps({"action": "level.up"}).encode(), method="POST",
+                                         headers={"Content-Type": "application/json", "Authorization": f"Bearer {token}",
+                                                  "Idempotency-Key": key})
+        with urllib.request.urlopen(request, timeout=60) as response:
+            return json.loads(response.read())
+
+    first, again = tap("tap-1"), tap("tap-1")
+    assert first["event"]["seq"] == again["event"]["seq"] and again["table"]["players"][0]["level"] == 2
+    assert tap("tap-2")["table"]["players"][0]["level"] == 3  # a new key is a new tap
+    request = urllib.request.Request(url, data=b'{"action": "level.up"}', method="POST",
+                                     headers={"Content-Type": "application/json", "Authorization": f"Bearer {token}",
+                                              "Idempotency-Key": "x" * 200})
+    with pytest.raises(urllib.error.HTTPError) as exc:
+        urllib.request.urlopen(request, timeout=60)
+    assert exc.value.code == 400
+
+
+def test_removing_a_player_rotates_the_invitation(server):
+    _, body = call(server.url + "/api/v1/tables", "POST", {"name": "Kick", "host": {"name": "Ann", "sex": "female"}})
+    table_id, token, join = body["table"]["id"], body["token"], body["join_url"].rsplit("/", 1)[-1]
+    _, bob = call(f"{server.url}/api/v1/join/{join}", "POST", {"name": "Bob", "sex": "male"})
+    call(f"{server.url}/api/v1/tables/{table_id}/actions", "POST", {"action": "player.remove", "seat": bob["seat"]}, token)
+    with pytest.raises(urllib.error.HTTPError) as exc:  # the old QR code seats nobody
+        call(f"{server.url}/api/v1/join/{join}", "POST", {"name": "Bob again", "sex": "male"})
+    assert exc.value.code == 404
+    _, fresh = call(f"{server.url}/api/v1/tables/{table_id}", token=token)
+    assert [p["name"] for p in fresh["table"]["players"]] == ["Ann"]
+
+
+def test_health_and_the_operator_link_printed_at_start(server):
+    assert call(server.url + "/api/v1/health") == (200, {"status": "ok"})
+    secret = (server.data_dir / "admin_secret").read_text().strip()
+    assert f"{server.url}/admin/{secret}" in server.output()

@@ -1,0 +1,121 @@
+"""How much image work one process does at once, and giving the memory back afterwards.
+
+Decoding and recognising a photo is the app's only heavy work: up to ~160 MB for a
+40-megapixel PNG, and 100–300 ms of CPU. Eight phones sending large photos at once must not
+add up to gigabytes, so every decode and recognition takes one of ``SLOTS`` slots first;
+the rest wait in line, at most ``QUEUE`` of them and at most ``WAIT`` seconds each, and are
+then told to try again (``Busy``, which the web layer answers with 503 and ``Retry-After``)
+rather than piling up uploads in memory.
+
+After a large image the buffers are freed, but glibc keeps freed memory in its heaps (the
+worker "kept 3 GB" after eight large photos); ``release_memory`` hands it back to the
+system with ``malloc_trim(0)`` where that exists (glibc on Linux; elsewhere nothing).
+
+Under gevent (``companion serve``: every phone a greenlet on one thread) the work itself runs
+on a native thread of gevent's pool (``run``): OpenCV, NumPy and Pillow let go of the GIL
+while they work, so the other phones are served meanwhile instead of waiting a second for a
+large photo. The semaphore is made on first use, after gevent has patched the standard
+library, so waiting in line yields to the other phones too. One rule follows for the work
+``run`` is given: it may not wait on a lock that gevent patched (two native threads waiting
+on one gevent lock hang), so it takes no index lock (callers pass the index's snapshot in)
+and guards what it shares with ``lock()``.
+"""
+from __future__ import annotations
+
+import ctypes
+import functools
+import sys
+import threading
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from typing import TypeVar
+
+SLOTS = 2          # decodes and recognitions at once per process (OpenCV itself uses the other cores)
+QUEUE = 8          # more waiting than this: busy at once
+WAIT = 10.0        # seconds a photo may wait for a slot (a recognition takes 0.1–0.3 s)
+
+T = TypeVar("T")
+_state_lock = threading.Lock()
+_slots: threading.BoundedSemaphore | None = None
+_waiting = 0
+
+
+class Busy(RuntimeError):
+    """Every slot stayed taken: try again in a moment. ``reason`` is ``busy`` (web: 503)."""
+
+    reason = "busy"
+    retry_after = 2
+
+    def __init__(self):
+        super().__init__("The scanner is busy with other photos; try again in a moment.")
+
+
+def run(work: Callable[..., T], *args) -> T:
+    """``work(*args)`` in one of the slots (``slot``); under gevent on a native thread."""
+    with slot():
+        pool = _native_threads()
+        return work(*args) if pool is None else pool.apply(work, args)
+
+
+@contextmanager
+def slot(wait: float | None = None) -> Iterator[None]:
+    """Hold one of the ``SLOTS`` while the block runs; raise ``Busy`` if none frees in time."""
+    global _slots, _waiting
+    with _state_lock:
+        if _slots is None:
+            _slots = threading.BoundedSemaphore(SLOTS)
+        slots = _slots
+    if not slots.acquire(blocking=False):
+        with _state_lock:
+            if _waiting >= QUEUE:
+                raise Busy()
+            _waiting += 1
+        try:
+            got = slots.acquire(timeout=WAIT if wait is None else wait)
+        finally:
+            with _state_lock:
+                _waiting -= 1
+        if not got:
+            raise Busy()
+    try:
+        yield
+    finally:
+        slots.release()
+
+
+def lock():
+    """A lock for what ``run``'s work shares: a native lock under gevent, else ``threading.Lock``."""
+    monkey = _gevent_monkey()
+    return threading.Lock() if monkey is None else monkey.get_original("threading", "Lock")()
+
+
+def release_memory() -> None:
+    """Give freed heap memory back to the system (glibc's ``malloc_trim``; elsewhere nothing)."""
+    trim = _malloc_trim()
+    if trim is not None:
+        trim(0)
+
+
+def _native_threads():
+    """gevent's pool of native threads when gevent has patched threading, else ``None``."""
+    if _gevent_monkey() is None:
+        return None
+    from gevent import get_hub
+
+    return get_hub().threadpool
+
+
+def _gevent_monkey():
+    """``gevent.monkey`` when it has patched threading (``companion serve``), else ``None``."""
+    monkey = sys.modules.get("gevent.monkey")
+    return monkey if monkey is not None and monkey.is_module_patched("threading") else None
+
+
+@functools.cache
+def _malloc_trim():
+    if not sys.platform.startswith("linux"):
+        return None
+    try:
+        return ctypes.CDLL(None).malloc_trim  # the C library this process already runs on
+    except (OSError, AttributeError):  # not glibc (musl has no malloc_trim)
+        return None
