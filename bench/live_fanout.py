@@ -240,7 +240,7 @@ def main():
     parser.add_argument("--clients", type=int, default=6)
     parser.add_argument("--taps", type=int, default=600)
     parser.add_argument("--rate", type=float, default=20.0, help="taps per second across all tables")
-    parser.add_argument("--workers", type=int, default=1)
+    parser.add_argument("--workers", type=int, default=2, help="as `companion serve` (its default: 2)")
     args = parser.parse_args()
     result = asyncio.run(run(args))
     result["machine"] = f"{platform.machine()}, {os.cpu_count()} cores, Python {platform.python_version()}"

@@ -53,7 +53,8 @@ data_dir_option = click.option(
 @main.command()
 @click.option("--host", default="0.0.0.0", show_default=True, help="Address to listen on (0.0.0.0: the whole LAN).")
 @click.option("--port", default=8000, show_default=True, type=int)
-@click.option("--workers", default=1, show_default=True, type=click.IntRange(1, 32), help="Worker processes.")
+@click.option("--workers", default=serving.WORKERS, show_default=True, type=click.IntRange(1, 32),
+              help="Worker processes (each holds its share of the phones; two use both cores of a small machine).")
 @click.option("--connections", default=serving.CONNECTIONS, show_default=True, type=click.IntRange(50, 100_000),
               help="Open connections per worker; each phone's live stream holds one, waiting costs no thread.")
 @click.option("--public-url", default=None, help="The URL phones use to reach this server (default: http://LAN-IP:PORT).")

@@ -20,6 +20,10 @@ from __future__ import annotations
 
 import resource
 
+#: Worker processes: two, so that rendering the boards of a busy evening uses both cores of
+#: a small machine (measured in docs/benchmarks.md: a tap's answer p95 58 ms with one, 11 ms
+#: with two at 100 tables x 6 phones); live updates cross between them through the event log.
+WORKERS = 2
 #: Open connections per worker process.
 CONNECTIONS = 5000
 #: Connections kept free for pages, taps and joins when the streams are at their cap.

@@ -20,7 +20,7 @@ def free_port() -> int:
 class LiveServer:
     """``companion serve`` on 127.0.0.1 with its own data directory."""
 
-    def __init__(self, data_dir: Path, workers: int = 1, port: int | None = None, qr: bool = False,
+    def __init__(self, data_dir: Path, workers: int | None = 1, port: int | None = None, qr: bool = False,
                  extra: tuple[str, ...] = ()):
         self.qr = qr
         self.data_dir = data_dir
@@ -35,7 +35,7 @@ class LiveServer:
         self.log = open(self.data_dir.parent / f"server-{self.port}.log", "ab")
         self.proc = subprocess.Popen(
             [sys.executable, "-m", "companion", "serve", "--host", "127.0.0.1", "--port", str(self.port),
-             "--workers", str(self.workers), "--public-url", self.url, *([] if self.qr else ["--no-qr"]), *self.extra],
+             *(["--workers", str(self.workers)] if self.workers else []), "--public-url", self.url, *([] if self.qr else ["--no-qr"]), *self.extra],
             env=env, stdout=self.log, stderr=subprocess.STDOUT, start_new_session=True)
         deadline = time.monotonic() + 30
         while time.monotonic() < deadline:
