@@ -37,3 +37,45 @@ def test_wheel_contains_templates_and_static_and_serves_from_them(tmp_path):
     result = subprocess.run([sys.executable, "-c", script], env={"PYTHONPATH": str(target), "PATH": "/usr/bin:/bin"},
                             capture_output=True, text=True, cwd=tmp_path)
     assert result.stdout.strip() == "ok", result.stderr
+
+
+def _serve_once(tmp_path, extra_env: dict) -> str:
+    """Run ./scripts/serve until it says it is open, with no package index reachable; its output."""
+    from liveserver import free_port
+
+    port = free_port()
+    env = {**__import__("os").environ, "PIP_INDEX_URL": "http://127.0.0.1:9/simple", "PIP_NO_INDEX": "1",
+           "PIP_FIND_LINKS": "", **extra_env}
+    proc = subprocess.Popen([str(ROOT / "scripts" / "serve"), "--host", "127.0.0.1", "--port", str(port), "--no-qr",
+                             "--data-dir", str(tmp_path / "data")], env=env, stdout=subprocess.PIPE,
+                            stderr=subprocess.STDOUT, text=True, start_new_session=True)
+    lines = []
+    try:
+        for line in proc.stdout:
+            lines.append(line)
+            if "Table Referee is open at" in line:  # printed just before the server binds
+                import time
+                import urllib.request
+                for _ in range(600):
+                    try:
+                        with urllib.request.urlopen(f"http://127.0.0.1:{port}/api/v1/health", timeout=60) as answer:
+                            assert answer.status == 200
+                            break
+                    except OSError:
+                        time.sleep(0.05)
+                else:
+                    raise AssertionError("scripts/serve printed its URL but never answered")
+                break
+    finally:
+        __import__("os").killpg(proc.pid, 9)
+        proc.wait(timeout=20)
+    return "".join(lines)
+
+
+def test_scripts_serve_starts_the_installed_app_without_a_package_index(tmp_path):
+    """A game night without internet still starts (#17): no install when nothing changed, and
+    when an install is asked for but no index answers, the installed app starts anyway."""
+    output = _serve_once(tmp_path, {})
+    assert "Table Referee is open at" in output
+    forced = _serve_once(tmp_path, {"COMPANION_INSTALL": "1"})
+    assert "starting the installed app" in forced and "Table Referee is open at" in forced
