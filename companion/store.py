@@ -284,7 +284,7 @@ def undo(db: sqlite_utils.Database, table_id: str, actor: str, seq: int, reason:
         target = event(db, table_id, seq)
         if actor not in state.players:
             raise Refused("You no longer have a seat at this table.", status=403)
-        if actor != state.host and actor != target.actor:
+        if not referee.may_undo(state, actor, target.actor):
             raise Refused("Only the host or whoever made a change can undo it.", rule="table.host", status=403)
         if target.undone_by:
             raise Refused("That change was already undone (change #{undone_by}).", status=409, undone_by=target.undone_by)

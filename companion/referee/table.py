@@ -749,6 +749,11 @@ UNDOABLE = {"level.changed", "sex.changed", "host.transferred", "player.removed"
 TABLE_OPS = ("turn", "order")
 
 
+def may_undo(state: TableState, seat: str | None, author: str | None) -> bool:
+    """Who may undo a change: its author or the host, while seated (the one home of this rule)."""
+    return seat is not None and seat in state.players and seat in (state.host, author)
+
+
 def invert(ops: list[dict]) -> list[dict]:
     """The operations that undo ``ops`` (in reverse order): the table's and the characters'."""
     out = []

@@ -19,7 +19,7 @@ from ..qr import svg as qr_svg
 from ..referee import sheet
 from ..referee.profiles import DEFAULT_PROFILE, PROFILES
 from ..referee.rules import OVERRIDABLE, RULES, Refused
-from ..referee.table import SEXES, UNDOABLE, playable_now
+from ..referee.table import SEXES, UNDOABLE, may_undo, playable_now
 from . import limits, seating
 from .cards import find
 from .render import action_button, board, board_context, invite_context, is_htmx, vary
@@ -190,8 +190,7 @@ def _history_page(table_id: str, seat: str | None, notice=None, status: int = 20
     names = store.names(db, table_id)
     entries = [
         {"rec": rec, "text": i18n.history_line(rec.event, names), "who": names.get(rec.actor, "") if rec.actor else "",
-         "can_undo": seat is not None and rec.undone_by is None and rec.kind in UNDOABLE
-         and (seat == state.host or seat == rec.actor)}
+         "can_undo": rec.undone_by is None and rec.kind in UNDOABLE and may_undo(state, seat, rec.actor)}
         for rec in store.history(db, table_id, limit=500)
     ]
     rulings = [{"rec": rec, "text": i18n.history_line(rec.event, names), "rule": RULES[rec.payload["override"]["rule"]]}
