@@ -57,28 +57,30 @@ def stream_cap(connections: int) -> int:
 def run(app, bind: str, workers: int, connections: int) -> None:
     """Serve ``app`` with gunicorn's gevent worker until stopped."""
     from gunicorn.app.base import BaseApplication
+    from gunicorn.workers.base_async import AsyncWorker
+    from gunicorn.workers.ggevent import GeventWorker
+
+    class Worker(GeventWorker):
+        """gunicorn's gevent worker, with a timeout on every socket operation of a connection
+        (gunicorn's own sets each connection blocking without one)."""
+
+        def handle(self, listener, client, addr):
+            client.settimeout(SOCKET_TIMEOUT)
+            AsyncWorker.handle(self, listener, client, addr)
 
     class Server(BaseApplication):
         def load_config(self):
             self.cfg.set("bind", bind)
             self.cfg.set("workers", workers)
-            self.cfg.set("worker_class", "gevent")
+            self.cfg.set("worker_class", Worker)
             self.cfg.set("worker_connections", connections)
             self.cfg.set("timeout", 60)
             self.cfg.set("graceful_timeout", 5)
             self.cfg.set("keepalive", KEEPALIVE)
             self.cfg.set("accesslog", None)
             self.cfg.set("control_socket_disable", True)  # several servers may run on one machine
-            self.cfg.set("post_worker_init", _socket_timeouts)
 
         def load(self):
             return app
 
     Server().run()
-
-
-def _socket_timeouts(worker) -> None:
-    """Every accepted socket gets a read/write timeout (gevent honours it without a thread)."""
-    import socket
-
-    socket.setdefaulttimeout(SOCKET_TIMEOUT)
