@@ -2,7 +2,9 @@
 
 A query is folded like the names (see :mod:`card_db.normalize`), then each card scores
 by its best-matching name: a name that starts with the query ranks first, then a word
-that starts with it, then the query anywhere inside, then fuzzy matches (RapidFuzz's
+that starts with it, then names holding every word of the query at the start of a word in
+any order ("boots butt" finds "Boots of Butt-Kicking"), then the query anywhere inside,
+then fuzzy matches (RapidFuzz's
 ``partial_ratio``, which tolerates a typo or two) above a cut-off, among the names
 sharing the most letter trigrams with the query. Ties go to the shorter
 name. The index is built from the database once per process and rebuilt when the card
@@ -62,10 +64,25 @@ class Index:
             self.starts.append(position)
             position += len(key) + 1
         self.blob = "\n" + "\n".join(self.keys) + "\n"
+        words = sorted({(word, i) for i, key in enumerate(self.keys) for word in key.split()})
+        self.words = [word for word, _ in words]  # every word of every name, sorted: a prefix is a range
+        self.word_names = [i for _, i in words]
         self.postings: dict[str, list[int]] = {}
         for i, key in enumerate(self.keys):
             for gram in _trigrams(key):
                 self.postings.setdefault(gram, []).append(i)
+
+    def _with_every_word(self, words: list[str]) -> set[int]:
+        """The names in which every one of ``words`` starts a word, in whatever order."""
+        found: set[int] | None = None
+        for word in words:
+            first = bisect.bisect_left(self.words, word)
+            last = bisect.bisect_left(self.words, word + "\U0010ffff", first)  # every word with that prefix
+            names = set(self.word_names[first:last])
+            found = names if found is None else found & names
+            if not found:
+                return set()
+        return found or set()
 
     def search(self, query: str, deck: str | None = None, kind: str | None = None, limit: int = 10) -> list[Hit]:
         q = fold(query)
@@ -76,6 +93,9 @@ class Index:
             return (deck is None or self.decks[i] == deck) and (kind is None or self.kinds[i] == kind)
 
         best: dict[str, tuple[float, int]] = {}
+
+        def slack(i: int) -> float:  # among equal matches, the name closest to the query's length first
+            return min(len(self.keys[i]) - len(q), 99) / 100
 
         def offer(i: int, score: float):
             card = self.card_ids[i]
@@ -88,13 +108,17 @@ class Index:
             i = bisect.bisect_right(self.starts, at) - 1
             if not allowed(i):
                 continue
-            slack = min(len(self.keys[i]) - len(q), 99) / 100
             if at == self.starts[i]:
-                offer(i, 300 - slack)  # the name starts with the query
+                offer(i, 300 - slack(i))  # the name starts with the query
             elif self.blob[at - 1] == " ":
-                offer(i, 200 - slack)  # a word of the name starts with it
+                offer(i, 200 - slack(i))  # a word of the name starts with it
             else:
                 offer(i, 150)
+        words = q.split()
+        if len(words) > 1:
+            for i in self._with_every_word(words):
+                if allowed(i):
+                    offer(i, 180 - slack(i))
         if len(best) < limit and len(q) >= 3:
             shared = Counter()
             for gram in _trigrams(q):

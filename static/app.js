@@ -1,13 +1,14 @@
 // Table Referee: the little JavaScript the pages need beyond htmx (no inline script: CSP).
 // Live updates arrive as server-sent events (htmx's SSE extension) and are morphed into
 // the page (idiomorph); this file keeps them in order, and refreshes the board at once when a phone wakes up or its Wi-Fi
-// returns instead of waiting for the event stream to reconnect.
+// returns instead of waiting for the event stream to reconnect. It also says when the server
+// cannot be reached, and shows the answer to every tap in the screen (#17).
 (function () {
   "use strict";
   function refresh() {
     var live = document.getElementById("live");
     if (!live || !live.dataset.refresh || !window.htmx) return;
-    window.htmx.ajax("GET", live.dataset.refresh, { target: "#board", swap: "morph:innerHTML" });
+    window.htmx.ajax("GET", live.dataset.refresh, { source: live, target: "#board", swap: "morph:innerHTML" });
   }
   // The phone that made a change already shows its result (with the notice and its Undo
   // button); the stream's copy of the same version must not wipe that, and an older
@@ -58,8 +59,103 @@
   document.addEventListener("visibilitychange", function () {
     if (document.visibilityState === "visible") refresh();
   });
-  window.addEventListener("online", refresh);
   window.addEventListener("pageshow", function (e) { if (e.persisted) refresh(); });
+
+  // Honest about the connection (templates/_feedback.html). The live stream errs whenever it
+  // ends, also normally (the server closes it now and then, the browser reconnects in a
+  // second), so an error only asks the server's health check; when that fails too, the
+  // banner says the server cannot be reached and the check is asked again every few seconds.
+  // When the server answers (or the stream opens again) the banner goes and the board is
+  // fetched again: what changed meanwhile is shown at once.
+  var HEALTH_EVERY_MS = 2000;
+  var HEALTH_TIMEOUT_MS = 4000;
+  var connection = document.getElementById("connection");
+  var polling = null;
+  function isOffline() { return polling !== null; }
+  function goOffline() {
+    if (!connection || isOffline()) return;
+    connection.textContent = connection.dataset.msgOffline;
+    polling = setInterval(check, HEALTH_EVERY_MS);
+  }
+  function backOnline() {
+    if (!isOffline()) return;
+    clearInterval(polling);
+    polling = null;
+    connection.textContent = "";
+    refresh();
+  }
+  function check() {
+    if (!connection || !window.fetch) return;
+    var abort = window.AbortController ? new AbortController() : null;
+    var timer = abort && setTimeout(function () { abort.abort(); }, HEALTH_TIMEOUT_MS);
+    fetch(connection.dataset.health, { cache: "no-store", signal: abort && abort.signal }).then(function (answer) {
+      if (answer.ok) backOnline(); else goOffline();
+    }, goOffline).then(function () { clearTimeout(timer); });
+  }
+  document.addEventListener("htmx:sseError", function () { if (!isOffline()) check(); });
+  document.addEventListener("htmx:sseOpen", backOnline);
+  window.addEventListener("offline", goOffline);
+  window.addEventListener("online", function () { if (isOffline()) check(); else refresh(); });
+
+  // The answer to every tap is shown in the screen. The board's own notice is a toast fixed
+  // at the bottom (app.css); an error the server answers outside the board comes as a toast
+  // for #feedback (HX-Retarget, web/security.py); a tap that cannot reach the server, or an
+  // error page from something in between (a proxy), is refused in #feedback in so many words.
+  // Nothing is queued: a tap that was not sent did not happen, and the phone says so.
+  var TAP_TIMEOUT_MS = 10000;
+  if (window.htmx) window.htmx.config.timeout = TAP_TIMEOUT_MS;
+  var feedback = document.getElementById("feedback");
+  function boardToastsGo() {
+    document.querySelectorAll("#board .toast").forEach(function (old) { old.remove(); });
+  }
+  function say(message, status) { // message: a data-msg-* of #feedback
+    var template = document.getElementById("feedback-toast");
+    if (!feedback || !template) return;
+    var toast = template.content.firstElementChild.cloneNode(true);
+    toast.querySelector("p").textContent = feedback.dataset[message].replace("{status}", status);
+    boardToastsGo();
+    feedback.replaceChildren(toast);
+  }
+  function isTap(e) { return e.detail.elt && e.detail.elt.id !== "live"; } // not the board's own refresh
+  document.addEventListener("htmx:beforeRequest", function (e) {
+    if (navigator.onLine !== false) return;
+    e.preventDefault(); // no network at all: refuse at once instead of waiting for a time-out
+    if (isTap(e)) say("msgUnsent");
+    goOffline();
+  });
+  document.addEventListener("htmx:sendError", function (e) {
+    if (isTap(e)) say("msgUnsent");
+    check();
+  });
+  document.addEventListener("htmx:timeout", function (e) {
+    if (isTap(e)) say("msgTimeout");
+    check();
+  });
+  document.addEventListener("htmx:beforeSwap", function (e) {
+    var xhr = e.detail.xhr;
+    if (!xhr || xhr.status < 400) return;
+    var target = e.detail.target;
+    var ours = xhr.getResponseHeader("HX-Retarget") ||  // web/security.py's toast
+      (target && target.id === "board" && /class="board"/.test(xhr.responseText)); // a board with its refusal
+    if (ours) {
+      e.detail.shouldSwap = true;
+      e.detail.isError = false; // answered, and shown: no console error
+    } else {
+      e.detail.shouldSwap = false;
+      if (isTap(e)) say("msgFailed", xhr.status);
+      if (xhr.status >= 500) check(); // a proxy answering for a server that is gone
+    }
+  });
+  document.addEventListener("htmx:afterSwap", function (e) { // one answer at a time: the newest
+    var target = e.detail.target;
+    if (!feedback || !target) return;
+    if (target.id === "board") feedback.replaceChildren();
+    else if (target === feedback) boardToastsGo();
+  });
+  document.addEventListener("click", function (e) {
+    var button = e.target.closest && e.target.closest(".toast .dismiss");
+    if (button) button.closest(".toast").remove();
+  });
 })();
 // Scanning a card: shrink the photo in the browser (a phone photo is 3–12 MB; 1600 px is
 // plenty), upload it with a progress bar, and show the answer with its one-tap buttons.

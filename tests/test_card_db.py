@@ -104,6 +104,9 @@ def test_every_card_the_rulebooks_mention_is_there(db):
     ("plutonium dragn", "plutonium-dragon"),            # typo
     ("kneepads of alure", "kneepads-of-allure"),        # typo
     ("butt kicking", "boots-of-butt-kicking"),          # a word inside the name
+    ("boots butt", "boots-of-butt-kicking"),            # words in another order (#17)
+    ("butt boots", "boots-of-butt-kicking"),
+    ("dragon plutonium", "plutonium-dragon"),
     ("Holtrapper", "boots-of-butt-kicking"),            # Dutch
     ("3872 orcs", "3-872-orcs"),
 ])

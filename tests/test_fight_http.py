@@ -89,3 +89,16 @@ def test_the_hosts_objection_window_is_the_one_every_phone_counts_down(phones):
     assert alice.act("combat.claim").status_code == 200
     remaining = float(re.search(r'data-remaining="([0-9.]+)"', bob.get(f"/t/{bob.table_id}").get_data(as_text=True)).group(1))
     assert 5 < remaining <= 10
+
+
+def test_quick_one_shot_bonuses_are_one_tap_for_either_side(phones):
+    """+1, +2, +3, +5, +10 for the players or the monsters: one tap posts a one-shot named by its bonus (#17)."""
+    alice, bob, _ = phones
+    html = alice.act("combat.start", name="Slug", level=4).get_data(as_text=True)
+    quick = html.split('id="quick-bonus"')[1].split("</div>\n  </div>")[0]
+    assert re.findall(r'aria-label="(\+\d+ for the \w+)"', quick) == [
+        f"+{n} for the {side}" for side in ("players", "monsters") for n in (1, 2, 3, 5, 10)]
+    html = bob.act("combat.oneshot.add", side="monsters", name="+5", bonus="5").get_data(as_text=True)
+    assert re.search(r'id="monsters-total">9<', html) and "+5 (monsters)" in html
+    html = alice.act("combat.oneshot.add", side="players", name="+10", bonus="10").get_data(as_text=True)
+    assert re.search(r'id="players-total">11<', html)

@@ -207,3 +207,36 @@ def test_host_can_adjust_a_player_whose_phone_died(phones):
     assert refused.status_code == 422 and "house ruling" in refused.get_data(as_text=True)
     corrected = alice.act("level.down", seat=bob_seat, override="level.causes")
     assert corrected.status_code == 200 and level_of(corrected.get_data(as_text=True), "Bob") == 1
+
+
+def test_errors_to_htmx_come_as_a_toast_for_the_screen_not_as_a_page(app, phones):
+    """An error answer to a tap is a toast aimed at #feedback (shown at the bottom of the screen
+    by static/app.js), never a whole page inside the board (#17)."""
+    alice, bob, _ = phones
+    stranger = Phone(app)
+    stranger.get("/")
+    bad_csrf = bob.client.post(f"/t/{bob.table_id}/act/level.up", data={"csrf_token": "forged"}, headers={"HX-Request": "true"})
+    too_large = bob.post(f"/t/{bob.table_id}/act/level.up", {"reason": "x" * 200_000}, htmx=True)
+    no_seat = stranger.post(f"/t/{alice.table_id}/act/level.up", htmx=True)
+    for response, status, words in ((bad_csrf, 400, "CSRF"), (too_large, 413, "too large"), (no_seat, 403, "no seat")):
+        html = response.get_data(as_text=True)
+        assert response.status_code == status and words in html, html[:300]
+        assert "<html" not in html and 'class="notice refused toast" role="alert"' in html
+        assert response.headers["HX-Retarget"] == "#feedback" and response.headers["HX-Reswap"] == "innerHTML"
+    page = bob.client.post(f"/t/{bob.table_id}/act/level.up", data={"csrf_token": "forged"})  # no JavaScript
+    assert page.status_code == 400 and "<html" in page.get_data(as_text=True) and "HX-Retarget" not in page.headers
+
+
+def test_a_refusal_and_a_done_tap_answer_as_toasts_with_undo_and_allow_it(phones):
+    alice, _, _ = phones
+    done = alice.act("level.up").get_data(as_text=True)
+    assert 'class="notice done toast" role="status"' in done and "data-undo=" in done and 'class="x dismiss"' in done
+    for _ in range(7):
+        alice.act("level.up")
+    refused = alice.act("level.up")  # the host may allow it as a house ruling, right there
+    html = refused.get_data(as_text=True)
+    assert refused.status_code == 422 and 'class="notice refused toast" role="alert"' in html
+    assert 'data-override="level.win-by-kill"' in html.split('class="notice refused toast"')[1]
+    bad = alice.act("settings.objection")  # a 400 from the action's input check: the board with its refusal
+    assert bad.status_code == 400 and 'class="board"' in bad.get_data(as_text=True)
+    assert "seconds must be a number" in bad.get_data(as_text=True) and "HX-Retarget" not in bad.headers

@@ -9,7 +9,7 @@ from flask import Flask
 
 
 def register(app: Flask) -> None:
-    from . import api, cards, limits, operator, pages, scan, security, streams
+    from . import api, cards, limits, operator, pages, pwa, scan, security, streams
 
     limits.init_app(app)  # a client over its budget is answered before anything else is checked
     security.init_app(app)
@@ -20,3 +20,4 @@ def register(app: Flask) -> None:
     app.register_blueprint(scan.bp)
     app.register_blueprint(scan.api)
     app.register_blueprint(operator.bp)
+    app.register_blueprint(pwa.bp)

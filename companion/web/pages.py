@@ -249,16 +249,21 @@ def rule(rule_id: str):
                                 profile_names=PROFILE_NAMES))
 
 
+def back():
+    """A redirect to the page a footer form came from (its ``next`` field; only paths on this site)."""
+    target = request.form.get("next") or "/"
+    if not target.startswith("/") or target.startswith("//"):
+        target = "/"
+    return redirect(target, 303)
+
+
 @bp.post("/lang")
 def set_language():
     """Remember this phone's language (a cookie) and go back where it was."""
     lang = request.form.get("lang")
     if lang not in i18n.LANGUAGES:
         raise Refused("Unknown language.", status=400)
-    target = request.form.get("next") or "/"
-    if not target.startswith("/") or target.startswith("//"):
-        target = "/"
-    response = redirect(target, 303)
+    response = back()
     response.set_cookie(i18n.COOKIE, lang, max_age=i18n.COOKIE_MAX_AGE, samesite="Lax", httponly=True)
     return response
 

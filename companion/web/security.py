@@ -5,8 +5,8 @@ Before any view runs, the operator's views are refused to everybody else (see
 
 The Content-Security-Policy allows scripts and styles from this server only (no inline
 script, no CDN), and the page may not be framed. Errors under ``/api/`` answer JSON
-``{"error": ...}``; pages answer a short HTML page. Unexpected exceptions are logged on the
-server and the client gets a generic message.
+``{"error": ...}``, htmx requests a toast, pages a short HTML page. Unexpected exceptions
+are logged on the server and the client gets a generic message.
 """
 from __future__ import annotations
 
@@ -18,6 +18,7 @@ from werkzeug.exceptions import HTTPException
 from .. import i18n
 from ..referee.rules import Refused
 from ..store import NotFound
+from .render import is_htmx
 
 CSP = (
     "default-src 'self'; script-src 'self'; style-src 'self'; img-src 'self' data:; "
@@ -30,8 +31,17 @@ def wants_json() -> bool:
 
 
 def error_response(message: str, status: int, **extra):
+    """The error as JSON (API), as a toast for htmx, or as a short page.
+
+    htmx gets the toast with ``HX-Retarget: #feedback``: it is shown at the bottom of the
+    phone's screen (static/app.js swaps error answers), never in place of what was tapped."""
     if wants_json():
         return jsonify({"error": message, **extra}), status
+    if is_htmx():
+        response = make_response(render_template("_error_toast.html", message=message, status=status, **extra))
+        response.headers["HX-Retarget"] = "#feedback"
+        response.headers["HX-Reswap"] = "innerHTML"
+        return response, status
     return render_template("error.html", message=message, status=status, **extra), status
 
 
