@@ -27,6 +27,11 @@
     window.Idiomorph.defaults.callbacks.beforeAttributeUpdated = function (name, node) {
       return !(name === "open" && node.tagName === "DETAILS");
     };
+    // The answer to this phone's last tap (with its Undo or "Allow it") stays when another
+    // player's change arrives: only this phone's next answer replaces it, or the player puts it away.
+    window.Idiomorph.defaults.callbacks.beforeNodeRemoved = function (node) {
+      return node.id !== "answer";
+    };
     // ignoreActiveValue leaves the focused element's children alone: a tapped button would keep
     // its old label while the morph reuses it for another action. Only inputs need that care.
     ["htmx:beforeSwap", "htmx:sseBeforeMessage"].forEach(function (name) {
@@ -149,7 +154,7 @@
   document.addEventListener("htmx:afterSwap", function (e) { // one answer at a time: the newest
     var target = e.detail.target;
     if (!feedback || !target) return;
-    if (target.id === "board") feedback.replaceChildren();
+    if (target.id === "board" && target.querySelector(".toast")) feedback.replaceChildren();
     else if (target === feedback) boardToastsGo();
   });
   document.addEventListener("click", function (e) {

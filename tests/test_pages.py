@@ -230,13 +230,13 @@ def test_errors_to_htmx_come_as_a_toast_for_the_screen_not_as_a_page(app, phones
 def test_a_refusal_and_a_done_tap_answer_as_toasts_with_undo_and_allow_it(phones):
     alice, _, _ = phones
     done = alice.act("level.up").get_data(as_text=True)
-    assert 'class="notice done toast" role="status"' in done and "data-undo=" in done and 'class="x dismiss"' in done
+    assert 'class="notice done toast" id="answer" role="status"' in done and "data-undo=" in done and 'class="x dismiss"' in done
     for _ in range(7):
         alice.act("level.up")
     refused = alice.act("level.up")  # the host may allow it as a house ruling, right there
     html = refused.get_data(as_text=True)
-    assert refused.status_code == 422 and 'class="notice refused toast" role="alert"' in html
-    assert 'data-override="level.win-by-kill"' in html.split('class="notice refused toast"')[1]
+    assert refused.status_code == 422 and 'class="notice refused toast" id="answer" role="alert"' in html
+    assert 'data-override="level.win-by-kill"' in html.split('id="answer"')[1]
     bad = alice.act("settings.objection")  # a 400 from the action's input check: the board with its refusal
     assert bad.status_code == 400 and 'class="board"' in bad.get_data(as_text=True)
     assert "seconds must be a number" in bad.get_data(as_text=True) and "HX-Retarget" not in bad.headers
