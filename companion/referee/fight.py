@@ -309,13 +309,17 @@ def _flee(state, fight: dict, actor: str, params: dict):
     return None, ops, said("{who} runs away: {parts}", parts=parts), None
 
 
-def death_said(state, seat: str) -> dict:
-    """The sentence of a death by a monster or a curse: who picks from the stuff first (death.looting)."""
+def looting_picks(state, seat: str) -> str:
+    """Who picks first from the dead character's stuff, in words ("Ann → Bob = Cid (🎲)") (death.looting)."""
     order = sheet.looting_order({s: asdict(p) for s, p in state.players.items()}, seat)
-    picks = " → ".join(" = ".join(state.players[s].name for s in group) + (" (🎲)" if len(group) > 1 else "")
-                       for group in order)
+    return " → ".join(" = ".join(state.players[s].name for s in group) + (" (🎲)" if len(group) > 1 else "")
+                      for group in order) or "—"
+
+
+def death_said(state, seat: str) -> dict:
+    """The sentence of a death by a monster or a curse: who picks from the stuff first."""
     return said("{name} dies: the stuff is lost, looting order {order}", name=state.players[seat].name,
-                order=picks or "—")
+                order=looting_picks(state, seat))
 
 
 def bad_stuff(state, characters: dict[str, dict], seat: str, monster: dict) -> dict:
@@ -339,8 +343,7 @@ def bad_stuff(state, characters: dict[str, dict], seat: str, monster: dict) -> d
         lines.append(text or "…")
     sheet.apply_ops(characters, [op for op in ops if op["op"] not in ("turn", "order")], state.profile)
     if outcome.dies:
-        death = sheet.death_ops(characters[seat], seat, state.profile) + [
-            {"op": "set", "seat": seat, "field": "dead", "from": False, "to": True}]
+        death = sheet.death_ops(characters[seat], seat, state.profile)
         sheet.apply_ops(characters, death, state.profile)
         ops += death
     return {"ops": ops, "said": lines or [text or "…"], "dies": outcome.dies}

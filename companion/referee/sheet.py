@@ -372,16 +372,8 @@ def flag_ops(p: dict, seat: str, flag: str, on: bool) -> list[dict]:
 FLAG_NAMES = {"half_breed": "Half-Breed", "super_munchkin": "Super Munchkin"}
 
 
-def die_ops(p: dict, seat: str, profile: Profile) -> list[dict]:
-    """Death as a player declares it: refused when there is nothing to lose."""
-    ops = death_ops(p, seat, profile)
-    if not ops:
-        raise Refused("Nothing to lose: this character has no items.", rule="death.keep", status=409)
-    return ops
-
-
 def death_ops(p: dict, seat: str, profile: Profile) -> list[dict]:
-    """Death: every item goes, and whatever else the edition does not let a dead character keep
+    """Death (rule "death.keep"): every item goes, and whatever else the edition does not let a dead character keep
     (1.6 and 1.71 keep level, races, classes, Half-Breed, Super Munchkin and curses; the
     classic books name only level, race(s) and class(es), so lasting curses go too)."""
     ops = [{"op": "remove", "seat": seat, "field": "items", "value": i} for i in p.get("items", [])]
@@ -390,6 +382,8 @@ def death_ops(p: dict, seat: str, profile: Profile) -> list[dict]:
     for flag in ("half_breed", "super_munchkin"):
         if flag not in profile.death_keeps and p.get(flag):
             ops.append({"op": "set", "seat": seat, "field": flag, "from": True, "to": False})
+    # dead until the next player's turn brings the new character (death.state)
+    ops.append({"op": "set", "seat": seat, "field": "dead", "from": bool(p.get("dead")), "to": True})
     return ops
 
 

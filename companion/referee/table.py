@@ -609,8 +609,7 @@ def _death(state: TableState, seat: str, characters: dict, ops_before: list[dict
     """Death as the edition says (death.keep, death.state), after ``ops_before``."""
     after = copy.deepcopy(characters)
     _apply_ops_to(after, [op for op in ops_before if op.get("seat") == seat and op["op"] != "turn"], state.profile)
-    return sheet.death_ops(after[seat], seat, state.profile) + [
-        {"op": "set", "seat": seat, "field": "dead", "from": False, "to": True}]
+    return sheet.death_ops(after[seat], seat, state.profile)
 
 
 @decides("choice.make")
@@ -703,19 +702,17 @@ def _decide_sheet(state: TableState, actor: str, action: str, params: dict) -> E
         ops = [{"op": "remove", "seat": seat, "field": "curses", "value": curse}]
         summary = said("{who} is rid of {curse}", curse=thing(curse))
     else:  # character.die: allowed with nothing in play too (death.state)
-        ops = sheet.death_ops(p, seat, profile) + [{"op": "set", "seat": seat, "field": "dead", "from": False, "to": True}]
-        order = sheet.looting_order({s: asdict(pl) for s, pl in state.players.items()}, seat)
-        picks = " → ".join(" = ".join(state.players[s].name for s in group) + (" (🎲)" if len(group) > 1 else "")
-                           for group in order)
+        ops = sheet.death_ops(p, seat, profile)
+        picks = fights.looting_picks(state, seat)
         door, treasure = profile.death_draw
         if "curses" in profile.death_keeps:
             summary = said("{who} dies and loses every item; looting order: {order}; "
                            "draws {door} Door and {treasure} Treasure cards next turn",
-                           order=picks or "—", door=door, treasure=treasure)
+                           order=picks, door=door, treasure=treasure)
         else:
             summary = said("{who} dies and loses every item and every curse; looting order: {order}; "
                            "draws {door} Door and {treasure} Treasure cards next turn",
-                           order=picks or "—", door=door, treasure=treasure)
+                           order=picks, door=door, treasure=treasure)
     allow = frozenset({"items.big"}) if action == "race.remove" else frozenset()
     return _sheet_event(state, seat, action, ops, summary, allow)
 
