@@ -13,7 +13,7 @@ from flask import Flask
 from flask_wtf.csrf import CSRFProtect
 from werkzeug.middleware.proxy_fix import ProxyFix
 
-from . import datadir, db, store
+from . import datadir, db, postgres, store
 from .live import ChangeFeed
 
 csrf = CSRFProtect()
@@ -31,6 +31,8 @@ def create_app(test_config: dict | None = None) -> Flask:
     app.config.from_mapping(
         DATA_DIR=str(data_dir),
         DATABASE=str(data_dir / "companion.sqlite3"),
+        DATABASE_URL=None,  # postgresql://…: the tables live there, shared by several instances (docs/deploy.md)
+        DATABASE_POOL_SIZE=10,  # PostgreSQL connections per worker process
         SECRET_KEY=datadir.secret_key(data_dir),
         PUBLIC_URL=None,  # the base URL phones reach (set by `companion serve`); else the request's
         MAX_CONTENT_LENGTH=64 * 1024,
@@ -60,12 +62,23 @@ def create_app(test_config: dict | None = None) -> Flask:
     conn = db.connect(app.config["DATABASE"])
     try:
         db.migrate(conn)
-        if app.config["TABLE_IDLE_DAYS"]:
-            store.expire_idle(conn, float(app.config["TABLE_IDLE_DAYS"]))
     finally:
         conn.conn.close()
+    url = app.config["DATABASE_URL"]
+    if url and not postgres.is_url(url):
+        raise ValueError(f"DATABASE_URL must be a postgresql:// URL, not {url!r}")
+    tables = db.connect_store(db.store_target(app.config))
+    try:
+        if url:
+            postgres.migrate(tables)
+        if app.config["TABLE_IDLE_DAYS"]:
+            store.expire_idle(tables, float(app.config["TABLE_IDLE_DAYS"]))
+    finally:
+        tables.conn.close()
+    if url:
+        app.extensions["companion.pg_pool"] = postgres.Pool(url, int(app.config["DATABASE_POOL_SIZE"]))
     app.teardown_appcontext(db.close_db)
-    app.extensions["companion.live"] = ChangeFeed(app.config["DATABASE"], app.config["LIVE_POLL_INTERVAL"])
+    app.extensions["companion.live"] = ChangeFeed(db.store_target(app.config), app.config["LIVE_POLL_INTERVAL"])
 
     csrf.init_app(app)
     from . import i18n

@@ -17,7 +17,7 @@ from flask import current_app
 from card_db.schema import KINDS
 
 from . import store
-from .db import get_db
+from .db import get_db, get_store
 from .fights import card_of
 from .referee import catalogue, sheet
 from .referee.profiles import OPTIONS
@@ -169,13 +169,13 @@ def options_from(raw: Mapping) -> dict | None:
 
 def create_table(name, profile_id, host_name, host_sex, options=None):
     """Open a table with its creator as host, under a rule profile and its options: ``(state, seat, token)``."""
-    state, seat, token = store.create_table(get_db(), name, profile_id, host_name, host_sex, options)
+    state, seat, token = store.create_table(get_store(), name, profile_id, host_name, host_sex, options)
     return state, seat, token
 
 
 def join(join_token: str, name, sex):
     """Seat a new player; wakes the table's phones so the newcomer appears everywhere."""
-    state, seat, token = store.join_table(get_db(), join_token, name, sex)
+    state, seat, token = store.join_table(get_store(), join_token, name, sex)
     _feed().notify(state.id)
     return state, seat, token
 
@@ -197,7 +197,7 @@ def perform(table_id: str, actor: str, action: str, raw: Mapping, key: str | Non
     params = _from_cards(action, parsed)
     if "override" in parsed:
         params["override"] = parsed["override"]
-    state, seq = store.act(get_db(), table_id, actor, action, params,
+    state, seq = store.act(get_store(), table_id, actor, action, params,
                            reason=_reason(raw.get("reason")),
                            expected_version=_int(raw.get("expected_version"), "expected_version"),
                            idempotency_key=idempotency_key(key))
@@ -212,7 +212,7 @@ def undo(table_id: str, actor: str, seq, raw: Mapping) -> tuple[TableState, int]
         raise Refused("Which change should be undone?", status=400)
     if not 1 <= target <= 2**53:
         raise Refused("There is no such change in this table's history.", status=404)
-    state, new_seq = store.undo(get_db(), table_id, actor, target, reason=_reason(raw.get("reason")),
+    state, new_seq = store.undo(get_store(), table_id, actor, target, reason=_reason(raw.get("reason")),
                                 expected_version=_int(raw.get("expected_version"), "expected_version"))
     _feed().notify(table_id)
     return state, new_seq

@@ -17,7 +17,7 @@ from card_db import formats
 from card_db import search as card_search
 from card_db import store as card_store
 
-from . import datadir, db, rulesearch, serving, store
+from . import datadir, db, postgres, rulesearch, serving, store
 from .qr import terminal
 from .referee.profiles import PROFILES
 from .referee.rules import LANGUAGES, RULES
@@ -50,6 +50,12 @@ data_dir_option = click.option(
     help="Where the SQLite file and secret key live (env COMPANION_DATA; default: per-user data dir).")
 
 
+database_url_option = click.option(
+    "--database-url", envvar="COMPANION_DATABASE_URL", default=None, metavar="postgresql://…",
+    help="Keep the tables in PostgreSQL, shared by several instances (env COMPANION_DATABASE_URL; "
+         "default: the SQLite file in the data directory).")
+
+
 @main.command()
 @click.option("--host", default="0.0.0.0", show_default=True, help="Address to listen on (0.0.0.0: the whole LAN).")
 @click.option("--port", default=8000, show_default=True, type=int)
@@ -62,16 +68,19 @@ data_dir_option = click.option(
               help="Reverse proxies in front (Caddy, nginx) whose X-Forwarded-* headers are believed.")
 @click.option("--no-qr", is_flag=True, help="Do not print the QR code.")
 @data_dir_option
-def serve(host, port, workers, connections, public_url, trusted_proxies, no_qr, data_dir):
+@database_url_option
+def serve(host, port, workers, connections, public_url, trusted_proxies, no_qr, data_dir, database_url):
     """Start the server on the LAN and print its URL and a QR code to open it."""
     serving.prepare()  # before the app exists, so that everything it creates waits without blocking
     from . import create_app
 
     path = datadir.resolve(data_dir)
     url = (public_url or f"http://{lan_address() if host in ('0.0.0.0', '::') else host}:{port}").rstrip("/")
+    _check_url(database_url)
     app = create_app({"DATA_DIR": str(path), "PUBLIC_URL": url, "MAX_OPEN_STREAMS": serving.stream_cap(connections),
-                      "TRUSTED_PROXIES": trusted_proxies})
-    click.echo(f"Table Referee is open at {url}  (data: {path})")
+                      "TRUSTED_PROXIES": trusted_proxies, "DATABASE_URL": database_url})
+    tables_at = f"tables: {postgres.safe_url(database_url)}" if database_url else f"data: {path}"
+    click.echo(f"Table Referee is open at {url}  ({tables_at})")
     from .web.operator import admin_url
 
     click.echo(f"Operator (import cards, teach the scanner): {admin_url(app, url)}")
@@ -106,11 +115,30 @@ def _open(data_dir, create: bool = False):
     return conn
 
 
+def _check_url(database_url: str | None) -> None:
+    if database_url and not postgres.is_url(database_url):
+        raise click.BadParameter("give a postgresql:// URL", param_hint="--database-url")
+
+
+def _open_tables(data_dir, database_url):
+    """Where the tables are: PostgreSQL at ``database_url`` when given, else the data directory's file."""
+    if not database_url:
+        return _open(data_dir)
+    _check_url(database_url)
+    try:
+        conn = postgres.connect(database_url)
+        postgres.migrate(conn)
+    except Exception as exc:  # psycopg's errors say what is wrong (host, password, database)
+        raise click.ClickException(f"Cannot use {postgres.safe_url(database_url)}: {exc}".strip()) from exc
+    return conn
+
+
 @tables.command("list")
 @data_dir_option
-def tables_list(data_dir):
+@database_url_option
+def tables_list(data_dir, database_url):
     """One line per table: id, version, players and their levels."""
-    conn = _open(data_dir)
+    conn = _open_tables(data_dir, database_url)
     for table_id in store.table_ids(conn):
         state = store.load(conn, table_id)
         players = ", ".join(f"{p.name} {p.level}" for p in state.players.values())
@@ -119,9 +147,10 @@ def tables_list(data_dir):
 
 @tables.command("verify")
 @data_dir_option
-def tables_verify(data_dir):
+@database_url_option
+def tables_verify(data_dir, database_url):
     """Replay every table's event log and check it gives exactly the stored state."""
-    conn = _open(data_dir)
+    conn = _open_tables(data_dir, database_url)
     bad = [t for t in store.table_ids(conn) if not store.verify(conn, t)]
     if bad:
         raise click.ClickException(f"{len(bad)} table(s) differ from their event log: {', '.join(bad)}")

@@ -1,4 +1,10 @@
-"""The one module that owns the SQLite connection and the schema migrations.
+"""The one module that owns the database connections and the schema migrations.
+
+Two stores: the **local SQLite file** in the data directory holds the cards, the rule index
+and (by default) the tables too; with ``DATABASE_URL`` set to a ``postgresql://`` URL the
+tables, seats and event log live in PostgreSQL instead (:mod:`companion.postgres`), shared
+by several instances. :func:`get_db` is the request's SQLite connection, :func:`get_store`
+the request's connection to wherever the tables are.
 
 Every connection runs in WAL mode (readers never block the writer, and a crash — even
 ``kill -9`` — loses no committed transaction), waits for a busy writer instead of
@@ -16,6 +22,8 @@ import sqlite_utils
 from card_db import store as card_store
 from sqlite_utils.migrations import Migrations
 from flask import current_app, g
+
+from . import postgres
 
 
 def connect(path: str | Path) -> sqlite_utils.Database:
@@ -35,7 +43,29 @@ def get_db() -> sqlite_utils.Database:
     return g.db
 
 
+def connect_store(target: str | Path):
+    """A new connection to the table store at ``target``: a ``postgresql://`` URL or the SQLite file."""
+    return postgres.connect(str(target)) if postgres.is_url(str(target)) else connect(target)
+
+
+def store_target(config) -> str:
+    """Where an app's tables live: its ``DATABASE_URL`` when set, else its SQLite file."""
+    return config.get("DATABASE_URL") or config["DATABASE"]
+
+
+def get_store():
+    """The request's connection to the table store (the SQLite one itself by default; a
+    connection borrowed from the process's pool on PostgreSQL), given back at teardown."""
+    if "store" not in g:
+        pool = current_app.extensions.get("companion.pg_pool")
+        g.store = pool.borrow() if pool is not None else get_db()
+    return g.store
+
+
 def close_db(_exc=None) -> None:
+    store = g.pop("store", None)
+    if isinstance(store, postgres.PostgresStore):
+        current_app.extensions["companion.pg_pool"].give_back(store)
     db = g.pop("db", None)
     if db is not None:
         db.conn.close()

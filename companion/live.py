@@ -1,11 +1,14 @@
 """Live notification: wake the streams of a table when its log grows.
 
-The truth is the event log in SQLite, shared by every worker process. Each process runs
-one watcher thread that polls the log's newest event id (an index lookup) and wakes the
-streams waiting on the tables that changed; a write made in this process also wakes them
-at once. So a tap served by one worker reaches phones connected to another worker within
-one poll interval, and nothing lives only in one process's memory: a watcher that starts
-late, or a phone that reconnects, just compares versions with the database.
+The truth is the event log, shared by every worker process (and, on PostgreSQL, by every
+instance). Each process runs one watcher thread that learns which tables changed and wakes
+the streams waiting on them; a write made in this process also wakes them at once.
+On SQLite the watcher polls the log's newest event id (an index lookup), so a tap served
+by one worker reaches phones connected to another within one poll interval. On
+PostgreSQL it listens (``LISTEN``) to the notices writes send as they commit, so a tap
+served by one instance reaches the phones of every other one. Nothing lives only in one
+process's memory: a watcher that starts late, or a phone that reconnects, just compares
+versions with the database.
 """
 from __future__ import annotations
 
@@ -14,13 +17,14 @@ import threading
 
 from . import db as dbmod
 from . import store
+from .postgres import PostgresStore, notifications
 
 
 class ChangeFeed:
     """Per-process fan-out of "table X changed" to the threads streaming table X."""
 
     def __init__(self, database: str, interval: float = 0.05):
-        self.database = database
+        self.database = database  # the SQLite file, or a postgresql:// URL (companion.db.connect_store)
         self.interval = interval
         self._cond = threading.Condition()
         self._versions: dict[str, int] = {}  # table id -> change counter seen by this process
@@ -42,8 +46,12 @@ class ChangeFeed:
             self._thread.start()
 
     def _watch(self) -> None:
-        conn = dbmod.connect(self.database)
+        conn = dbmod.connect_store(self.database)
         try:
+            if isinstance(conn, PostgresStore):
+                for table_id in notifications(conn, self._stopped):
+                    self.notify(table_id)
+                return
             last = store.last_event_id(conn)
             while not self._stopped.wait(self.interval):
                 last, tables = store.changes_since(conn, last)
@@ -60,8 +68,14 @@ class ChangeFeed:
         autocommit statements, so one connection serves every stream of the process.
         """
         if self._reader is None or self._reader[0] != os.getpid():
-            self._reader = (os.getpid(), dbmod.connect(self.database))
-        return store.load(self._reader[1], table_id)
+            self._reader = (os.getpid(), dbmod.connect_store(self.database))
+        try:
+            return store.load(self._reader[1], table_id)
+        except store.NotFound:
+            raise
+        except Exception:
+            self._reader = None  # a broken connection (the database restarted): the next read opens a new one
+            raise
 
     def opened(self, table_id: str, per_table: int, total: int) -> bool:
         """Count a new stream of ``table_id`` in, unless a cap is reached (then ``False``)."""

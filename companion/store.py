@@ -1,13 +1,16 @@
-"""The table store: tables, seats and the event log in SQLite.
+"""The table store: tables, seats and the event log, in SQLite or PostgreSQL.
 
-Each change is one ``BEGIN IMMEDIATE`` transaction that reads the table's current state,
-asks the referee for the event, appends the event with the next sequence number and
-writes the new state snapshot. Writers are serialised by SQLite, so two phones tapping
-at the same moment both count and neither overwrites the other; the snapshot and the
-log commit together, so a crash leaves either both or neither. :func:`verify` replays a
-table's log and compares it with its snapshot.
+Each change is one write transaction that locks the table, reads its current state, asks
+the referee for the event, appends the event with the next sequence number and writes
+the new state snapshot. Writers of one table are serialised (SQLite's ``BEGIN IMMEDIATE``
+write lock; PostgreSQL's row lock on the table, ``SELECT … FOR UPDATE``), so two phones
+tapping at the same moment both count and neither overwrites the other; the snapshot and
+the log commit together, so a crash leaves either both or neither. :func:`verify` replays
+a table's log and compares it with its snapshot.
 
-All SQL of the app lives here; views and the action layer call these functions.
+All SQL of the app's tables lives here, written once for both databases (``?``
+placeholders, no JSON functions; :class:`companion.postgres.PostgresStore` adapts it);
+views and the action layer call these functions with :func:`companion.db.get_store`.
 """
 from __future__ import annotations
 
@@ -21,9 +24,14 @@ from typing import Callable, Iterator
 import sqlite_utils
 
 from .db import now
+from .postgres import PostgresStore
 from .referee import table as referee
 from .referee.rules import Refused
 from .referee.table import Event, TableState
+
+
+#: A connection to the table store: the SQLite file's, or PostgreSQL's.
+Conn = sqlite_utils.Database | PostgresStore
 
 
 def new_token() -> str:
@@ -66,13 +74,15 @@ class NotFound(LookupError):
 
 
 class Transaction:
-    """``BEGIN IMMEDIATE`` … ``COMMIT``: the write lock is taken before anything is read."""
+    """One write transaction. On SQLite, ``BEGIN IMMEDIATE``: the one write lock is taken
+    before anything is read. On PostgreSQL writers lock the table they change (:func:`_lock`)."""
 
-    def __init__(self, db: sqlite_utils.Database):
+    def __init__(self, db):
         self.conn = db.conn
+        self.postgres = _postgres(db)
 
     def __enter__(self):
-        self.conn.execute("BEGIN IMMEDIATE")
+        self.conn.execute("BEGIN" if self.postgres else "BEGIN IMMEDIATE")
         return self
 
     def __exit__(self, exc_type, exc, tb):
@@ -80,16 +90,27 @@ class Transaction:
         return False
 
 
+def _postgres(db) -> bool:
+    return getattr(db, "dialect", "sqlite") == "postgres"
+
+
+def _lock(db, table_id: str) -> None:
+    """Inside a transaction: make this writer of ``table_id`` wait for the one before it
+    (SQLite's transaction already holds the database's single write lock)."""
+    if _postgres(db) and not db.lock_table(table_id):
+        raise NotFound("no such table")
+
+
 # --- reading ------------------------------------------------------------------------------
 
-def load(db: sqlite_utils.Database, table_id: str) -> TableState:
+def load(db: Conn, table_id: str) -> TableState:
     row = db.execute("SELECT state FROM tables WHERE id = ?", [table_id]).fetchone()
     if row is None:
         raise NotFound("no such table")
     return TableState.from_json(json.loads(row[0]))
 
 
-def tokens(db: sqlite_utils.Database, table_id: str) -> dict:
+def tokens(db: Conn, table_id: str) -> dict:
     """The table's join and spectator tokens (shown to seated players for the QR code)."""
     row = db.execute("SELECT join_token, spectator_token FROM tables WHERE id = ?", [table_id]).fetchone()
     if row is None:
@@ -97,21 +118,21 @@ def tokens(db: sqlite_utils.Database, table_id: str) -> dict:
     return {"join": row[0], "spectator": row[1]}
 
 
-def table_for_join(db: sqlite_utils.Database, join_token: str) -> str:
+def table_for_join(db: Conn, join_token: str) -> str:
     row = db.execute("SELECT id FROM tables WHERE join_token = ?", [join_token]).fetchone()
     if row is None:
         raise NotFound("This invitation is not valid. Scan the table's QR code again.")
     return row[0]
 
 
-def table_for_spectator(db: sqlite_utils.Database, spectator_token: str) -> str:
+def table_for_spectator(db: Conn, spectator_token: str) -> str:
     row = db.execute("SELECT id FROM tables WHERE spectator_token = ?", [spectator_token]).fetchone()
     if row is None:
         raise NotFound("This spectator link is not valid.")
     return row[0]
 
 
-def seat_for_token(db: sqlite_utils.Database, token: str) -> Seat | None:
+def seat_for_token(db: Conn, token: str) -> Seat | None:
     """The seat a secret token belongs to, or ``None`` (unknown token or player removed)."""
     row = db.execute(
         "SELECT seats.id, seats.table_id, tables.state FROM seats JOIN tables ON tables.id = seats.table_id "
@@ -126,7 +147,7 @@ def seat_for_token(db: sqlite_utils.Database, token: str) -> Seat | None:
     return Seat(table_id, seat_id)
 
 
-def history(db: sqlite_utils.Database, table_id: str, limit: int | None = None) -> list[Recorded]:
+def history(db: Conn, table_id: str, limit: int | None = None) -> list[Recorded]:
     """The table's events, newest first."""
     sql = f"SELECT {_COLUMNS} FROM events WHERE table_id = ? ORDER BY seq DESC"
     params: list = [table_id]
@@ -136,31 +157,27 @@ def history(db: sqlite_utils.Database, table_id: str, limit: int | None = None) 
     return [_recorded(row) for row in db.execute(sql, params).fetchall()]
 
 
-def house_rulings(db: sqlite_utils.Database, table_id: str) -> list[Recorded]:
+def house_rulings(db: Conn, table_id: str) -> list[Recorded]:
     """The changes the host let through against a rule (house rulings), oldest first."""
-    sql = (f"SELECT {_COLUMNS} FROM events WHERE table_id = ? AND json_extract(payload, '$.override') IS NOT NULL "
-           "ORDER BY seq")
-    return [_recorded(row) for row in db.execute(sql, [table_id]).fetchall()]
+    rows = db.execute(f"SELECT {_COLUMNS} FROM events WHERE table_id = ? ORDER BY seq", [table_id]).fetchall()
+    return [rec for rec in map(_recorded, rows) if rec.payload.get("override") is not None]
 
 
-def event(db: sqlite_utils.Database, table_id: str, seq: int) -> Recorded:
+def event(db: Conn, table_id: str, seq: int) -> Recorded:
     row = db.execute(f"SELECT {_COLUMNS} FROM events WHERE table_id = ? AND seq = ?", [table_id, seq]).fetchone()
     if row is None:
         raise NotFound("There is no such change in this table's history.")
     return _recorded(row)
 
 
-def names(db: sqlite_utils.Database, table_id: str) -> dict[str, str]:
+def names(db: Conn, table_id: str) -> dict[str, str]:
     """Every name a seat at this table has had, including players who left."""
-    rows = db.execute(
-        "SELECT json_extract(payload, '$.seat'), json_extract(payload, '$.name') FROM events "
-        "WHERE table_id = ? AND kind = 'player.joined'",
-        [table_id],
-    ).fetchall()
-    return dict(rows)
+    rows = db.execute("SELECT payload FROM events WHERE table_id = ? AND kind = 'player.joined' ORDER BY seq",
+                      [table_id]).fetchall()
+    return {payload["seat"]: payload["name"] for payload in (json.loads(row[0]) for row in rows)}
 
 
-def changes_since(db: sqlite_utils.Database, after_id: int) -> tuple[int, list[str]]:
+def changes_since(db: Conn, after_id: int) -> tuple[int, list[str]]:
     """The newest event id and the tables with events after ``after_id`` (for live updates)."""
     rows = db.execute("SELECT id, table_id FROM events WHERE id > ? ORDER BY id", [after_id]).fetchall()
     if not rows:
@@ -168,7 +185,7 @@ def changes_since(db: sqlite_utils.Database, after_id: int) -> tuple[int, list[s
     return rows[-1][0], sorted({r[1] for r in rows})
 
 
-def last_event_id(db: sqlite_utils.Database) -> int:
+def last_event_id(db: Conn) -> int:
     return db.execute("SELECT coalesce(max(id), 0) FROM events").fetchone()[0]
 
 
@@ -180,23 +197,23 @@ def _recorded(row) -> Recorded:
     return Recorded(seq, kind, actor, json.loads(payload), reason, created_at, undoes, undone_by)
 
 
-def events(db: sqlite_utils.Database, table_id: str) -> Iterator[Event]:
+def events(db: Conn, table_id: str) -> Iterator[Event]:
     for kind, payload in db.execute("SELECT kind, payload FROM events WHERE table_id = ? ORDER BY seq", [table_id]):
         yield Event(kind, json.loads(payload))
 
 
-def verify(db: sqlite_utils.Database, table_id: str) -> bool:
+def verify(db: Conn, table_id: str) -> bool:
     """Whether replaying the table's log gives exactly its stored snapshot."""
     return referee.replay(list(events(db, table_id))).to_json() == load(db, table_id).to_json()
 
 
-def table_ids(db: sqlite_utils.Database) -> list[str]:
+def table_ids(db: Conn) -> list[str]:
     return [r[0] for r in db.execute("SELECT id FROM tables ORDER BY created_at")]
 
 
 # --- writing ------------------------------------------------------------------------------
 
-def expire_idle(db: sqlite_utils.Database, idle_days: float) -> list[str]:
+def expire_idle(db: Conn, idle_days: float) -> list[str]:
     """Delete the tables nobody has changed for ``idle_days`` (their log, seats and keys with
     them); returns their ids. Run at start: a server left on does not keep every game forever."""
     cutoff = (datetime.now(timezone.utc) - timedelta(days=idle_days)).isoformat(timespec="milliseconds")
@@ -217,6 +234,8 @@ def _append(db, state: TableState | None, event: Event, actor: str | None, reaso
         "INSERT INTO events (table_id, seq, kind, actor, payload, reason, created_at, undoes) VALUES (?,?,?,?,?,?,?,?)",
         [new.id, new.version, event.kind, actor, json.dumps(event.payload), reason, now(), undoes],
     )
+    if _postgres(db):
+        db.announce(new.id)
     if state is None:
         return new, new.version
     db.execute("UPDATE tables SET state = ?, version = ?, profile_id = ? WHERE id = ?",
@@ -231,7 +250,7 @@ def _add_seat(db, table_id: str, seat: str | None = None) -> tuple[str, str]:
     return seat, token
 
 
-def create_table(db: sqlite_utils.Database, name: str, profile_id: str, host_name: str, host_sex: str,
+def create_table(db: Conn, name: str, profile_id: str, host_name: str, host_sex: str,
                  options: dict | None = None):
     """Open a table and seat its creator as host; returns ``(state, seat, seat_token)``."""
     table_id = secrets.token_urlsafe(9)
@@ -251,17 +270,18 @@ def create_table(db: sqlite_utils.Database, name: str, profile_id: str, host_nam
     return state, seat, token
 
 
-def join_table(db: sqlite_utils.Database, join_token: str, name: str, sex: str):
+def join_table(db: Conn, join_token: str, name: str, sex: str):
     """Seat a new player at the table the join token opens; returns ``(state, seat, seat_token)``."""
     with Transaction(db):
         table_id = table_for_join(db, join_token)
+        _lock(db, table_id)
         state = load(db, table_id)
         seat, token = _add_seat(db, table_id)
         state, _ = _append(db, state, referee.join(state, seat, name, sex), seat, None)
     return state, seat, token
 
 
-def act(db: sqlite_utils.Database, table_id: str, actor: str, action: str, params: dict,
+def act(db: Conn, table_id: str, actor: str, action: str, params: dict,
         reason: str | None = None, expected_version: int | None = None,
         idempotency_key: str | None = None) -> tuple[TableState, int]:
     """Check and record one action; returns the new state and the event's sequence number.
@@ -276,7 +296,7 @@ def act(db: sqlite_utils.Database, table_id: str, actor: str, action: str, param
                   rotate_invitation=action == "player.remove")
 
 
-def undo(db: sqlite_utils.Database, table_id: str, actor: str, seq: int, reason: str | None = None,
+def undo(db: Conn, table_id: str, actor: str, seq: int, reason: str | None = None,
          expected_version: int | None = None) -> tuple[TableState, int]:
     """Undo event ``seq`` with its compensating event; only its author or the host may."""
 
@@ -299,6 +319,7 @@ def _write(db, table_id: str, expected_version: int | None, decide: Callable,
     """Decide and record one event in one write transaction. ``idempotency`` is ``(seat, key)``:
     a key already recorded answers the change it made instead of deciding again."""
     with Transaction(db):
+        _lock(db, table_id)
         if idempotency is not None:
             row = db.execute("SELECT seq FROM idempotency_keys WHERE table_id = ? AND seat = ? AND key = ?",
                              [table_id, *idempotency]).fetchone()

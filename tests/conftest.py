@@ -1,6 +1,7 @@
 """Shared fixtures: the app on a temporary data directory, and phones that talk to it."""
 from __future__ import annotations
 
+import os
 import re
 
 import pytest
@@ -11,11 +12,50 @@ from companion.web.operator import admin_url
 CSRF = re.compile(r'name="csrf_token" value="([^"]+)"')
 
 
+def pytest_generate_tests(metafunc):
+    """A test module that sets ``STORE_BACKENDS = ("sqlite", "postgres")`` runs each of its
+    tests that use the app (or ``store_backend``) once per table store."""
+    backends = getattr(metafunc.module, "STORE_BACKENDS", None)
+    if backends and "store_backend" in metafunc.fixturenames:
+        metafunc.parametrize("store_backend", backends)
+
+
+@pytest.fixture(scope="session")
+def pg_cluster():
+    """A PostgreSQL server for the session (tests/pg.py); skipped without PostgreSQL, except in CI."""
+    from pg import Cluster
+
+    try:
+        cluster = Cluster()
+    except FileNotFoundError as exc:
+        if os.environ.get("CI"):
+            raise
+        pytest.skip(str(exc))
+    yield cluster
+    cluster.stop()
+
+
 @pytest.fixture
-def app(tmp_path):
-    app = create_app({"DATA_DIR": str(tmp_path / "data"), "TESTING": True, "LIVE_POLL_INTERVAL": 0.01})
+def store_backend():
+    return "sqlite"
+
+
+@pytest.fixture
+def database_url(request, store_backend):
+    """A fresh PostgreSQL database's URL when the test runs on PostgreSQL, else ``None``."""
+    if store_backend != "postgres":
+        return None
+    return request.getfixturevalue("pg_cluster").new_database()
+
+
+@pytest.fixture
+def app(tmp_path, database_url):
+    app = create_app({"DATA_DIR": str(tmp_path / "data"), "TESTING": True, "LIVE_POLL_INTERVAL": 0.01,
+                      "DATABASE_URL": database_url})
     yield app
     app.extensions["companion.live"].stop()
+    if database_url:
+        app.extensions["companion.pg_pool"].close()
 
 
 @pytest.fixture

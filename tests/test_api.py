@@ -4,6 +4,9 @@ from openapi_spec_validator import validate
 
 from companion.web.openapi import spec
 
+#: every test here runs on the embedded SQLite store and on PostgreSQL (tests/pg.py)
+STORE_BACKENDS = ("sqlite", "postgres")
+
 
 def auth(token):
     return {"Authorization": f"Bearer {token}"}

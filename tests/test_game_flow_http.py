@@ -12,6 +12,9 @@ import pytest
 
 from tests.liveserver import LiveServer
 
+#: every test here runs on the embedded SQLite store and on PostgreSQL (tests/pg.py)
+STORE_BACKENDS = ("sqlite", "postgres")
+
 
 @pytest.fixture(scope="module")
 def server(tmp_path_factory):

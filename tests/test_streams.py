@@ -4,6 +4,9 @@ import re
 
 from sse import Reader, client_lines
 
+#: every test here runs on the embedded SQLite store and on PostgreSQL (tests/pg.py)
+STORE_BACKENDS = ("sqlite", "postgres")
+
 
 class Stream:
     """A phone's open event stream, read in its own thread like a browser would."""

@@ -13,7 +13,7 @@ from card_db import describe as card_describe
 from card_db import store as card_store
 
 from .. import actions, csrf, fights, rulesearch, store
-from ..db import get_db
+from ..db import get_db, get_store
 from ..referee.profiles import DEFAULT_PROFILE, OPTIONS, PROFILES
 from ..referee.rules import LANGUAGES, RULES, Refused
 from ..referee.history import describe
@@ -35,7 +35,7 @@ def body() -> dict:
 
 
 def seat_answer(state, seat: str, token: str, status: int):
-    tokens = store.tokens(get_db(), state.id)
+    tokens = store.tokens(get_store(), state.id)
     return jsonify({
         "table": state.public(),
         "seat": seat,
@@ -99,8 +99,9 @@ def rule(rule_id: str):
 
 @bp.get("/health")
 def health():
-    """For a proxy or a monitor: the process answers and its database reads."""
+    """For a proxy or a monitor: the process answers and its databases read."""
     get_db().execute("SELECT 1").fetchone()
+    get_store().execute("SELECT 1").fetchone()
     return jsonify({"status": "ok"})
 
 
@@ -127,7 +128,7 @@ def join(join_token: str):
 @bp.get("/tables/<table_id>")
 def table(table_id: str):
     seat = seating.bearer_seat(table_id)
-    return jsonify({"table": store.load(get_db(), table_id).public(), "seat": seat.seat})
+    return jsonify({"table": store.load(get_store(), table_id).public(), "seat": seat.seat})
 
 
 @bp.post("/tables/<table_id>/actions")
@@ -151,7 +152,7 @@ def charity(table_id: str):
 @bp.get("/tables/<table_id>/history")
 def history(table_id: str):
     seating.bearer_seat(table_id)
-    db = get_db()
+    db = get_store()
     names = store.names(db, table_id)
     return jsonify({"events": [_recorded_json(rec, names) for rec in store.history(db, table_id)]})
 
@@ -160,7 +161,7 @@ def history(table_id: str):
 def house_rulings(table_id: str):
     """Every action the host let through against a rule, with the rule and who ruled."""
     seating.bearer_seat(table_id)
-    db = get_db()
+    db = get_store()
     names = store.names(db, table_id)
     return jsonify({"rulings": [ruling_json(rec, names) for rec in store.house_rulings(db, table_id)]})
 
@@ -211,12 +212,12 @@ def combat_evaluate():
 
 @bp.get("/spectate/<token>")
 def spectate(token: str):
-    db = get_db()
+    db = get_store()
     return jsonify({"table": store.load(db, store.table_for_spectator(db, token)).public()})
 
 
 def _event_json(table_id: str, seq: int) -> dict:
-    db = get_db()
+    db = get_store()
     return _recorded_json(store.event(db, table_id, seq), store.names(db, table_id))
 
 

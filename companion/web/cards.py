@@ -11,7 +11,7 @@ from card_db.schema import DECKS, KINDS
 
 from .. import scanning
 from .. import store as table_store
-from ..db import get_db
+from ..db import get_db, get_store
 from ..referee.rules import RULES, Refused
 from ..referee.table import playable_now
 from . import seating
@@ -87,7 +87,7 @@ def usable_tables(card: dict) -> list[dict]:
         seat = seating.cookie_seat(table_id)
         if not seat:
             continue
-        state = table_store.load(get_db(), table_id)
+        state = table_store.load(get_store(), table_id)
         if not playable_now(card, state, seat):
             continue
         uses = card_uses(card, state, seat)

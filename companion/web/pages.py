@@ -14,7 +14,7 @@ from flask_babel import gettext
 from card_db.words import CLASSES, RACES, SLOTS
 
 from .. import actions, i18n, rulesearch, store
-from ..db import get_db
+from ..db import get_store
 from ..qr import svg as qr_svg
 from ..referee import sheet
 from ..referee.profiles import DEFAULT_PROFILE, PROFILES
@@ -35,7 +35,7 @@ def helpers():
 
 @bp.get("/")
 def home():
-    db = get_db()
+    db = get_store()
     mine = []
     for table_id in seating.my_tables():
         seat = seating.cookie_seat(table_id)
@@ -64,7 +64,7 @@ def create():
 @bp.route("/j/<token>", methods=["GET", "POST"])
 @limits.joining
 def join(token: str):
-    db = get_db()
+    db = get_store()
     table_id = store.table_for_join(db, token)
     if seating.cookie_seat(table_id):
         return redirect(url_for("pages.table", table_id=table_id), 303)
@@ -85,7 +85,7 @@ def join(token: str):
 def seat_or_403(table_id: str) -> str:
     seat = seating.cookie_seat(table_id)
     if seat is None:
-        store.load(get_db(), table_id)  # 404 for a table that does not exist
+        store.load(get_store(), table_id)  # 404 for a table that does not exist
         abort(403, gettext("This phone has no seat at this table. Scan the table's QR code to join."))
     return seat
 
@@ -93,7 +93,7 @@ def seat_or_403(table_id: str) -> str:
 @bp.get("/t/<table_id>")
 def table(table_id: str):
     seat = seat_or_403(table_id)
-    state = store.load(get_db(), table_id)
+    state = store.load(get_store(), table_id)
     if is_htmx():
         return vary(board(state, seat))
     return vary(render_template("table.html", **board_context(state, seat), **invite_context(table_id)))
@@ -111,7 +111,7 @@ def _answer(table_id: str, seat: str, work, action: str | None = None):
         state, seq = work()
         notice = {"kind": "done", "seq": seq, "text": _describe_seq(table_id, seq)}
     except Refused as exc:
-        state = store.load(get_db(), table_id)
+        state = store.load(get_store(), table_id)
         notice = {"kind": "refused", "text": i18n.refusal_text(exc), "rule": exc.rule}
         if action and exc.rule and exc.rule.id in OVERRIDABLE and seat == state.host and "override" not in request.form:
             fields = [(k, v) for k, v in request.form.items(multi=True) if k not in ("csrf_token", "reason")]
@@ -125,7 +125,7 @@ def _answer(table_id: str, seat: str, work, action: str | None = None):
 
 
 def _describe_seq(table_id: str, seq: int) -> str:
-    db = get_db()
+    db = get_store()
     return i18n.history_line(store.event(db, table_id, seq).event, store.names(db, table_id))
 
 
@@ -142,7 +142,7 @@ def pick(table_id: str):
     on the sheet, curses and Go Up a Level on any player, a monster into the fight (or to fight
     on your turn), enhancers (one button per monster) and one-shots (either side)."""
     seat = seat_or_403(table_id)
-    state = store.load(get_db(), table_id)
+    state = store.load(get_store(), table_id)
     query = request.args.get("q", "")
     if len(query) > 100:
         raise Refused("The search text can be at most 100 characters.", status=400)
@@ -154,7 +154,7 @@ def pick(table_id: str):
 
 def charity_answer(table_id: str, seat: str) -> dict:
     """The Charity verdict for ``?hand=N`` cards in this seat's hand (pages and API alike)."""
-    state = store.load(get_db(), table_id)
+    state = store.load(get_store(), table_id)
     try:
         hand = int(request.args.get("hand", ""))
     except ValueError:
@@ -185,7 +185,7 @@ def undo(table_id: str, seq: int):
 
 
 def _history_page(table_id: str, seat: str | None, notice=None, status: int = 200):
-    db = get_db()
+    db = get_store()
     state = store.load(db, table_id)
     names = store.names(db, table_id)
     entries = [
@@ -208,7 +208,7 @@ def history(table_id: str):
 
 @bp.get("/w/<token>")
 def spectate(token: str):
-    db = get_db()
+    db = get_store()
     state = store.load(db, store.table_for_spectator(db, token))
     return render_template("spectate.html", token=token, **board_context(state, None))
 

@@ -8,7 +8,7 @@ from flask_wtf.csrf import generate_csrf
 from markupsafe import Markup, escape
 
 from .. import i18n, store
-from ..db import get_db
+from ..db import get_store
 from ..referee import fight as fights
 from ..referee.profiles import PROFILES
 from ..referee.rules import RULES
@@ -56,7 +56,7 @@ def board_context(state: TableState, seat: str | None, notice: dict | None = Non
 
 def invite_context(table_id: str) -> dict:
     """The join and spectator URLs (for the invitation's QR code; seated players only)."""
-    tokens = store.tokens(get_db(), table_id)
+    tokens = store.tokens(get_store(), table_id)
     return {
         "join_url": base_url() + url_for("pages.join", token=tokens["join"]),
         "spectator_url": base_url() + url_for("pages.spectate", token=tokens["spectator"]),

@@ -20,7 +20,7 @@ from vision import gate as vision_gate
 from vision import image as vision_image
 
 from .. import csrf, i18n, scanning, store
-from ..db import get_db
+from ..db import get_db, get_store
 from ..referee.rules import Refused
 from ..referee.table import playable_now
 from .cards import card_page
@@ -99,7 +99,7 @@ def table_scan(table_id: str):
     """GET: the scan form on its own page. POST: recognise the photo and offer its uses."""
     seat = seat_or_403(table_id)
     db = get_db()
-    state = store.load(db, table_id)
+    state = store.load(get_store(), table_id)
     answer, error, status, headers = None, None, 200, {}
     if request.method == "POST":
         try:

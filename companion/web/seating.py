@@ -9,7 +9,7 @@ from __future__ import annotations
 from flask import request, session
 
 from .. import store
-from ..db import get_db
+from ..db import get_store
 from ..referee.rules import Refused
 
 
@@ -26,7 +26,7 @@ def cookie_seat(table_id: str) -> str | None:
     token = session.get("seats", {}).get(table_id)
     if not token:
         return None
-    seat = store.seat_for_token(get_db(), token)
+    seat = store.seat_for_token(get_store(), token)
     return seat.seat if seat and seat.table_id == table_id else None
 
 
@@ -36,7 +36,7 @@ def bearer_seat(table_id: str | None = None) -> store.Seat:
     scheme, _, token = header.partition(" ")
     if scheme.lower() != "bearer" or not token.strip():
         raise Refused("This needs a seat token: send 'Authorization: Bearer <token>' from create or join.", status=401)
-    seat = store.seat_for_token(get_db(), token.strip())
+    seat = store.seat_for_token(get_store(), token.strip())
     if seat is None or (table_id is not None and seat.table_id != table_id):
         raise Refused("This token does not hold a seat at this table.", status=403)
     return seat

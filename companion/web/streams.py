@@ -23,7 +23,7 @@ import time
 from flask import Blueprint, Response, current_app, request, stream_with_context
 
 from .. import store
-from ..db import close_db, get_db
+from ..db import close_db, get_store
 from . import seating
 from .render import board
 
@@ -129,7 +129,7 @@ def table_stream(table_id: str):
 
 @bp.get("/w/<token>/stream")
 def spectator_stream(token: str):
-    table_id = store.table_for_spectator(get_db(), token)
+    table_id = store.table_for_spectator(get_store(), token)
     return event_stream(table_id, lambda state: ("board", board(state, None)), lambda state: True)
 
 
