@@ -213,7 +213,7 @@ def test_dark_when_the_phone_is_dark_and_the_switch_per_phone(browser, server):
     page.locator(".notice.refused").wait_for()
     page.locator("#turn button[data-action='turn.door']").first.click()
     page.fill("#add-to-sheet input[name=q]", "maul rat")
-    page.locator("#pick-results button[aria-label='Add Maul Rat to the fight']").click()
+    page.locator("#pick-results button[aria-label$='Add Maul Rat to the fight']").click()
     page.locator("#monsters-total").wait_for()
     assert page.evaluate(LOW_CONTRAST) == []
     for button in page.locator("footer form.themes button").all():  # big enough for a thumb
