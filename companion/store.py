@@ -118,6 +118,16 @@ def tokens(db: Conn, table_id: str) -> dict:
     return {"join": row[0], "spectator": row[1]}
 
 
+def was_removed(db: Conn, table_id: str, token: str) -> bool:
+    """Whether ``token`` held a seat at ``table_id`` whose player the host has removed since."""
+    row = db.execute(
+        "SELECT seats.id, tables.state FROM seats JOIN tables ON tables.id = seats.table_id "
+        "WHERE seats.token_hash = ? AND seats.table_id = ?",
+        [token_hash(token), table_id],
+    ).fetchone()
+    return row is not None and not any(p["seat"] == row[0] for p in json.loads(row[1])["players"])
+
+
 def table_for_join(db: Conn, join_token: str) -> str:
     row = db.execute("SELECT id FROM tables WHERE join_token = ?", [join_token]).fetchone()
     if row is None:

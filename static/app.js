@@ -14,6 +14,12 @@
   // button); the stream's copy of the same version must not wipe that, and an older
   // version must never replace a newer one.
   document.addEventListener("htmx:sseBeforeMessage", function (e) {
+    if (e.detail.type === "gone") { // this player was removed: the table's URL now shows its own page
+      e.preventDefault();
+      var live = document.getElementById("live");
+      if (live && live.dataset.refresh) window.location.assign(live.dataset.refresh);
+      return;
+    }
     var board = document.querySelector("#board .board");
     var shown = board ? parseInt(board.dataset.version, 10) : NaN;
     var incoming = parseInt(e.detail.lastEventId, 10);
@@ -42,12 +48,18 @@
     });
   }
   // The objection window: count down from the seconds the server said were left when it
-  // rendered the board (no reliance on the phone's clock); the server still decides.
-  var countdownStarted = new WeakMap();
+  // rendered the board (no reliance on the phone's clock); the server still decides. A live
+  // update morphs the same element with a newer, smaller figure: the count starts again
+  // from that one (counting the old start would end the countdown before the server's).
+  var countdownStarted = new WeakMap(); // element -> {from: its data-remaining, at: when seen}
   setInterval(function () {
     document.querySelectorAll(".countdown[data-remaining]").forEach(function (el) {
-      if (!countdownStarted.has(el)) countdownStarted.set(el, Date.now());
-      var left = parseFloat(el.dataset.remaining) - (Date.now() - countdownStarted.get(el)) / 1000;
+      var seen = countdownStarted.get(el);
+      if (!seen || seen.from !== el.dataset.remaining) {
+        seen = { from: el.dataset.remaining, at: Date.now() };
+        countdownStarted.set(el, seen);
+      }
+      var left = parseFloat(seen.from) - (Date.now() - seen.at) / 1000;
       el.textContent = Math.max(0, left).toFixed(1);
       el.closest(".claim").classList.toggle("ready", left <= 0);
     });
@@ -61,6 +73,7 @@
   }
   document.addEventListener("DOMContentLoaded", function () { localTimes(); });
   document.addEventListener("htmx:afterSwap", function (e) { localTimes(e.target); });
+  document.addEventListener("htmx:sseMessage", function () { localTimes(document.getElementById("board")); });
   document.addEventListener("visibilitychange", function () {
     if (document.visibilityState === "visible") refresh();
   });

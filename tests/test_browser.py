@@ -230,7 +230,7 @@ def test_sheet_items_and_strength_on_every_phone(browser, server, tmp_path):
 def play(page, query: str, button: str):
     """Type a card's name in 'Play a card' and tap the button that uses it."""
     page.fill("#add-to-sheet input[name=q]", query)
-    page.locator(f"#pick-results button[aria-label='{button}']").click()
+    page.locator(f"#pick-results button[aria-label$='{button}']").click()  # the visible words come first
 
 
 def test_a_helped_fight_with_an_enhancer_from_a_third_phone(browser, server, tmp_path):

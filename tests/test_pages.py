@@ -140,7 +140,15 @@ def test_host_removes_a_player_and_hands_over(phones):
     cleo_seat = re.search(r'data-seat="([^"]+)" data-name="Cleo"', alice.get(f"/t/{alice.table_id}").get_data(as_text=True)).group(1)
     assert bob.act("player.remove", seat=cleo_seat).status_code == 403  # not the host
     assert alice.act("player.remove", seat=cleo_seat).status_code == 200
-    assert cleo.get(f"/t/{cleo.table_id}").status_code == 403  # removed: the seat is gone
+    page = cleo.get(f"/t/{cleo.table_id}")  # removed: a page of its own, not the board with an error
+    assert page.status_code == 410
+    html = page.get_data(as_text=True)
+    assert "You were removed from this table" in html and 'id="board"' not in html and 'href="/"' in html
+    tap = cleo.act("level.up")  # a tap from the board that was still open: the whole phone goes there
+    assert tap.status_code == 200 and tap.headers["HX-Redirect"] == f"/t/{cleo.table_id}"
+    assert cleo.act("level.up", htmx=False).status_code == 410
+    assert cleo.get(f"/t/{cleo.table_id}/history").status_code == 410
+    assert Phone(cleo.client.application).get(f"/t/{cleo.table_id}").status_code == 403  # never seated: the error page
     bob_seat = re.search(r'data-seat="([^"]+)" data-name="Bob"', alice.get(f"/t/{alice.table_id}").get_data(as_text=True)).group(1)
     assert alice.act("host.transfer", seat=bob_seat).status_code == 200
     assert "Host tools for Alice" in bob.get(f"/t/{bob.table_id}").get_data(as_text=True)
@@ -198,11 +206,11 @@ def test_host_can_adjust_a_player_whose_phone_died(phones):
     alice, bob, _ = phones
     html = alice.get(f"/t/{alice.table_id}").get_data(as_text=True)
     bob_seat = re.search(r'data-seat="([^"]+)" data-name="Bob"', html).group(1)
-    assert 'aria-label="Play Go Up a Level on Bob"' in html and 'aria-label="Level down for Bob"' in html
+    assert 'aria-label="+1: Play Go Up a Level on Bob"' in html and 'aria-label="Level −: Level down for Bob"' in html
     response = alice.act("level.up", seat=bob_seat)
     assert response.status_code == 200 and level_of(response.get_data(as_text=True), "Bob") == 2
     bobs = bob.get(f"/t/{bob.table_id}").get_data(as_text=True)
-    assert 'aria-label="Play Go Up a Level on Alice"' in bobs and 'aria-label="Level down for Alice"' not in bobs
+    assert 'aria-label="+1: Play Go Up a Level on Alice"' in bobs and 'aria-label="Level −: Level down for Alice"' not in bobs
     refused = alice.act("level.down", seat=bob_seat)
     assert refused.status_code == 422 and "house ruling" in refused.get_data(as_text=True)
     corrected = alice.act("level.down", seat=bob_seat, override="level.causes")

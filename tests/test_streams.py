@@ -74,6 +74,9 @@ def test_removed_player_stream_ends(phones):
     alice.act("player.remove", seat=seat)
     assert reader.next(event="gone")["event"] == "gone"
     response.close()
+    response, reader = open_stream(cleo)  # reconnecting later (the phone slept): told at once, not refused
+    assert reader.next(event="gone")["event"] == "gone"  # (Stream checks the 200 and the event-stream type)
+    response.close()
 
 
 def test_spectator_and_api_streams(api, app):

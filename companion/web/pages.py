@@ -82,10 +82,32 @@ def join(token: str):
     return render_template("join.html", state=state, token=token, error=error, form=request.form), status
 
 
+class RemovedFromTable(Exception):
+    """This phone's player was removed from the table by its host (answered with its own page)."""
+
+    def __init__(self, table_id: str):
+        super().__init__(table_id)
+        self.table_id = table_id
+
+
+@bp.app_errorhandler(RemovedFromTable)
+def removed(exc: RemovedFromTable):
+    """A removed player's own page, not an error inside the board: a tap from the board
+    (htmx) takes the whole phone there (``HX-Redirect``), a page or a plain form shows it."""
+    if is_htmx():
+        response = vary("", 200)
+        response.headers["HX-Redirect"] = url_for("pages.table", table_id=exc.table_id)
+        return response
+    state = store.load(get_store(), exc.table_id)
+    return vary(render_template("removed.html", table_name=state.name), 410)
+
+
 def seat_or_403(table_id: str) -> str:
     seat = seating.cookie_seat(table_id)
     if seat is None:
         store.load(get_store(), table_id)  # 404 for a table that does not exist
+        if seating.cookie_removed(table_id):
+            raise RemovedFromTable(table_id)
         abort(403, gettext("This phone has no seat at this table. Scan the table's QR code to join."))
     return seat
 

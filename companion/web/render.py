@@ -37,8 +37,12 @@ def board_context(state: TableState, seat: str | None, notice: dict | None = Non
     me = state.players.get(seat) if seat else None
     verdict = fights.verdict(state) if state.combat else None
     claim = state.combat.get("claim") if state.combat else None
+    if claim and claim["version"] != state.version:
+        claim = None  # something changed at the table since: the referee wants the win claimed again
     return {
         "verdict": verdict,
+        "objection_seconds": fights.objection_seconds(state),
+        "claim": claim,
         "claim_remaining": max(0.0, fights.objection_seconds(state) - (time.time() - claim["at"])) if claim else 0.0,
         "state": state,
         "profile": state.profile,
@@ -50,8 +54,35 @@ def board_context(state: TableState, seat: str | None, notice: dict | None = Non
         "profile_label": i18n.profile_label({"profile": state.profile_id, "options": state.settings.get("options")}),
         "profiles": PROFILES.values(),
         "notice": notice,
+        "last_change": last_change(state),
         "rules": RULES,
     }
+
+
+#: The newest change of recently seen tables and versions, with the table's names: each change
+#: is read once per process, not once for every phone that is sent the board.
+_LAST_CHANGES: dict[tuple[str, int], tuple] = {}
+_LAST_CHANGES_KEPT = 512
+
+
+def last_change(state: TableState) -> dict | None:
+    """The table's newest change as one line in the phone's language, for the table feed
+    ("what just happened", on every phone): what it says, who made it and when."""
+    if not state.version:
+        return None
+    key = (state.id, state.version)
+    if key not in _LAST_CHANGES:
+        db = get_store()
+        try:
+            recorded = store.event(db, state.id, state.version)
+        except store.NotFound:
+            return None
+        if len(_LAST_CHANGES) >= _LAST_CHANGES_KEPT:
+            _LAST_CHANGES.pop(next(iter(_LAST_CHANGES)))
+        _LAST_CHANGES[key] = (recorded, store.names(db, state.id))
+    recorded, names = _LAST_CHANGES[key]
+    return {"seq": recorded.seq, "text": i18n.history_line(recorded.event, names), "at": recorded.created_at,
+            "who": names.get(recorded.actor, "") if recorded.actor else ""}
 
 
 def invite_context(table_id: str) -> dict:
@@ -80,6 +111,8 @@ def action_button(state: TableState, name: str, label: str, params: dict | None 
     url = urls[state.id, name]
     csrf = g.get("action_csrf") or g.setdefault("action_csrf", escape(generate_csrf()))  # once per board
     hidden = "".join(f'<input type="hidden" name="{escape(k)}" value="{escape(v)}">' for k, v in (params or {}).items())
+    if aria and label.lower() not in aria.lower():
+        aria = f"{label}: {aria}"  # what the button says comes first in its name (WCAG 2.5.3, Label in Name)
     aria_attr = f' aria-label="{escape(aria)}"' if aria else ""
     return Markup(
         f'<form method="post" action="{url}" hx-post="{url}" hx-target="#board" hx-swap="morph:innerHTML">'

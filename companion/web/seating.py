@@ -30,6 +30,12 @@ def cookie_seat(table_id: str) -> str | None:
     return seat.seat if seat and seat.table_id == table_id else None
 
 
+def cookie_removed(table_id: str) -> bool:
+    """Whether this browser held a seat at ``table_id`` that the host has taken away."""
+    token = session.get("seats", {}).get(table_id)
+    return bool(token) and store.was_removed(get_store(), table_id, token)
+
+
 def bearer_seat(table_id: str | None = None) -> store.Seat:
     """The seat named by ``Authorization: Bearer …``; 401 without one, 403 for another table."""
     header = request.headers.get("Authorization", "")

@@ -121,6 +121,9 @@ def _versions(feed, table_id: str, known: int | None, render, still_allowed, con
 def table_stream(table_id: str):
     """The board of the phone's own seat (cookie), or of a bearer token's seat."""
     seat = seating.cookie_seat(table_id)
+    if seat is None and seating.cookie_removed(table_id):  # removed while this phone slept: tell it
+        return Response("retry: 30000\n\n" + _sse("gone", "You no longer have a seat at this table.", 0),
+                        mimetype="text/event-stream", headers={"Cache-Control": "no-store"})
     if seat is None:
         seat = seating.bearer_seat(table_id).seat
     return event_stream(table_id, lambda state: ("board", board(state, seat)),

@@ -1,0 +1,166 @@
+"""The table as the phones see it, in Debian's Chromium at 390 × 844 (#17): the host's
+invitation up front while seats are empty, the objection window the host set counted down on
+every phone and kept by the server, the table feed telling every phone what just happened,
+a removed player's own page, and a tap made offline refused, never lost or applied twice.
+"""
+from __future__ import annotations
+
+import re
+
+import pytest
+from playwright.sync_api import expect
+
+from test_browser import browser, open_table, phone, server  # noqa: F401 (fixtures)
+from test_phone_feedback import HEIGHT, api, join_by_api, table_id
+
+pytestmark = [pytest.mark.browser, pytest.mark.slow]
+
+
+def box(locator) -> dict:
+    return locator.evaluate("(el) => { const r = el.getBoundingClientRect(); return {top: r.top, bottom: r.bottom}; }")
+
+
+def test_the_host_sees_the_invitation_first_while_seats_are_empty(browser, server):
+    errors: list[str] = []
+    host = open_table(browser, errors, server, "Alice", "female")
+    host.evaluate("window.scrollTo(0, 0)")
+    qr = box(host.locator("#join-qr"))
+    assert 0 < qr["top"] < qr["bottom"] <= HEIGHT, qr  # the whole QR code above the fold
+    assert box(host.locator("#join-url"))["bottom"] <= HEIGHT
+    assert qr["bottom"] < box(host.locator("#board"))["top"]  # before the board
+
+    first = join_by_api(server, host, "Bob")
+    host.locator('.player[data-name="Bob"]').wait_for()
+    assert box(host.locator("#join-qr"))["bottom"] < box(host.locator("#board"))["top"]  # 2 of at least 3
+    join_by_api(server, host, "Cleo")
+    host.locator('.player[data-name="Cleo"]').wait_for()
+    # enough players: the invitation moves below the board and what goes on at the table (live, no reload)
+    expect(host.locator(".tablepage > .invite")).to_have_css("order", "0")
+    assert box(host.locator(".invite"))["top"] > box(host.locator("#board"))["bottom"]
+    assert first and errors == []
+
+
+def test_a_players_phone_has_the_invitation_at_the_end(browser, server):
+    errors: list[str] = []
+    host = open_table(browser, errors, server, "Alice", "female")
+    bob = phone(browser, errors)
+    bob.goto(host.locator("#join-url").get_attribute("href"))
+    bob.fill("input[name=name]", "Bob")
+    bob.check("input[name=sex][value=male]")
+    bob.click("button.primary")
+    bob.wait_for_selector("#my-level")
+    assert box(bob.locator(".invite"))["top"] > box(bob.locator("#board"))["bottom"]  # the host's tool, not Bob's
+    assert errors == []
+
+
+def test_the_hosts_objection_window_is_counted_down_on_every_phone_and_kept(browser, server):
+    errors: list[str] = []
+    host = open_table(browser, errors, server, "Alice", "female")
+    bob = phone(browser, errors)
+    bob.goto(host.locator("#join-url").get_attribute("href"))
+    bob.fill("input[name=name]", "Bob")
+    bob.check("input[name=sex][value=male]")
+    bob.click("button.primary")
+    bob.wait_for_selector("#my-level")
+    expect(bob.locator("#objection-window")).to_contain_text("after 2.6 seconds")  # the book's
+
+    host.goto(host.url)
+    host.click("details.card summary >> text=Table settings (host)")
+    host.fill("input[name=seconds]", "4")
+    host.click("button[data-action='settings.objection']")
+    expect(host.locator("#objection-window")).to_contain_text("after 4 seconds without objection. (the host's setting)")
+    expect(bob.locator("#objection-window")).to_contain_text("after 4 seconds")  # every phone, live
+    assert host.locator("input[name=seconds]").input_value() == "4.0"
+
+    host.locator("#turn button[data-action='turn.door']").first.click()  # the door: a monster
+    host.fill("#add-to-sheet input[name=q]", "maul rat")
+    host.locator("#pick-results li[data-card=maul-rat] button[data-action='card.play']").click()
+    host.click("#fight button[aria-label='+10 for the players']")
+    host.click("#fight button[data-action='combat.claim']")
+    countdown = {}
+    for who, page in (("host", host), ("bob", bob)):
+        page.locator("#fight .countdown").wait_for()
+        countdown[who] = float(page.locator("#fight .countdown").get_attribute("data-remaining"))
+        assert 2.5 < countdown[who] <= 4.0, countdown  # the host's 4 s, not the book's 2.6
+    # The phone wakes up mid-countdown: its board is fetched again with a smaller figure; the
+    # count goes on from that one and does not end before the server's window.
+    host.evaluate("document.dispatchEvent(new Event('visibilitychange'))")
+    expect(host.locator("#fight .claim.ready")).to_be_visible(timeout=8000)
+    assert host.locator("#fight .countdown").inner_text() == "0.0"
+    host.click("#fight button[data-action='combat.resolve']")  # at once: no "Wait … more seconds"
+    expect(host.locator("#my-level")).to_have_text("2")
+    expect(host.locator("#board .notice.refused")).to_have_count(0)
+    expect(bob.locator('.player[data-name="Alice"] .level-value')).to_have_text("2")
+    assert [e for e in errors if "status of 409" not in e] == []
+    assert not any("status of 409" in e for e in errors)  # never refused for waiting
+
+
+def test_the_table_feed_tells_every_phone_what_just_happened(browser, server):
+    errors: list[str] = []
+    host = open_table(browser, errors, server, "Alice", "female")
+    bob = join_by_api(server, host, "Bob")
+    tid = table_id(host)
+    feed = host.locator("#board #feed[role=status]")
+    expect(feed).to_contain_text("Bob")  # Bob sat down
+
+    api(server, "POST", f"/api/v1/tables/{tid}/actions", {"action": "level.up"}, bob)
+    expect(feed).to_contain_text("Bob level 1 → 2")
+    assert re.fullmatch(r"\d\d:\d\d(:\d\d)?", feed.locator("time").inner_text().strip())  # the phone's time
+
+    seat = host.locator('.player[data-name="Bob"]').get_attribute("data-seat")
+    cursed = api(server, "POST", f"/api/v1/tables/{tid}/actions", {"action": "card.play", "card": "lose-a-level", "seat": seat}, bob)
+    expect(feed).to_contain_text("Lose a Level")  # a curse, and what it did
+    expect(host.locator('.player[data-name="Bob"] .level-value')).to_have_text("1")
+    api(server, "POST", f"/api/v1/tables/{tid}/history/{cursed['event']['seq']}/undo", {}, bob)
+    expect(feed).to_contain_text("undo")  # an undo is news for every phone too
+    expect(host.locator('.player[data-name="Bob"] .level-value')).to_have_text("2")
+    host.click("#me button[data-action='level.up']")  # this phone's own change is in its feed too
+    expect(feed).to_contain_text("Alice level 1 → 2")
+    assert errors == []
+
+
+def test_a_removed_player_is_shown_a_page_of_its_own(browser, server):
+    errors: list[str] = []
+    host = open_table(browser, errors, server, "Alice", "female")
+    bob = phone(browser, errors)
+    bob.goto(host.locator("#join-url").get_attribute("href"))
+    bob.fill("input[name=name]", "Bob")
+    bob.check("input[name=sex][value=male]")
+    bob.click("button.primary")
+    bob.wait_for_selector("#my-level")
+    table = bob.url
+
+    seat = host.locator('.player[data-name="Bob"]').get_attribute("data-seat")
+    host.click(f"#host-tools-{seat} summary")
+    host.click(f"#host-tools-{seat} button[data-action='player.remove']")
+    # Bob's phone is told by the live stream and goes to its own page, not an error in the board
+    expect(bob.locator("#removed h1")).to_have_text("You were removed from this table")
+    assert bob.url == table
+    expect(bob.locator("#board")).to_have_count(0)
+    bob.click("#removed a[href='/']")
+    expect(bob.locator("input[name=player_name]")).to_be_visible()  # home: start a table of his own
+    # the live stream that ended (htmx logs it) and the page's own status, 410 Gone
+    assert [e for e in errors if e != "[object Event]" and "status of 410" not in e] == []
+
+
+def test_a_tap_made_offline_is_refused_and_the_next_one_applies_once(browser, server):
+    errors: list[str] = []
+    host = open_table(browser, errors, server, "Alice", "female")
+    host.context.set_offline(True)  # the Wi-Fi drops
+    banner = host.locator("#connection[role=status]")
+    host.click("#me button[data-action='level.up']")
+    refused = host.locator("#feedback .toast[role=alert]")
+    expect(refused).to_contain_text("Not sent")
+    expect(banner).to_contain_text("No connection to the server")
+    expect(host.locator("#my-level")).to_have_text("1")
+
+    host.context.set_offline(False)  # back
+    expect(banner).to_be_hidden(timeout=15_000)
+    host.click("#me button[data-action='level.up']")
+    expect(host.locator("#my-level")).to_have_text("2")
+    host.reload()
+    expect(host.locator("#my-level")).to_have_text("2")  # the refused tap never arrived later
+    host.goto(host.url + "/history")
+    expect(host.locator("ol.history li", has_text="Alice level")).to_have_count(1)  # one change, applied once
+    expected = ("Failed to load resource: net::ERR_", "[object Event]", "htmx:sendError", "htmx:afterRequest")
+    assert [e for e in errors if not any(words in e for words in expected)] == []
