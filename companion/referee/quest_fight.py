@@ -139,7 +139,7 @@ def evaluate(raw: dict) -> dict:
     given are rolled by the app and named in ``rolled_by_app``."""
     if not isinstance(raw, dict):
         raise Refused("The fight must be a JSON object.", status=400)
-    known = {"profile", "fighter", "helper", "monsters", "one_shots", "others_in_room", "flee", "roll"}
+    known = {"profile", "game", "fighter", "helper", "monsters", "one_shots", "others_in_room", "flee", "roll"}
     extra = sorted(set(raw) - known)
     if extra:
         raise Refused("Unknown field(s) in a Munchkin Quest fight: {names}.", status=400, names=", ".join(extra))
@@ -255,3 +255,43 @@ def _int(value, where: str) -> int:
     if isinstance(value, bool) or not isinstance(value, int) or not -1000 <= value <= 100000:
         raise Refused("{where} must be a whole number.", status=400, where=where)
     return value
+
+
+_die_schema = {"type": "integer", "minimum": 1, "maximum": 6}
+_player_schema = {"type": "object", "required": ["level"], "properties": {
+    "name": {"type": "string"}, "level": {"type": "integer", "minimum": 1, "maximum": 10},
+    "bonus": {"type": "integer", "description": "other bonuses (cards, powers)"},
+    "items": {"type": "array", "items": {"type": "object", "properties": {
+        "name": {"type": "string"}, "bonus": {"type": "integer"}, "slot": {"type": "string"},
+        "where": {"enum": ["worn", "belt", "backpack"], "description": "only worn items count (default worn)"}}}},
+    "die": {**_die_schema, "description": "the player's d6; left out: the app rolls it"},
+    "health": {"type": "integer", "description": "health now: the answer then says health_after and dies"},
+    "gold": {"type": "integer"}, "room": {"enum": ["same", "adjacent", "other"],
+                                          "description": "helper only: where the helper stands (other is refused)"}}}
+#: The JSON a stateless Munchkin Quest fight takes (``POST /api/v1/combat/evaluate``, ``companion referee combat``).
+SCHEMA = {
+    "type": "object", "title": "A Munchkin Quest fight", "required": ["fighter", "monsters"],
+    "properties": {
+        "profile": {"const": "munchkin-quest"}, "game": {"const": "munchkin-quest", "description": "instead of profile"},
+        "fighter": _player_schema, "helper": _player_schema,
+        "monsters": {"type": "array", "minItems": 1, "maxItems": 10, "items": {"type": "object", "required": ["level"],
+            "properties": {"name": {"type": "string"}, "level": {"type": "integer", "minimum": 1},
+                           "bonus": {"type": "integer"},
+                           "dice": {"oneOf": [{"type": "array", "items": _die_schema},
+                                              {"type": "integer", "minimum": 0, "maximum": 6}],
+                                    "description": "its dice as rolled, or how many the app rolls (default 1)"},
+                           "die": {**_die_schema, "description": "one die as rolled"},
+                           "levels": {"type": "integer"}, "treasures": {"type": "integer"},
+                           "dreadful": {"type": "boolean"}, "owner": {"type": "string"},
+                           "bad_stuff": {"type": ["object", "string"], "description": "{health, levels, gold, lose, death, "
+                                                                                   "text} or words"},
+                           "cannot_apply": {"type": "boolean"}}}},
+        "one_shots": {"type": "array", "items": {"type": "object", "required": ["side"], "properties": {
+            "side": {"enum": ["players", "monsters"]}, "bonus": {"type": "integer"}, "name": {"type": "string"}}}},
+        "others_in_room": {"type": "boolean", "description": "someone else sees the treasures (face up)"},
+        "flee": {"type": "object", "description": "after a lost fight: the fighter's and the helper's dice, one per "
+                                                  "monster in order", "properties": {
+            "fighter": {"type": "array", "items": _die_schema}, "helper": {"type": "array", "items": _die_schema}}},
+        "roll": {"type": "boolean", "description": "false: refuse when a die is missing instead of rolling it"},
+    },
+}
