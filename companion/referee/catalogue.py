@@ -313,6 +313,13 @@ _DIE = Param("int", "A die as rolled (1-6); leave out to let the app roll.", 1, 
 _Q_MONSTER = Param("object", "The monster: name, level (1+), bonus, dice (how many it rolls, default 1), levels, "
                              "treasures, dreadful, owner (the seat of its stand's colour), bad_stuff ({health, levels, "
                              "gold, lose: headgear|armor|footgear|hands|worn, death, text}).")
+_Q_FLAT = {"monster_name": Param("str", "A monster from a form: its name (instead of monster).", max_length=80),
+           "monster_level": Param("int", "A monster from a form: its level.", 1, 100),
+           "monster_bonus": Param("int", "A monster from a form: its bonus.", -50, 50),
+           "monster_dice": Param("int", "A monster from a form: how many dice it rolls.", 0, 6),
+           "monster_dreadful": Param("bool", "A monster from a form: dreadful."),
+           "monster_owner": Param("str", "A monster from a form: its owner's seat.", max_length=40),
+           "monster_bad_health": Param("int", "A monster from a form: health its Bad Stuff takes.", 0, 4)}
 _Q_ITEM = {"name": Param("str", "The item's name.", max_length=60),
            "slot": Param("str", "headgear, armor, footgear, one_hand, two_hands, other (trinket, clothing, gadget: "
                                 "any number) or potion (potions and scrolls, on the belt).",
@@ -335,7 +342,8 @@ _quest("quest.move", "Move to an adjacent explored room (1 move/action token); a
 _quest("quest.explore", "Explore through a free junction: a new room (its tile's name) joined to yours, always with a "
        "monster, and the fight at once. The colour die names the monster's owner, who draws a DxM card.", TURN,
        {"name": Param("str", "The new room's name (its tile).", max_length=60), "market": Param("bool", "The room has a market."),
-        "monster": _Q_MONSTER, "cost": Param("int", "Move/action tokens it costs (the tile says; default 1).", 0, 3)},
+        "monster": _Q_MONSTER, **_Q_FLAT,
+        "cost": Param("int", "Move/action tokens it costs (the tile says; default 1).", 0, 3)},
        phases=("actions",), alive=True)
 _quest("quest.search", "Search the room: 1 move/action token and 1d6 on the search table; not with a monster in the "
        "room, not twice in one room a turn. Pick up dropped things too.", TURN,
@@ -354,11 +362,11 @@ _quest("quest.monster.move", "The monsters' move: a monster goes to an adjacent 
        "Entrance).", ANYONE, {"monster": Param("str", "The monster's uid on the map.", max_length=40), "room": _ROOM},
        phases=("monsters",))
 _quest("quest.monster.place", "Put a monster on the map (a search, a card): it stands in a room.", ANYONE,
-       {"monster": _Q_MONSTER, "room": _ROOM})
+       {"monster": _Q_MONSTER, **_Q_FLAT, "room": _ROOM})
 _quest("quest.room.join", "Record a passage between two explored rooms (the tiles changed).", TURN_OR_HOST,
        {"room": _ROOM, "to": _ROOM})
 _quest("quest.boss", "Fight the Boss: at the Entrance, at level 10 (the game is won by beating it).", TURN,
-       {"monster": _Q_MONSTER}, phases=("actions",), alive=True)
+       {"monster": _Q_MONSTER, **_Q_FLAT}, phases=("actions",), alive=True)
 _quest("quest.heal", "Heal: lose a level to get back 3 health (never above 4, never below level 1).", OWN,
        {"seat": SEAT}, alive=True)
 _quest("quest.level.buy", "Buy a level for 1,000 gold, once a turn, on your turn; never level 10.", OWN,
@@ -382,7 +390,7 @@ _quest("quest.die", "Die by choice: the hand is discarded, gold and items are dr
        "curses stay, one level is lost; the turn goes to the monsters' move; back with 4 health, 3 tokens and "
        "300 gold next turn.", OWN, {"seat": SEAT}, alive=True)
 _quest("quest.fight.monster", "Another monster joins the fight (several monsters always fight together).", ANYONE,
-       {"monster": _Q_MONSTER}, needs_fight=True)
+       {"monster": _Q_MONSTER, **_Q_FLAT}, needs_fight=True)
 _quest("quest.fight.dice", "The fight's dice: a d6 for the fighter and the helper, the monsters' dice (their owners "
        "roll them); leave one out and roll=true for the app's die.", FIGHT,
        {"fighter_die": _DIE, "helper_die": _DIE,

@@ -68,6 +68,19 @@ class Draft:
             self.ops.append(op)
 
 
+def monster_param(params: dict) -> dict | None:
+    """The monster of an action: the ``monster`` object, or the flat ``monster_*`` fields a form sends."""
+    if params.get("monster"):
+        return params["monster"]
+    if not params.get("monster_name"):
+        return None
+    flat = {key: params[f"monster_{key}"] for key in ("name", "level", "bonus", "dice", "dreadful", "owner")
+            if f"monster_{key}" in params}
+    if params.get("monster_bad_health"):
+        flat["bad_stuff"] = {"health": params["monster_bad_health"]}
+    return flat
+
+
 def _name(state: TableState, seat: str) -> str:
     return state.players[seat].name
 
@@ -163,12 +176,13 @@ def _explore(state: TableState, actor: str, action: str, params: dict) -> Event:
     name = str(params.get("name") or "").strip()
     if not name:
         raise Refused("Name the new room (its tile).", status=400)
-    if not params.get("monster"):
+    raw = monster_param(params)
+    if not raw:
         raise Refused("A new room always holds a monster: say which.", rule="quest.explore", status=400)
     _tokens(draft, actor, params.get("cost", 1), "Exploring")
     here = draft.q(actor)["room"]
     room = f"r{state.version + 1}"
-    monster = Q.new_monster(params["monster"], f"m{state.version + 1}", room, state.players)
+    monster = Q.new_monster(raw, f"m{state.version + 1}", room, state.players)
     draft.put("rooms", room, {"name": name, "market": bool(params.get("market"))})
     draft.put("joins", Q.join_key(here, room), True)
     draft.put("monsters", monster["uid"], monster)
@@ -300,7 +314,7 @@ def _monster_place(state: TableState, actor: str, action: str, params: dict) -> 
     draft = Draft(state)
     room = params.get("room") or ""
     Q.room_of(draft.board, room)
-    monster = Q.new_monster(params.get("monster") or {}, f"m{state.version + 1}", room, state.players)
+    monster = Q.new_monster(monster_param(params) or {}, f"m{state.version + 1}", room, state.players)
     draft.put("monsters", monster["uid"], monster)
     summary = said("{who} puts {monster} (level {level}) in {room}", monster=monster["name"], level=monster["level"],
                    room=Q.room_name(draft.board, room))
@@ -537,7 +551,7 @@ def _boss(state: TableState, actor: str, action: str, params: dict) -> Event:
     if draft.chars[actor]["level"] < state.profile.top_level:
         raise Refused("Only a Level {top} character challenges the Boss.", rule="quest.win", status=409,
                       top=state.profile.top_level)
-    monster = {**Q.new_monster({**(params.get("monster") or {}), "boss": True}, f"m{state.version + 1}",
+    monster = {**Q.new_monster({**(monster_param(params) or {}), "boss": True}, f"m{state.version + 1}",
                                Q.ENTRANCE, state.players)}
     fight = new_fight(actor, Q.ENTRANCE, [monster], boss=True)
     draft.turn("move:fight")
@@ -641,7 +655,7 @@ def _fight_monster(state: TableState, actor: str, action: str, params: dict) -> 
     if fight["stage"] != "fight":
         raise Refused("The fight is lost: flee now.", rule="quest.flee", status=409)
     draft = Draft(state)
-    monster = Q.new_monster(params.get("monster") or {}, f"m{state.version + 1}", fight["room"], state.players)
+    monster = Q.new_monster(monster_param(params) or {}, f"m{state.version + 1}", fight["room"], state.players)
     draft.put("monsters", monster["uid"], monster)
     after = copy.deepcopy(fight)
     after["monsters"].append(monster)

@@ -4,12 +4,14 @@ from __future__ import annotations
 import time
 
 from flask import current_app, g, make_response, render_template, request, url_for
+from flask_babel import gettext
 from flask_wtf.csrf import generate_csrf
 from markupsafe import Markup, escape
 
 from .. import i18n, store
 from ..db import get_db
 from ..referee import fight as fights
+from ..referee import quest, quest_table
 from ..referee.profiles import PROFILES
 from ..referee.rules import RULES
 from ..referee.table import TableState
@@ -35,9 +37,16 @@ def board_context(state: TableState, seat: str | None, notice: dict | None = Non
     """What the board shows ``seat`` (``None`` for a spectator)."""
     players = [p.as_dict() for p in state.players.values()]
     me = state.players.get(seat) if seat else None
-    verdict = fights.verdict(state) if state.combat else None
-    claim = state.combat.get("claim") if state.combat else None
+    if state.board is not None:  # Munchkin Quest: its own fight, and the map's questions for the templates
+        verdict = quest_table.verdict(state) if state.combat else None
+        claim = None
+        extra = quest_context(state)
+    else:
+        verdict = fights.verdict(state) if state.combat else None
+        claim = state.combat.get("claim") if state.combat else None
+        extra = {}
     return {
+        **extra,
         "verdict": verdict,
         "claim_remaining": max(0.0, fights.objection_seconds(state) - (time.time() - claim["at"])) if claim else 0.0,
         "state": state,
@@ -52,6 +61,22 @@ def board_context(state: TableState, seat: str | None, notice: dict | None = Non
         "notice": notice,
         "rules": RULES,
     }
+
+
+def quest_context(state: TableState) -> dict:
+    """What the Quest templates ask about the map: room names (the Entrance in the phone's language),
+    neighbours, monsters in a room, adjacency, and the dice a fight still needs."""
+    board = state.board
+
+    def room_name(room: str) -> str:
+        return gettext("Entrance") if room == quest.ENTRANCE else quest.room_name(board, room)
+
+    missing = quest_table.missing_dice(state.combat) if state.combat else []
+    return {"room_name": room_name, "neighbours": lambda room: quest.neighbours(board, room),
+            "monsters_in": lambda room: quest.monsters_in(board, room),
+            "adjacent": lambda a, b: quest.adjacent(board, a, b),
+            "missing_dice": [state.players[m].name if m in state.players else m
+                             for m in (state.combat[m] if m in ("fighter", "helper") else m for m in missing)]}
 
 
 def invite_context(table_id: str) -> dict:
