@@ -302,6 +302,12 @@ def referee():
 def referee_combat(file, data_dir):
     """Judge a fight described in FILE (JSON; - for standard input); see docs/combat.md.
 
+    A Munchkin Quest fight says "profile": "munchkin-quest": each player's level, worn items and
+    a d6 ("die") against each monster's level, bonus and "dice" (as rolled, or how many the app
+    rolls); the answer has both totals, the outcome (a tie goes to the monsters) and, for a
+    lost fight, "flee" with a die per monster ("flee": {"fighter": [...]}) and the health lost;
+    see docs/api.md, "A Munchkin Quest fight".
+
     Prints the verdict as JSON. An invalid description prints {"error", "rule"} and exits 1.
     """
     from .fights import evaluate

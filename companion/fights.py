@@ -11,7 +11,8 @@ import sqlite_utils
 
 from card_db import store as card_store
 
-from .referee import combat
+from .referee import combat, quest_fight
+from .referee.profiles import PROFILES
 from .referee.rules import Refused
 
 
@@ -67,4 +68,9 @@ def resolve(db: sqlite_utils.Database, fight: dict) -> dict:
 
 
 def evaluate(db: sqlite_utils.Database, fight: dict) -> dict:
+    """The verdict on ``fight``: a Munchkin Quest fight (``"profile": "munchkin-quest"``) is judged by the
+    board game's rules (dice on both sides, ties to the monsters), any other by its card-game edition."""
+    if isinstance(fight, dict) and (fight.get("game") == "munchkin-quest" or (
+            fight.get("profile") in PROFILES and PROFILES[fight["profile"]].quest)):
+        return quest_fight.evaluate(fight)
     return combat.evaluate(resolve(db, fight))

@@ -36,6 +36,9 @@ WORDS = {
     "one_hand": N_("1 hand"), "two_hands": N_("2 hands"),
     "players": N_("players"), "monsters": N_("monsters"), "fighter": N_("fighter"), "helper": N_("helper"),
     "door": N_("Door"), "treasure": N_("Treasure"),
+    # Munchkin Quest: the other worn things and potions, and where an item is
+    "other": N_("trinket, clothing, gadget"), "potion": N_("potion or scroll"),
+    "worn": N_("worn"), "belt": N_("belt"), "backpack": N_("backpack"),
 }
 
 

@@ -23,6 +23,7 @@ from pathlib import Path
 import snowballstemmer
 from rapidfuzz import fuzz, process
 
+from .referee.profiles import DEFAULT_PROFILE, PROFILES
 from .referee.rules import LANGUAGES, RULES, TEXTS
 
 STEMMERS = {"en": "english", "de": "german", "fr": "french", "nl": "dutch", "it": "italian", "ru": "russian"}
@@ -97,8 +98,9 @@ class RuleIndex:
                 groups.append(stems)
         return groups
 
-    def search(self, question: str, lang: str = "en", limit: int = 5) -> list[Hit]:
-        """The entries that best answer ``question``, best first; ``lang`` is preferred on ties."""
+    def search(self, question: str, lang: str = "en", limit: int = 5, profile_id: str | None = None) -> list[Hit]:
+        """The entries that best answer ``question``, best first; ``lang`` is preferred on ties, and the
+        entries of the game ``profile_id`` plays (the card game by default) first."""
         question = question[:QUERY_MAX]
         best: dict[str, Hit] = {}
         for language in LANGUAGES:
@@ -118,7 +120,26 @@ class RuleIndex:
                 score = -rank * (0.5 + answered) * (PREFERRED_LANGUAGE_BOOST if language == lang else 1.0)
                 if rule_id not in best or score > best[rule_id].score:
                     best[rule_id] = Hit(rule_id, score, language)
-        return sorted(best.values(), key=lambda h: (-h.score, h.rule_id))[:limit]
+        return _for_game(list(best.values()), question, profile_id)[:limit]
+
+
+#: How much an entry of the table's own game weighs against one of the other game.
+OWN_GAME_BOOST = 2.0
+
+
+def _for_game(hits: list[Hit], question: str, profile_id: str | None) -> list[Hit]:
+    """The game's entries first: at a Munchkin Quest table (or when the question names Quest) "does the
+    monster win a tie?" is answered from the board game's entries, elsewhere from the card game's."""
+    if "quest" in WORD.findall(_fold(question)):
+        game = "munchkin-quest"
+    else:
+        game = PROFILES[profile_id or DEFAULT_PROFILE].game
+
+    def weighed(hit: Hit) -> Hit:
+        games = {PROFILES[p].game for p in RULES[hit.rule_id].sources}
+        return Hit(hit.rule_id, hit.score * (OWN_GAME_BOOST if game in games else 1 / OWN_GAME_BOOST), hit.language)
+
+    return sorted((weighed(h) for h in hits), key=lambda h: (-h.score, h.rule_id))
 
 
 @lru_cache(maxsize=1)
@@ -131,7 +152,7 @@ def search(question: str, lang: str = "en", profile_id: str | None = None, limit
     """Search answers as the pages and the API show them: the entry in ``lang``, its citation
     (in the table's edition when ``profile_id`` is given) and its related entries' titles."""
     out = []
-    for hit in index().search(question, lang, limit):
+    for hit in index().search(question, lang, limit, profile_id):
         entry = RULES[hit.rule_id].as_dict(lang, profile_id)
         entry["related"] = [{"id": r, "title": RULES[r].as_dict(lang)["title"]} for r in RULES[hit.rule_id].related]
         entry["score"] = round(hit.score, 3)

@@ -82,5 +82,5 @@ def test_house_rulings_and_rule_changes_over_the_api(api):
     bad = client.post(f"{url}/actions", json={"action": "settings.profile", "options": {"epic": "very"}}, headers=auth)
     assert bad.status_code == 400 and "true or false" in bad.json["error"]
     profiles = client.get("/api/v1/profiles").json
-    assert {p["id"] for p in profiles["profiles"]} == {"munchkin-classic", "munchkin-1.6", "munchkin-1.71"}
+    assert {p["id"] for p in profiles["profiles"]} == {"munchkin-classic", "munchkin-1.6", "munchkin-1.71", "munchkin-quest"}
     assert "epic" in profiles["options"]

@@ -24,7 +24,8 @@ def win_a_fight_with_an_elf_helper(g, fighter_level, helper_level):
 
 def test_the_three_card_game_editions_differ_as_their_books_do():
     classic, v16, v171 = (PROFILES[i] for i in ("munchkin-classic", "munchkin-1.6", "munchkin-1.71"))
-    assert {p.game for p in PROFILES.values()} == {"munchkin"}
+    assert {p.game for p in (classic, v16, v171)} == {"munchkin"}
+    assert PROFILES["munchkin-quest"].game == "munchkin-quest"  # the board game sits beside them (#15)
     assert classic.starting_hand == (2, 2) and classic.fast_starting_hand == (4, 4)  # German 2003 Setup
     assert v16.starting_hand == v171.starting_hand == (4, 4)
     assert classic.top_level_cards == ("divine_intervention",) and not v16.top_level_cards

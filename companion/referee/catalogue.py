@@ -18,6 +18,7 @@ from dataclasses import dataclass, field
 
 from card_db.words import CLASSES, RACES, SEXES, SLOTS, WORD_PATTERN
 
+from .profiles import GAMES
 from .rules import N_, OVERRIDABLE, Refused, refuse
 
 #: Who may ask for an action.
@@ -29,8 +30,9 @@ TURN_OR_HOST = "turn_or_host"
 FIGHT = "fight"  # decided by the fight itself (fighter, helper or anyone, per action)
 WHO = (ANYONE, OWN, HOST, TURN, TURN_OR_HOST, FIGHT)
 
-#: The phases of a turn (see :mod:`companion.referee.turn`).
-PHASES = ("start", "door", "fight", "charity")
+#: The phases of a turn in either game (see :mod:`companion.referee.turn`).
+PHASES = ("start", "door", "fight", "charity", "actions", "monsters")
+CARD_GAME, QUEST = "munchkin", "munchkin-quest"
 
 #: Parameters every action accepts besides its own.
 COMMON = ("action", "reason", "expected_version", "csrf_token", "override")
@@ -129,6 +131,7 @@ class Action:
     needs_fight: bool = False
     alive: bool = False  # the character it touches must be alive (the dead get no cards and no levels)
     in_game: bool = True  # refused once the game is won
+    game: str | None = None  # the game family it belongs to (profiles' ``game``); None: both
     decide: Callable | None = field(default=None, repr=False)
 
     def __post_init__(self):
@@ -297,6 +300,111 @@ _declare("settings.objection", "Host only: seconds to wait for objections before
          HOST, {"seconds": Param("number", "The objection window.", 0, 30)}, in_game=False)
 
 
+#: Actions of the card game only: Munchkin Quest has its own sheet, map and fight.
+for _name in ([n for n in CATALOGUE if n.split(".")[0] in ("race", "class", "half_breed", "super_munchkin", "item")]
+              + ["level.kill", "character.die", "card.play", "choice.make", "turn.door", "combat.start", "turn.trouble",
+                 "turn.loot", "combat.monster.add", "combat.enhancer.add", "combat.power", "combat.backstab",
+                 "combat.eliminate", "combat.claim", "combat.resolve", "combat.flee"]):
+    CATALOGUE[_name].game = CARD_GAME
+
+# --- Munchkin Quest (the board game) -----------------------------------------------------------
+_ROOM = Param("str", "A room of the map (its id, e.g. entrance, r12).", max_length=40)
+_DIE = Param("int", "A die as rolled (1-6); leave out to let the app roll.", 1, 6)
+_Q_MONSTER = Param("object", "The monster: name, level (1+), bonus, dice (how many it rolls, default 1), levels, "
+                             "treasures, dreadful, owner (the seat of its stand's colour), bad_stuff ({health, levels, "
+                             "gold, lose: headgear|armor|footgear|hands|worn, death, text}).")
+_Q_FLAT = {"monster_name": Param("str", "A monster from a form: its name (instead of monster).", max_length=80),
+           "monster_level": Param("int", "A monster from a form: its level.", 1, 100),
+           "monster_bonus": Param("int", "A monster from a form: its bonus.", -50, 50),
+           "monster_dice": Param("int", "A monster from a form: how many dice it rolls.", 0, 6),
+           "monster_dreadful": Param("bool", "A monster from a form: dreadful."),
+           "monster_owner": Param("str", "A monster from a form: its owner's seat.", max_length=40),
+           "monster_bad_health": Param("int", "A monster from a form: health its Bad Stuff takes.", 0, 4)}
+_Q_ITEM = {"name": Param("str", "The item's name.", max_length=60),
+           "slot": Param("str", "headgear, armor, footgear, one_hand, two_hands, other (trinket, clothing, gadget: "
+                                "any number) or potion (potions and scrolls, on the belt).",
+                         enum=("headgear", "armor", "footgear", "one_hand", "two_hands", "other", "potion")),
+           "bonus": Param("int", "Its bonus in a fight when worn.", -20, 20),
+           "big": Param("bool", "A Big item (the second one costs a move/action token a turn)."),
+           "gold": Param("int", "Its value in gold.", 0, 10000)}
+_PLACE = Param("str", "Where it goes: worn, belt (potions, scrolls) or backpack (2 cards).",
+               enum=("worn", "belt", "backpack"))
+
+
+def _quest(name: str, summary: str, who: str, params: dict | None = None, **rest) -> None:
+    _declare(name, summary, who, params, game=QUEST, **rest)
+
+
+_quest("quest.draw", "Draw the turn's DxM card; a character starting the turn in a room with a monster fights it "
+       "at once.", TURN, phases=("start",), alive=True)
+_quest("quest.move", "Move to an adjacent explored room (1 move/action token); a monster there means a fight at once.",
+       TURN, {"room": _ROOM}, phases=("actions",), alive=True)
+_quest("quest.explore", "Explore through a free junction: a new room (its tile's name) joined to yours, always with a "
+       "monster, and the fight at once. The colour die names the monster's owner, who draws a DxM card.", TURN,
+       {"name": Param("str", "The new room's name (its tile).", max_length=60), "market": Param("bool", "The room has a market."),
+        "monster": _Q_MONSTER, **_Q_FLAT,
+        "cost": Param("int", "Move/action tokens it costs (the tile says; default 1).", 0, 3)},
+       phases=("actions",), alive=True)
+_quest("quest.search", "Search the room: 1 move/action token and 1d6 on the search table; not with a monster in the "
+       "room, not twice in one room a turn. Pick up dropped things too.", TURN,
+       {"die": _DIE, "modifier": Param("int", "Modifiers to the roll.", -10, 10),
+        "found": Param("str", "What the table gave, in a few words.", max_length=80),
+        "pick": Param("list", "Dropped things in the room to pick up (their uids).", max_length=40)},
+       phases=("actions",), alive=True)
+_quest("quest.market", "Trade at the room's market (1 move/action token); not with a monster in the room.", TURN,
+       {"gold": Param("int", "Gold gained (a sale) or spent (a purchase, negative).", -10000, 10000),
+        "what": Param("str", "What was bought or sold.", max_length=80)}, phases=("actions",), alive=True)
+_quest("quest.monsters", "End the moves and actions: Charity (hand of 5 at most) and the colour die; the monsters move.",
+       TURN_OR_HOST, {"hand": Param("int", "Cards in your hand now, for Charity.", 0, 100),
+                      "colour": Param("str", "The seat whose colour the die showed (that player draws a DxM card).",
+                                      max_length=40)}, phases=("actions",))
+_quest("quest.monster.move", "The monsters' move: a monster goes to an adjacent explored room (never stops in the "
+       "Entrance).", ANYONE, {"monster": Param("str", "The monster's uid on the map.", max_length=40), "room": _ROOM},
+       phases=("monsters",))
+_quest("quest.monster.place", "Put a monster on the map (a search, a card): it stands in a room.", ANYONE,
+       {"monster": _Q_MONSTER, **_Q_FLAT, "room": _ROOM})
+_quest("quest.room.join", "Record a passage between two explored rooms (the tiles changed).", TURN_OR_HOST,
+       {"room": _ROOM, "to": _ROOM})
+_quest("quest.boss", "Fight the Boss: at the Entrance, at level 10 (the game is won by beating it).", TURN,
+       {"monster": _Q_MONSTER, **_Q_FLAT}, phases=("actions",), alive=True)
+_quest("quest.heal", "Heal: lose a level to get back 3 health (never above 4, never below level 1).", OWN,
+       {"seat": SEAT}, alive=True)
+_quest("quest.level.buy", "Buy a level for 1,000 gold, once a turn, on your turn; never level 10.", OWN,
+       {"seat": SEAT}, alive=True)
+_quest("quest.health", "Health lost or regained by a card; no health left is death.", OWN,
+       {"seat": SEAT, "change": Param("int", "Health lost (negative) or regained.", -8, 8)}, alive=True)
+_quest("quest.gold", "Gold found, paid or lost by a card.", OWN,
+       {"seat": SEAT, "change": Param("int", "Gold gained or lost (negative).", -100000, 100000)}, alive=True)
+_quest("quest.cards", "Cards drawn into the hand or played from it (the app keeps the counts).", OWN,
+       {"seat": SEAT, "dxm": Param("int", "DxM cards drawn (or played, negative).", -20, 20),
+        "treasure": Param("int", "Treasure cards drawn (or played, negative).", -20, 20)}, alive=True)
+_quest("quest.item.add", "Put an item into play: worn if it fits, on the belt, or in the backpack.", OWN,
+       {"seat": SEAT, **_Q_ITEM, "item": Param("object", "The item as an object (name, slot, bonus, big, gold)."),
+        "place": _PLACE}, alive=True)
+_quest("quest.item.move", "Wear an item, put it on the belt or in the backpack; not while fighting.", OWN,
+       {"seat": SEAT, "uid": UID, "place": _PLACE})
+_quest("quest.item.drop", "Drop an item in your room (anyone there may pick it up).", OWN, {"seat": SEAT, "uid": UID})
+_quest("quest.item.give", "Give or trade an item to a player in the same or an adjacent room; not while fighting.",
+       OWN, {"seat": SEAT, "uid": UID, "to": Param("str", "The receiving seat.", max_length=40)})
+_quest("quest.die", "Die by choice: the hand is discarded, gold and items are dropped in the room, DxM cards and "
+       "curses stay, one level is lost; the turn goes to the monsters' move; back with 4 health, 3 tokens and "
+       "300 gold next turn.", OWN, {"seat": SEAT}, alive=True)
+_quest("quest.fight.monster", "Another monster joins the fight (several monsters always fight together).", ANYONE,
+       {"monster": _Q_MONSTER, **_Q_FLAT}, needs_fight=True)
+_quest("quest.fight.dice", "The fight's dice: a d6 for the fighter and the helper, the monsters' dice (their owners "
+       "roll them); leave one out and roll=true for the app's die.", FIGHT,
+       {"fighter_die": _DIE, "helper_die": _DIE,
+        "monster_dice": Param("list", "The monsters' dice as rolled, in the fight's order (1-6 each).", max_length=3),
+        "roll": Param("bool", "The app rolls every die not given.")}, needs_fight=True)
+_quest("quest.fight.resolve", "Settle the fight on its dice: won, the levels and treasures; lost (ties go to the "
+       "monsters), 1 health and then flee.", FIGHT, needs_fight=True)
+_quest("quest.fight.flee", "Flee a lost fight: a d6 per monster, 1-4 applies its Bad Stuff (one that cannot apply "
+       "costs 1 more health); fleeing costs no token.", FIGHT,
+       {"fighter_rolls": _DICE, "helper_rolls": _DICE, "room": Param("str", "The adjacent explored room fled to.", max_length=40),
+        "not_applicable": Param("list", "Monsters (uids) whose Bad Stuff in words cannot apply to the one caught.",
+                                max_length=40)}, needs_fight=True)
+
+
 def declare_profile_params(options: Mapping[str, str], top_range: tuple[int, int], profiles) -> None:
     """``settings.profile`` takes the profile and its options (declared by :mod:`.profiles`)."""
     params = {"profile": Param("str", "The new edition (rule profile).", enum=tuple(profiles)),
@@ -322,6 +430,8 @@ def check(state, actor: str, declared: Action, params: dict) -> str | None:
     Refusals that are rules of the game go through :func:`~.rules.refuse` where the host may
     let them through as a house ruling (playing out of turn); the others protect the table.
     """
+    if declared.game and declared.game != state.profile.game:
+        raise Refused("{action} is not part of {game}.", status=409, action=declared.name, game=GAMES[state.profile.game])
     if declared.in_game and state.winners:
         winner = state.players[state.winners[0]].name if state.winners[0] in state.players else "Someone"
         raise Refused("The game is over: {winner} has won.", rule="game.won", status=409, winner=winner)
@@ -361,6 +471,8 @@ def allowed(state, actor: str | None, name: str) -> bool:
     if actor is None or actor not in state.players:
         return False
     declared = CATALOGUE[name]
+    if declared.game and declared.game != state.profile.game:
+        return False
     if declared.in_game and state.winners:
         return False
     turn = state.turn or {}
@@ -412,6 +524,7 @@ def json_schema(name: str) -> dict:
     """The JSON body of one action, for the OpenAPI document."""
     declared = CATALOGUE[name]
     return {"type": "object", "title": name, "description": f"{declared.summary} (who: {declared.who}"
+            + (f"; game: {declared.game}" if declared.game else "")
             + (f"; turn phases: {', '.join(declared.phases)}" if declared.phases else "") + ")",
             "required": ["action"], "additionalProperties": False,
             "properties": {"action": {"const": name},

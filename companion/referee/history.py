@@ -20,7 +20,8 @@ Gettext = Callable[[str], str]
 WORDS = {"elf": "Elf", "dwarf": "Dwarf", "halfling": "Halfling", "human": "Human", "warrior": "Warrior",
          "wizard": "Wizard", "cleric": "Cleric", "thief": "Thief", "male": "male", "female": "female",
          "players": "players", "monsters": "monsters", "half_breed": "Half-Breed", "super_munchkin": "Super Munchkin",
-         "berserk": "Berserk", "turning": "Turning", "flight": "Flight", "door": "Door", "treasure": "Treasure"}
+         "berserk": "Berserk", "turning": "Turning", "flight": "Flight", "door": "Door", "treasure": "Treasure",
+         "worn": "worn", "belt": "belt", "backpack": "backpack"}
 WORD_PARAMS = ("word", "word2")
 
 

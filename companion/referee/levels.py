@@ -28,7 +28,7 @@ def change_level(profile: Profile, level: int, delta: int, cause: str) -> LevelV
     - nothing takes a character below the profile's minimum level (``level.floor``);
     - the top level can only be reached by killing a monster (``level.win-by-kill``), or by a
       card the profile lets through (the classic rules' Divine Intervention);
-    - a kill that reaches the top level wins; a kill never goes past it.
+    - a kill that reaches the top level wins (Munchkin Quest: only the Boss wins); a kill never goes past it.
     """
     if cause not in CAUSES:
         raise ValueError(f"unknown cause {cause!r}")
@@ -46,5 +46,5 @@ def change_level(profile: Profile, level: int, delta: int, cause: str) -> LevelV
                 "Level {top_level} can only be reached by killing a monster.",
                 rule="level.win-by-kill",
             top_level=profile.top_level)
-        return LevelVerdict(level, profile.top_level, wins=True)
+        return LevelVerdict(level, profile.top_level, wins=profile.wins_at_top_level)
     return LevelVerdict(level, after, wins=False)

@@ -15,6 +15,32 @@ from dataclasses import dataclass, field, replace
 
 #: What a dead character may keep, in the words the sheet uses.
 DEATH_PARTS = ("level", "races", "classes", "half_breed", "super_munchkin", "curses")
+#: The game families: the card game, and the board game Munchkin Quest.
+GAMES = {"munchkin": "Munchkin (the card game)", "munchkin-quest": "Munchkin Quest (the board game)"}
+
+
+@dataclass(frozen=True)
+class QuestNumbers:
+    """The board game's numbers (Munchkin Quest, seed summary): what a character starts and restarts with,
+    what things cost. The card game's profiles have none."""
+
+    health: int = 4  # health tokens at the start and after a death
+    tokens: int = 3  # move/action tokens each turn
+    gold: int = 300  # gold at the start and after a death
+    hand: tuple[int, int] = (3, 3)  # DxM cards, Treasure cards dealt at the start
+    restart_hand: tuple[int, int] = (2, 2)  # DxM cards, Treasure cards after a death
+    backpack: int = 2  # cards the backpack holds
+    level_price: int = 1000  # gold for a level, once per turn
+    heal_health: int = 3  # health a level buys back (heal: -1 level)
+    caught_up_to: int = 4  # fleeing: a die from 1 to this number applies the monster's Bad Stuff
+    big_free: int = 1  # Big items carried without a cost; each further one costs a move/action token a turn
+
+    def as_dict(self) -> dict:
+        return {"health": self.health, "tokens": self.tokens, "gold": self.gold,
+                "hand": {"dxm": self.hand[0], "treasure": self.hand[1]},
+                "restart_hand": {"dxm": self.restart_hand[0], "treasure": self.restart_hand[1]},
+                "backpack": self.backpack, "level_price": self.level_price, "heal_health": self.heal_health,
+                "caught_up_to": self.caught_up_to, "big_free": self.big_free}
 
 
 @dataclass(frozen=True)
@@ -23,7 +49,7 @@ class Profile:
 
     id: str
     name: str
-    game: str  # "munchkin" (the card game); other families get their own value
+    game: str  # a key of GAMES: "munchkin" (the card game) or "munchkin-quest" (the board game)
     edition: str
     year: int
     language: str  # the rulebook's language (ISO 639-1)
@@ -55,6 +81,8 @@ class Profile:
     book_options: tuple[str, ...] = ("epic", "listen_at_door", "loot_draws_treasure", "shared_victory")
     objection_seconds: float = 2.6  # the wait before rewards are taken
     recommended_players: tuple[int, int] = (3, 6)
+    wins_at_top_level: bool = True  # Munchkin Quest: the top level is not enough, the Boss at the Entrance must fall
+    quest: QuestNumbers | None = None  # the board game's numbers (None for the card game)
     options: dict = field(default_factory=dict, compare=False)  # the options this profile was built with
 
     @property
@@ -116,6 +144,8 @@ class Profile:
             "options": dict(self.options),
             "book_options": list(self.book_options),
             "house_rules": self.house_rules,
+            "wins_at_top_level": self.wins_at_top_level,
+            "quest": self.quest.as_dict() if self.quest else None,
         }
 
 
@@ -161,6 +191,24 @@ PROFILES: dict[str, Profile] = {
             monster_min_level=1,
             helper_gains_levels="none",
         ),
+        Profile(
+            id="munchkin-quest",
+            name="Munchkin Quest (the board game, French summary)",
+            game="munchkin-quest",
+            edition="quest",
+            year=2008,
+            language="fr",
+            books=("Munchkin Quest (seed summary)",),
+            monster_min_level=1,
+            starting_hand=(3, 3),  # DxM cards, Treasure cards
+            death_draw=(2, 2),
+            death_keeps=("curses",),  # and the DxM cards in play; a level is lost, gold and items are dropped
+            helper_gains_levels="dreadful",  # a helper gains only the extra level of a dreadful monster
+            book_options=(),
+            wins_at_top_level=False,
+            recommended_players=(2, 4),
+            quest=QuestNumbers(),
+        ),
     ]
 }
 
@@ -194,6 +242,8 @@ def clean_options(raw: object, profile: Profile) -> dict:
         return {}
     if not isinstance(raw, dict):
         raise OptionError("options must be an object such as {example}.", example='{"epic": true}')
+    if profile.quest and any(value not in (None, False, "", 0) for value in raw.values()):
+        raise OptionError("{name} takes no options.", name=profile.name)
     unknown = set(raw) - set(OPTIONS)
     if unknown:
         raise OptionError("unknown option {name!r}; known: {known}.", name=sorted(unknown)[0], known=", ".join(OPTIONS))

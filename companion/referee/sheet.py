@@ -154,24 +154,29 @@ def refuse_new_violations(before: dict, after: dict, allow: frozenset = frozense
 # --- operations ------------------------------------------------------------------------------
 
 def apply_ops(players: dict[str, dict], ops: list[dict], profile: Profile) -> None:
-    """Perform ``ops`` on the players' character dicts, in place."""
+    """Perform ``ops`` on the players' character dicts, in place.
+
+    A field may be dotted (``quest.health``): the board game keeps its character data in
+    the ``quest`` part of the sheet, changed by the same operations.
+    """
     for op in ops:
         p = players[op["seat"]]
         kind = op["op"]
+        holder, key = _holder(p, op.get("field", "items"))
         if kind == "add":
-            p.setdefault(op["field"], []).append(copy.deepcopy(op["value"]))
+            holder.setdefault(key, []).append(copy.deepcopy(op["value"]))
         elif kind == "remove":
-            values = p.get(op["field"], [])
+            values = holder.get(key, [])
             index = _find(values, op["value"])
             if index is None:
                 raise Refused("That has changed since; it is no longer there.", status=409)
             values.pop(index)
         elif kind == "set":
-            if p.get(op["field"], False) != op["from"]:
+            if holder.get(key, False) != op["from"]:
                 raise Refused("That has changed since.", status=409)
-            p[op["field"]] = op["to"]
+            holder[key] = copy.deepcopy(op["to"])
         elif kind == "patch":
-            item = next((i for i in p.get("items", []) if i["uid"] == op["uid"]), None)
+            item = next((i for i in holder.get(key, []) if i["uid"] == op["uid"]), None)
             if item is None or item.get(op["key"]) != op["from"]:
                 raise Refused("That item has changed since.", status=409)
             item[op["key"]] = op["to"]
@@ -179,6 +184,14 @@ def apply_ops(players: dict[str, dict], ops: list[dict], profile: Profile) -> No
             p["level"] = change_level(profile, p["level"], op["delta"], op.get("cause", "up")).after
         else:
             raise ValueError(f"unknown operation {kind!r}")
+
+
+def _holder(p: dict, field: str) -> tuple[dict, str]:
+    """The dict holding ``field`` of a character (``quest.gear`` lives in ``p["quest"]``) and its key."""
+    if "." not in field:
+        return p, field
+    part, key = field.split(".", 1)
+    return p.setdefault(part, {}), key
 
 
 def _find(values: list, value) -> int | None:

@@ -19,7 +19,7 @@ from dataclasses import asdict, dataclass, field
 
 from card_db.words import SEXES
 
-from . import catalogue, effects, sheet, turn
+from . import catalogue, effects, quest, sheet, turn
 from . import fight as fights
 from .catalogue import CATALOGUE, decides
 from .levels import change_level
@@ -49,9 +49,14 @@ class Player:
     double_sale_turn: int = 0  # the turn in which a Halfling last sold at double price
     dead: bool = False  # dead until the next player's turn begins (no cards, no levels)
     choices: list = field(default_factory=list)  # what a curse or Bad Stuff left someone to pick (see effects)
+    quest: dict = field(default_factory=dict)  # Munchkin Quest: health, tokens, gold, hand counts, gear, room (see quest)
 
     def as_dict(self) -> dict:
         data = asdict(self)
+        if self.quest:
+            strength = quest.strength(data)
+            return {**data, "strength": strength["total"], "strength_breakdown": strength["lines"],
+                    "not_counting": strength["not_counting"], "pending": [], "problems": []}
         strength = sheet.strength(data)
         return {**data, "strength": strength["total"], "strength_breakdown": strength["lines"],
                 "not_counting": strength["not_counting"], "pending": strength["pending"],
@@ -71,6 +76,7 @@ class TableState:
     combat: dict | None = None  # the fight on now (see companion/referee/fight.py)
     turn: dict | None = None  # {"seat": whose turn, "number": 1, 2, ...}
     settings: dict = field(default_factory=dict)  # the host's table settings (objection_seconds, options)
+    board: dict | None = None  # Munchkin Quest's map: rooms, joins, monsters, dropped things, the Boss (see quest)
 
     @property
     def winner(self) -> str | None:
@@ -95,6 +101,7 @@ class TableState:
             "combat": self.combat,
             "turn": self.turn,
             "settings": self.settings,
+            "board": self.board,
         }
 
     @classmethod
@@ -233,6 +240,8 @@ def _decide_profile(state: TableState, actor: str, action: str, params: dict) ->
     after = {"profile": profile_id, "options": options}
     if after == before:
         raise Refused("Those are already the table's rules.", status=409)
+    if get_profile(profile_id).game != state.profile.game:
+        raise Refused("A table's game (the card game or Munchkin Quest) is chosen when it is created.", status=409)
     _check_profile_fits(state, after)
     return Event("profile.changed", {"from": before, "to": after})
 
@@ -474,6 +483,8 @@ def _decide_loot(state: TableState, actor: str, action: str, params: dict) -> Ev
 @decides("turn.end")
 def _decide_turn_end(state: TableState, actor: str, action: str, params: dict) -> Event:
     """The turn passes on (turn.door, charity): the dead come back as the next player's turn begins."""
+    if state.profile.quest:
+        return quest_table.turn_end(state, actor, action, params)
     turn.require(state, "end")
     current = state.turn["seat"] if state.turn else actor
     parts = []
@@ -520,6 +531,8 @@ def _check_own_turn(state: TableState, seat: str, what: str) -> None:
 
 @decides(*(name for name in CATALOGUE if name.startswith("combat.") and name != "combat.start"))
 def _decide_combat(state: TableState, actor: str, action: str, params: dict) -> Event:
+    if state.profile.quest:
+        return quest_table.fight_action(state, actor, action, params)
     if action == "combat.end":
         if actor not in (state.combat["fighter"], state.host):
             raise Refused("Only the fighter or the host can call the fight off.", rule="table.host", status=403)
@@ -743,7 +756,7 @@ def _apply_ops_to(characters: dict[str, dict], ops: list[dict], profile) -> None
 UNDOABLE = {"level.changed", "sex.changed", "host.transferred", "player.removed", "player.restored", "sheet.changed",
             "fight.changed", "turn.passed", "settings.changed", "profile.changed", "table.changed"}
 #: Operations on the table rather than on a character: the turn and the seat order.
-TABLE_OPS = ("turn", "order")
+TABLE_OPS = ("turn", "order", "board")
 
 
 def may_undo(state: TableState, seat: str | None, author: str | None) -> bool:
@@ -859,7 +872,8 @@ def apply(state: TableState | None, event: Event) -> TableState:
     p = event.payload
     if event.kind == "table.created":
         settings = {"options": p["options"]} if p.get("options") else {}
-        return TableState(id=p["id"], name=p["name"], profile_id=p["profile"], version=1, settings=settings)
+        board = quest.new_board() if get_profile(p["profile"]).quest else None
+        return TableState(id=p["id"], name=p["name"], profile_id=p["profile"], version=1, settings=settings, board=board)
     assert state is not None, "the first event must be table.created"
     with waiving((p.get("override") or {}).get("waived", ())):
         return _apply(state, event)
@@ -870,7 +884,9 @@ def _apply(state: TableState, event: Event) -> TableState:
     new = copy.deepcopy(state)
     new.version += 1
     if event.kind == "player.joined":
-        new.players[p["seat"]] = Player(seat=p["seat"], name=p["name"], sex=p["sex"])
+        numbers = state.profile.quest
+        new.players[p["seat"]] = Player(seat=p["seat"], name=p["name"], sex=p["sex"],
+                                        quest=quest.new_character(numbers) if numbers else {})
         if p["host"]:
             new.host = p["seat"]
             new.turn = {"seat": p["seat"], "number": 1, "phase": "start"}  # the host starts, unless turn.first says otherwise
@@ -892,8 +908,8 @@ def _apply(state: TableState, event: Event) -> TableState:
         elif new.combat:  # a helper or an invited player who leaves is no longer part of the fight
             if new.combat["helper"] == gone:
                 new.combat = {**new.combat, "helper": None,
-                              "backstabs": [b for b in new.combat["backstabs"] if b["target"] != "helper"],
-                              "powers": {k: v for k, v in new.combat["powers"].items() if k != "helper"}}
+                              "backstabs": [b for b in new.combat.get("backstabs", []) if b["target"] != "helper"],
+                              "powers": {k: v for k, v in new.combat.get("powers", {}).items() if k != "helper"}}
             if new.combat["invited"] == gone:
                 new.combat = {**new.combat, "invited": None}
         if new.turn and new.turn["seat"] == gone and new.players:
@@ -946,6 +962,8 @@ def _apply_all(new: TableState, ops: list[dict]) -> None:
             if list(new.players) != op["from"]:
                 raise Refused("The seat order has changed since.", status=409)
             new.players = {seat: new.players[seat] for seat in op["to"]}
+        elif op["op"] == "board":
+            quest.apply_board_op(new.board, op)
     touched = {op["seat"] for op in ops if op["op"] not in TABLE_OPS}
     if touched:
         characters = {seat: asdict(player) for seat, player in new.players.items()}
@@ -962,3 +980,8 @@ def replay(events: list[Event]) -> TableState:
     if state is None:
         raise ValueError("no events")
     return state
+
+
+# Munchkin Quest's decisions (the board game shares the catalogue, the events and undo): registered by
+# quest_table, which builds on this module, imported last.
+from . import quest_table  # noqa: E402

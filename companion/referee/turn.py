@@ -15,7 +15,20 @@ describe (Munchkin 1.6, "Turn Phases"; the classic books, "Spielablauf"):
     the fight is over or the room was looted: nothing more happens this turn but Charity
     and ending it.
 
-Phase changes are operations (``{"op": "turn", "from": ..., "to": ...}``) inside the event
+Munchkin Quest's turn has its own phases (seed summary, "Tour de jeu"):
+
+``start``
+    the turn's DxM card is still to be drawn; a character who starts the turn in a room
+    with a monster fights it as soon as the card is drawn.
+``actions``
+    moves and actions (explore, search, market) paid with move/action tokens.
+``fight``
+    a fight is on (after exploring, or entering or starting in a room with a monster).
+``monsters``
+    Charity is done and the monsters move; then the turn passes. A death goes straight here.
+
+Each game's phases, steps and refusals are one :class:`Machine` in :data:`MACHINES`; the
+profile's ``game`` picks it. Phase changes are operations (``{"op": "turn", "from": ..., "to": ...}``) inside the event
 of the action that causes them, so undoing that action puts the turn back too.
 """
 from __future__ import annotations
@@ -24,6 +37,20 @@ import secrets
 
 from .history import said
 from .rules import N_, Refused, refuse
+
+from dataclasses import dataclass
+
+
+@dataclass(frozen=True)
+class Machine:
+    """One game's turn: its phases, where each step leads, why a step is refused in a phase, and
+    where a step the host let through out of order leads."""
+
+    phases: tuple[str, ...]
+    transitions: dict
+    refusals: dict
+    fallback: dict
+
 
 #: Where each step leads: (phase, step) -> next phase.
 TRANSITIONS = {
@@ -48,6 +75,36 @@ REFUSALS = {
 }
 
 
+CARD_GAME = Machine(("start", "door", "fight", "charity"), TRANSITIONS, REFUSALS,
+                    {"door:monster": "fight", "fight": "fight", "loot": "charity"})
+
+_QUEST_DRAW_FIRST = ("quest.turn", N_("Draw the turn's DxM card first."))
+_QUEST_MONSTERS = ("quest.turn", N_("The monsters are moving: this turn's moves and actions are over."))
+QUEST = Machine(
+    ("start", "actions", "fight", "monsters"),
+    {("start", "draw"): "actions", ("start", "draw:fight"): "fight", ("actions", "explore"): "fight",
+     ("actions", "move:fight"): "fight", ("actions", "search:fight"): "fight", ("fight", "fight over"): "actions",
+     ("actions", "monsters"): "monsters", ("start", "death"): "monsters", ("actions", "death"): "monsters",
+     ("fight", "death"): "monsters"},
+    {("draw", "actions"): ("quest.turn", N_("This turn's DxM card has been drawn: one a turn.")),
+     ("draw", "monsters"): ("quest.turn", N_("This turn's DxM card has been drawn: one a turn.")),
+     **{(step, "start"): _QUEST_DRAW_FIRST for step in ("explore", "move", "search", "market", "monsters", "buy")},
+     **{(step, "monsters"): _QUEST_MONSTERS for step in ("explore", "move", "search", "market", "monsters", "buy")},
+     ("end", "start"): ("quest.turn", N_("Draw the turn's DxM card first: every turn begins with it.")),
+     ("monster", "start"): ("quest.turn", N_("The monsters move at the end of the turn, after Charity.")),
+     ("monster", "actions"): ("quest.turn", N_("The monsters move at the end of the turn, after Charity.")),
+     ("end", "actions"): ("quest.turn", N_("Charity and the monsters' move come before the turn passes."))},
+    {"draw": "actions", "draw:fight": "fight", "explore": "fight", "move:fight": "fight", "search:fight": "fight",
+     "monsters": "monsters", "death": "monsters"},
+)
+#: The turn of each game family (the profile's ``game``).
+MACHINES = {"munchkin": CARD_GAME, "munchkin-quest": QUEST}
+
+
+def machine(state) -> Machine:
+    return MACHINES[state.profile.game]
+
+
 def phase(state) -> str:
     """The phase of the turn now (turns recorded before phases existed count as ``start``)."""
     if state.combat:
@@ -60,11 +117,11 @@ def require(state, step: str) -> None:
     now = phase(state)
     if step == "end" and now == "fight":
         raise Refused("Finish the fight before ending the turn.", rule="turn.own", status=409)
-    if step in ("fight", "trouble") and now == "fight":
+    if step in ("fight", "trouble", "explore", "move", "search", "market", "monsters", "draw", "monster") and now == "fight":
         fighter = state.players[state.combat["fighter"]].name if state.combat else "?"
         raise Refused("{fighter} is already fighting; that fight ends first.", rule="combat.one", status=409,
                       fighter=fighter)
-    found = REFUSALS.get((step, now))
+    found = machine(state).refusals.get((step, now))
     if found:
         rule, message = found
         refuse(message, rule=rule)
@@ -75,11 +132,12 @@ def moved(state, step: str) -> list[dict]:
     if not state.turn:
         return []
     before = {**state.turn, "phase": state.turn.get("phase", "start")}
-    after_phase = TRANSITIONS.get((before["phase"], step))
+    rules = machine(state)
+    after_phase = rules.transitions.get((before["phase"], step))
     if step == "fight over":
-        after_phase = "charity"
+        after_phase = rules.transitions[("fight", "fight over")]
     if after_phase is None:  # a house ruling let the step through out of order: the turn goes on from here
-        after_phase = {"door:monster": "fight", "fight": "fight", "loot": "charity"}.get(step, "door")
+        after_phase = rules.fallback.get(step, before["phase"] if rules is QUEST else "door")
     if after_phase == before["phase"]:
         return []
     return [{"op": "turn", "from": before, "to": {**before, "phase": after_phase}}]

@@ -8,6 +8,7 @@ from __future__ import annotations
 from card_db.schema import KINDS
 
 from ..referee.combat import INPUT_SCHEMA
+from ..referee.quest_fight import SCHEMA as QUEST_FIGHT_SCHEMA
 from ..referee.profiles import OPTIONS, PROFILES, TOP_LEVEL_RANGE
 from ..referee.rules import LANGUAGES
 from ..referee.catalogue import CATALOGUE, json_schema
@@ -174,7 +175,12 @@ def spec() -> dict:
                               **_errors("404")}}},
             "/api/v1/combat/evaluate": {"post": {
                 "summary": "The referee without a table: judge a complete fight (card ids or inline numbers)",
-                "requestBody": {"required": True, "content": {"application/json": {"schema": _ref("Fight")}}},
+                "description": "A card-game fight (schema Fight), or a Munchkin Quest fight with "
+                               "\"profile\": \"munchkin-quest\" (schema QuestFight): dice on both sides, ties to the "
+                               "monsters, a die per monster to flee; dice left out are rolled by the app "
+                               "(named in rolled_by_app). See docs/api.md.",
+                "requestBody": {"required": True, "content": {"application/json": {
+                    "schema": {"oneOf": [_ref("Fight"), _ref("QuestFight")]}}}},
                 "responses": {"200": _json({"type": "object", "properties": {
                     "players": {"type": "object"}, "monsters": {"type": "object"},
                     "outcome": {"enum": ["win", "lose"]}, "margin": {"type": "integer"}, "why": {"type": "string"},
@@ -210,6 +216,7 @@ def spec() -> dict:
                                               "description": "The token from create or join."}},
             "schemas": {
                 "Fight": {k: v for k, v in INPUT_SCHEMA.items() if k != "$schema"},
+                "QuestFight": QUEST_FIGHT_SCHEMA,
                 "Recognition": {"type": "object", "required": ["card_id", "reason", "candidates"], "properties": {
                     "card_id": {"type": ["string", "null"], "description": "Set only for a confident match"},
                     "name": {"type": ["string", "null"]},

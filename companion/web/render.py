@@ -4,12 +4,14 @@ from __future__ import annotations
 import time
 
 from flask import current_app, g, make_response, render_template, request, url_for
+from flask_babel import gettext
 from flask_wtf.csrf import generate_csrf
 from markupsafe import Markup, escape
 
 from .. import i18n, store
 from ..db import get_store
 from ..referee import fight as fights
+from ..referee import quest, quest_table
 from ..referee.profiles import PROFILES
 from ..referee.rules import RULES
 from ..referee.table import TableState
@@ -35,11 +37,18 @@ def board_context(state: TableState, seat: str | None, notice: dict | None = Non
     """What the board shows ``seat`` (``None`` for a spectator)."""
     players = [p.as_dict() for p in state.players.values()]
     me = state.players.get(seat) if seat else None
-    verdict = fights.verdict(state) if state.combat else None
-    claim = state.combat.get("claim") if state.combat else None
-    if claim and claim["version"] != state.version:
-        claim = None  # something changed at the table since: the referee wants the win claimed again
+    if state.board is not None:  # Munchkin Quest: its own fight, and the map's questions for the templates
+        verdict = quest_table.verdict(state) if state.combat else None
+        claim = None
+        extra = quest_context(state)
+    else:
+        verdict = fights.verdict(state) if state.combat else None
+        claim = state.combat.get("claim") if state.combat else None
+        if claim and claim["version"] != state.version:
+            claim = None  # something changed at the table since: the referee wants the win claimed again
+        extra = {}
     return {
+        **extra,
         "verdict": verdict,
         "objection_seconds": fights.objection_seconds(state),
         "claim": claim,
@@ -83,6 +92,22 @@ def last_change(state: TableState) -> dict | None:
     recorded, names = _LAST_CHANGES[key]
     return {"seq": recorded.seq, "text": i18n.history_line(recorded.event, names), "at": recorded.created_at,
             "who": names.get(recorded.actor, "") if recorded.actor else ""}
+
+
+def quest_context(state: TableState) -> dict:
+    """What the Quest templates ask about the map: room names (the Entrance in the phone's language),
+    neighbours, monsters in a room, adjacency, and the dice a fight still needs."""
+    board = state.board
+
+    def room_name(room: str) -> str:
+        return gettext("Entrance") if room == quest.ENTRANCE else quest.room_name(board, room)
+
+    missing = quest_table.missing_dice(state.combat) if state.combat else []
+    return {"room_name": room_name, "neighbours": lambda room: quest.neighbours(board, room),
+            "monsters_in": lambda room: quest.monsters_in(board, room),
+            "adjacent": lambda a, b: quest.adjacent(board, a, b),
+            "missing_dice": [state.players[m].name if m in state.players else m
+                             for m in (state.combat[m] if m in ("fighter", "helper") else m for m in missing)]}
 
 
 def invite_context(table_id: str) -> dict:

@@ -1,0 +1,853 @@
+"""Munchkin Quest at the table: the board game's actions decided on the shared machinery.
+
+The catalogue declares the ``quest.*`` actions (and says the card game's own ones are not
+part of this game); the functions here decide them into the same events as the card game
+(``table.changed``, ``sheet.changed``, ``fight.changed``, ``turn.passed``) made of the same
+operations, so history, replay and undo need nothing new. The turn's phases are
+:data:`.turn.QUEST`; the map and the sheet's facts are :mod:`.quest`; the arithmetic of a
+fight is :mod:`.quest_fight`.
+
+A :class:`Draft` builds the operations of one decision step by step on a copy of the
+characters and the map, so a decision that hurts, kills and drops things in a row records
+each step with the values it found.
+"""
+from __future__ import annotations
+
+import copy
+import secrets
+from dataclasses import asdict
+
+from . import quest as Q
+from . import quest_fight, sheet, turn
+from .catalogue import decides
+from .history import said
+from .levels import change_level
+from .rules import Refused, refuse
+from .table import Event, TableState, _changed, _check_ops, in_fight
+
+
+class Draft:
+    """The characters and the map as a decision changes them, and the operations that do it."""
+
+    def __init__(self, state: TableState):
+        self.state = state
+        self.profile = state.profile
+        self.numbers = state.profile.quest
+        self.chars = {seat: asdict(p) for seat, p in state.players.items()}
+        self.board = copy.deepcopy(state.board or Q.new_board())
+        self.ops: list[dict] = []
+
+    def q(self, seat: str) -> dict:
+        return self.chars[seat]["quest"]
+
+    def _do(self, op: dict) -> None:
+        if op["op"] == "board":
+            Q.apply_board_op(self.board, op)
+        elif op["op"] != "turn":
+            sheet.apply_ops(self.chars, [op], self.profile)
+        self.ops.append(op)
+
+    def set(self, seat: str, key: str, to) -> None:
+        if self.q(seat).get(key) != to:
+            self._do(Q.set_op(seat, self.chars[seat], key, to))
+
+    def add(self, seat: str, key: str, delta: int) -> None:
+        self.set(seat, key, self.q(seat).get(key, 0) + delta)
+
+    def flag(self, seat: str, field: str, to) -> None:
+        self._do({"op": "set", "seat": seat, "field": field, "from": self.chars[seat].get(field), "to": to})
+
+    def level(self, seat: str, delta: int, cause: str) -> None:
+        self._do({"op": "level", "seat": seat, "delta": delta, "cause": cause})
+
+    def put(self, key: str, entry: str, to) -> None:
+        self._do(Q.board_op(self.board, key, entry, to))
+
+    def turn(self, step: str) -> None:
+        for op in turn.moved(self.state, step):
+            self.ops.append(op)
+
+
+def monster_param(params: dict) -> dict | None:
+    """The monster of an action: the ``monster`` object, or the flat ``monster_*`` fields a form sends."""
+    if params.get("monster"):
+        return params["monster"]
+    if not params.get("monster_name"):
+        return None
+    flat = {key: params[f"monster_{key}"] for key in ("name", "level", "bonus", "dice", "dreadful", "owner")
+            if f"monster_{key}" in params}
+    if params.get("monster_bad_health"):
+        flat["bad_stuff"] = {"health": params["monster_bad_health"]}
+    return flat
+
+
+def _name(state: TableState, seat: str) -> str:
+    return state.players[seat].name
+
+
+def _tokens(draft: Draft, seat: str, cost: int, what: str) -> None:
+    """Pay ``cost`` move/action tokens (quest.turn), refused when too few are left."""
+    left = draft.q(seat)["tokens"]
+    if left < cost:
+        raise Refused("{what} costs {cost} move/action token(s); {left} left this turn.", rule="quest.turn",
+                      status=409, what=what, cost=cost, left=left)
+    draft.add(seat, "tokens", -cost)
+
+
+def _no_monster(draft: Draft, room: str, rule: str, message: str) -> None:
+    here = Q.monsters_in(draft.board, room)
+    if here:
+        raise Refused(message, rule=rule, status=409, monsters=", ".join(m["name"] for m in here))
+
+
+# --- death and health ------------------------------------------------------------------------
+
+def die(draft: Draft, seat: str) -> list:
+    """Death (quest.death): the hand is discarded, gold and items are dropped in the room, DxM cards and
+    curses stay, one level is lost (never below 1); the character is dead until its next turn."""
+    q = draft.q(seat)
+    room = q["room"]
+    pile = list(draft.board["dropped"].get(room) or [])
+    pile += [{k: v for k, v in item.items() if k != "where"} for item in q["gear"]]
+    if q["gold"]:
+        pile.append({"uid": f"g{draft.state.version + 1}-{seat}", "name": f"{q['gold']} gold", "gold_pile": q["gold"]})
+    if pile != (draft.board["dropped"].get(room) or []):
+        draft.put("dropped", room, pile)
+    for key in ("gear", "gold", "dxm", "treasure", "health", "tokens"):
+        draft.set(seat, key, [] if key == "gear" else 0)
+    if draft.chars[seat]["level"] > draft.profile.min_level:
+        draft.level(seat, -1, "down")
+    draft.flag(seat, "dead", True)
+    return [said("{name} dies: hand discarded, gold and items left in {room}, DxM cards and curses kept, "
+                 "one level lost; back next turn", name=_name(draft.state, seat), room=Q.room_name(draft.board, room))]
+
+
+def hurt(draft: Draft, seat: str, amount: int) -> bool:
+    """Lose ``amount`` health; no health left is death. Answers whether the character died."""
+    if amount <= 0 or draft.chars[seat]["dead"]:
+        return False
+    health = max(0, draft.q(seat)["health"] - amount)
+    draft.set(seat, "health", health)
+    return health == 0
+
+
+def _death_step(draft: Draft, seat: str) -> None:
+    """A death on one's own turn sends the turn to the monsters' move."""
+    if draft.state.turn and draft.state.turn["seat"] == seat:
+        draft.turn("death")
+
+
+# --- the turn --------------------------------------------------------------------------------
+
+@decides("quest.draw")
+def _draw(state: TableState, actor: str, action: str, params: dict) -> Event:
+    turn.require(state, "draw")
+    draft = Draft(state)
+    draft.add(actor, "dxm", 1)
+    room = draft.q(actor)["room"]
+    if Q.monsters_in(draft.board, room):
+        return _open_fight(draft, actor, room, "draw:fight",
+                           said("{who} draws the turn's DxM card and must fight in {room}", room=Q.room_name(draft.board, room)))
+    draft.turn("draw")
+    return _changed(actor, action, draft.ops, said("{who} draws the turn's DxM card"), state)
+
+
+@decides("quest.move")
+def _move(state: TableState, actor: str, action: str, params: dict) -> Event:
+    turn.require(state, "move")
+    draft = Draft(state)
+    here, there = draft.q(actor)["room"], params.get("room")
+    Q.room_of(draft.board, there or "")
+    if there == here or not Q.adjacent(draft.board, here, there):
+        raise Refused("{room} is not next to {here}: move one room at a time, through an open passage.",
+                      rule="quest.map", status=409, room=Q.room_name(draft.board, there), here=Q.room_name(draft.board, here))
+    _tokens(draft, actor, 1, "A move")
+    draft.set(actor, "room", there)
+    summary = said("{who} moves to {room}", room=Q.room_name(draft.board, there))
+    if Q.monsters_in(draft.board, there):
+        return _open_fight(draft, actor, there, "move:fight", summary)
+    return _changed(actor, action, draft.ops, summary, state)
+
+
+@decides("quest.explore")
+def _explore(state: TableState, actor: str, action: str, params: dict) -> Event:
+    turn.require(state, "explore")
+    draft = Draft(state)
+    name = str(params.get("name") or "").strip()
+    if not name:
+        raise Refused("Name the new room (its tile).", status=400)
+    raw = monster_param(params)
+    if not raw:
+        raise Refused("A new room always holds a monster: say which.", rule="quest.explore", status=400)
+    _tokens(draft, actor, params.get("cost", 1), "Exploring")
+    here = draft.q(actor)["room"]
+    room = f"r{state.version + 1}"
+    monster = Q.new_monster(raw, f"m{state.version + 1}", room, state.players)
+    draft.put("rooms", room, {"name": name, "market": bool(params.get("market"))})
+    draft.put("joins", Q.join_key(here, room), True)
+    draft.put("monsters", monster["uid"], monster)
+    draft.set(actor, "room", room)
+    draft.add(actor, "dxm", 1)
+    parts = []
+    if monster["owner"] and not state.players[monster["owner"]].dead:
+        draft.add(monster["owner"], "dxm", 1)
+        parts.append(said("{name} owns it and draws a DxM card", name=_name(state, monster["owner"])))
+    summary = said("{who} explores {room}: {monster} (level {level}) — fight!", room=name, monster=monster["name"],
+                   level=monster["level"])
+    if parts:
+        summary = said("{first}; {parts}", first=summary, parts=parts)
+    return _open_fight(draft, actor, room, "explore", summary)
+
+
+@decides("quest.search")
+def _search(state: TableState, actor: str, action: str, params: dict) -> Event:
+    turn.require(state, "search")
+    draft = Draft(state)
+    q = draft.q(actor)
+    room, number = q["room"], state.turn["number"]
+    _no_monster(draft, room, "quest.search", "No search with a monster in the room ({monsters}).")
+    if [number, room] in q.get("searched", []):
+        raise Refused("{room} has been searched this turn: once a room a turn.", rule="quest.search", status=409,
+                      room=Q.room_name(draft.board, room))
+    _tokens(draft, actor, 1, "A search")
+    die = params.get("die") or secrets.randbelow(6) + 1
+    total = die + params.get("modifier", 0)
+    draft.set(actor, "searched", [s for s in q.get("searched", []) if s[0] == number] + [[number, room]])
+    picked = _pick(draft, actor, room, params.get("pick") or [])
+    found = params.get("found")
+    summary = said("{who} searches {room}: {die} on the die, {total} on the search table", room=Q.room_name(draft.board, room),
+                   die=die, total=total)
+    if found:
+        summary = said("{first} ({found})", first=summary, found=found)
+    if picked:
+        summary = said("{first}; picks up {things}", first=summary, things=", ".join(picked))
+    return _changed(actor, action, draft.ops, summary, state)
+
+
+def _pick(draft: Draft, seat: str, room: str, uids: list) -> list[str]:
+    """Pick up things dropped in the room: items to the sheet, gold to the purse."""
+    pile = list(draft.board["dropped"].get(room) or [])
+    picked = []
+    for uid in uids:
+        thing = next((t for t in pile if t["uid"] == uid), None)
+        if thing is None:
+            raise Refused("Nothing like that lies in this room.", status=404)
+        pile.remove(thing)
+        picked.append(thing["name"])
+        if thing.get("gold_pile"):
+            draft.add(seat, "gold", thing["gold_pile"])
+        else:
+            gear = draft.q(seat)["gear"]
+            draft.set(seat, "gear", gear + [{**thing, "where": Q.place_for(gear, thing, None, draft.numbers.backpack)}])
+    if picked:
+        draft.put("dropped", room, pile or None)
+    return picked
+
+
+@decides("quest.market")
+def _market(state: TableState, actor: str, action: str, params: dict) -> Event:
+    turn.require(state, "market")
+    draft = Draft(state)
+    room = draft.q(actor)["room"]
+    if not Q.room_of(draft.board, room).get("market"):
+        raise Refused("{room} has no market.", rule="quest.market", status=409, room=Q.room_name(draft.board, room))
+    _no_monster(draft, room, "quest.market", "No market with a monster in the room ({monsters}).")
+    change = params.get("gold", 0)
+    if draft.q(actor)["gold"] + change < 0:
+        raise Refused("{name} has only {gold} gold.", rule="quest.market", status=409, name=_name(state, actor),
+                      gold=draft.q(actor)["gold"])
+    _tokens(draft, actor, 1, "The market")
+    draft.add(actor, "gold", change)
+    what = params.get("what") or "—"
+    return _changed(actor, action, draft.ops, said("{who} trades at the market ({what}): {change:+} gold", what=what,
+                                                   change=change), state)
+
+
+@decides("quest.monsters")
+def _monsters(state: TableState, actor: str, action: str, params: dict) -> Event:
+    turn.require(state, "monsters")
+    draft = Draft(state)
+    current = state.turn["seat"]
+    parts = []
+    hand = params.get("hand")
+    if hand is not None:
+        verdict = sheet.charity(draft.chars, current, hand, state.profile)
+        if verdict["discard"]:
+            parts.append(said("Charity: {n} cards over the limit go to the discards", n=verdict["excess"]))
+        elif verdict["excess"]:
+            shares = ", ".join(f"{_name(state, s['seat'])} {s['cards']}" for s in verdict["shares"])
+            parts.append(said("Charity: {n} cards over the limit go to {shares}", n=verdict["excess"], shares=shares))
+    colour = params.get("colour")
+    if colour:
+        if colour not in state.players:
+            raise Refused("There is no such player at this table.", status=404)
+        if not state.players[colour].dead:
+            draft.add(colour, "dxm", 1)
+            parts.append(said("the colour die shows {name}, who draws a DxM card", name=_name(state, colour)))
+    draft.turn("monsters")
+    summary = said("{who} ends the moves and actions: the monsters move")
+    if parts:
+        summary = said("{first}; {parts}", first=summary, parts=parts)
+    return _changed(actor, action, draft.ops, summary, state)
+
+
+@decides("quest.monster.move")
+def _monster_move(state: TableState, actor: str, action: str, params: dict) -> Event:
+    turn.require(state, "monster")
+    draft = Draft(state)
+    monster = draft.board["monsters"].get(params.get("monster"))
+    if monster is None:
+        raise Refused("There is no such monster on the map.", status=404)
+    there = params.get("room") or ""
+    Q.room_of(draft.board, there)
+    if there == monster["room"] or not Q.adjacent(draft.board, monster["room"], there):
+        raise Refused("A monster moves to an adjacent explored room.", rule="quest.map", status=409)
+    if there == Q.ENTRANCE:
+        raise Refused("No monster stops in the Entrance: it goes through, or not at all.", rule="quest.map", status=409)
+    draft.put("monsters", monster["uid"], {**monster, "room": there})
+    return _changed(actor, action, draft.ops, said("{who} moves {monster} to {room}", monster=monster["name"],
+                                                   room=Q.room_name(draft.board, there)), state)
+
+
+@decides("quest.monster.place")
+def _monster_place(state: TableState, actor: str, action: str, params: dict) -> Event:
+    draft = Draft(state)
+    room = params.get("room") or ""
+    Q.room_of(draft.board, room)
+    monster = Q.new_monster(monster_param(params) or {}, f"m{state.version + 1}", room, state.players)
+    draft.put("monsters", monster["uid"], monster)
+    summary = said("{who} puts {monster} (level {level}) in {room}", monster=monster["name"], level=monster["level"],
+                   room=Q.room_name(draft.board, room))
+    seat = (state.turn or {}).get("seat")
+    if seat and turn.phase(state) == "actions" and draft.q(seat)["room"] == room and not state.players[seat].dead:
+        return _open_fight(draft, seat, room, "search:fight", summary, actor=actor)
+    return _changed(actor, action, draft.ops, summary, state)
+
+
+@decides("quest.room.join")
+def _join_rooms(state: TableState, actor: str, action: str, params: dict) -> Event:
+    draft = Draft(state)
+    a, b = params.get("room") or "", params.get("to") or ""
+    Q.room_of(draft.board, a), Q.room_of(draft.board, b)
+    if a == b or Q.adjacent(draft.board, a, b):
+        raise Refused("Those rooms are already joined.", status=409)
+    draft.put("joins", Q.join_key(a, b), True)
+    return _changed(actor, action, draft.ops, said("{who} records a passage between {room} and {room2}",
+                                                   room=Q.room_name(draft.board, a), room2=Q.room_name(draft.board, b)), state)
+
+
+def turn_end(state: TableState, actor: str, action: str, params: dict) -> Event:
+    """The turn passes after the monsters' move: the next player gets their move/action tokens back (one
+    fewer for each Big item past the first), and a dead character restarts (quest.death)."""
+    turn.require(state, "end")
+    draft = Draft(state)
+    current = state.turn["seat"]
+    seat = turn.next_seat(list(state.players), current)
+    number = state.turn["number"] + 1
+    ops = [{"op": "turn", "from": state.turn, "to": {"seat": seat, "number": number, "phase": "start"}}]
+    numbers = draft.numbers
+    parts = []
+    if state.players[seat].dead:
+        draft.flag(seat, "dead", False)
+        for key, value in (("health", numbers.health), ("gold", numbers.gold), ("dxm", numbers.restart_hand[0]),
+                           ("treasure", numbers.restart_hand[1]), ("room", Q.ENTRANCE)):
+            draft.set(seat, key, value)
+        parts.append(said("{name} starts again at the Entrance: {health} health, {tokens} tokens, {gold} gold, "
+                          "{dxm} DxM and {treasure} Treasure cards", name=_name(state, seat), health=numbers.health,
+                          tokens=numbers.tokens, gold=numbers.gold, dxm=numbers.restart_hand[0],
+                          treasure=numbers.restart_hand[1]))
+    draft.set(seat, "tokens", Q.tokens_per_turn(draft.chars[seat], numbers))
+    draft.set(seat, "searched", [])
+    summary = said("{name}'s turn (turn {number})", name=_name(state, seat), number=number)
+    if parts:
+        summary = said("{first}; {parts}", first=summary, parts=parts)
+    ops += draft.ops
+    _check_ops(state, ops)
+    return Event("turn.passed", {"from": current, "to": seat, "number": number, "actor": actor, "ops": ops,
+                                 "summary": summary})
+
+
+# --- the character ------------------------------------------------------------------------------
+
+@decides("quest.heal")
+def _heal(state: TableState, actor: str, action: str, params: dict) -> Event:
+    seat = params["seat"]
+    draft = Draft(state)
+    numbers, level = draft.numbers, draft.chars[seat]["level"]
+    health = draft.q(seat)["health"]
+    if level <= state.profile.min_level:
+        raise Refused("Healing costs a level and {name} is at Level 1: nothing goes below Level 1.", rule="quest.heal",
+                      status=409, name=_name(state, seat))
+    if health >= numbers.health:
+        raise Refused("{name} has all {n} health.", rule="quest.heal", status=409, name=_name(state, seat), n=numbers.health)
+    after = min(numbers.health, health + numbers.heal_health)
+    draft.level(seat, -1, "down")
+    draft.set(seat, "health", after)
+    return _changed(actor, action, draft.ops, said("{who} heals: one level for health {before} → {after}",
+                                                   before=health, after=after), state)
+
+
+@decides("quest.level.buy")
+def _buy_level(state: TableState, actor: str, action: str, params: dict) -> Event:
+    seat = params["seat"]
+    draft = Draft(state)
+    price, number = draft.numbers.level_price, (state.turn or {}).get("number", 0)
+    if state.turn and state.turn["seat"] != seat:
+        refuse("It is {name}'s turn: a level is bought on your own turn.", rule="turn.own",
+               name=_name(state, state.turn["seat"]))
+    if draft.q(seat).get("bought_turn") == number:
+        raise Refused("A level can be bought once a turn.", rule="quest.level.buy", status=409)
+    if draft.q(seat)["gold"] < price:
+        raise Refused("A level costs {price:,} gold; {name} has {gold:,}.", rule="quest.level.buy", status=409,
+                      price=price, name=_name(state, seat), gold=draft.q(seat)["gold"])
+    change_level(state.profile, draft.chars[seat]["level"], 1, "up")  # never level 10 (level.win-by-kill)
+    draft.add(seat, "gold", -price)
+    draft.set(seat, "bought_turn", number)
+    draft.level(seat, 1, "up")
+    return _changed(actor, action, draft.ops, said("{who} buys a level for {price:,} gold", price=price), state)
+
+
+@decides("quest.health")
+def _health(state: TableState, actor: str, action: str, params: dict) -> Event:
+    seat, change = params["seat"], params.get("change") or 0
+    draft = Draft(state)
+    if change == 0:
+        raise Refused("change must not be 0.", status=400)
+    if change > 0:
+        after = min(draft.numbers.health, draft.q(seat)["health"] + change)
+        if after == draft.q(seat)["health"]:
+            raise Refused("{name} has all {n} health.", rule="quest.heal", status=409, name=_name(state, seat),
+                          n=draft.numbers.health)
+        draft.set(seat, "health", after)
+        return _changed(actor, action, draft.ops, said("{who} regains health: {after}", after=after), state)
+    parts = []
+    if hurt(draft, seat, -change):
+        parts = die(draft, seat)
+        _death_step(draft, seat)
+    summary = said("{who} loses {n} health", n=-change)
+    if parts:
+        summary = said("{first}; {parts}", first=summary, parts=parts)
+    return _changed(actor, action, draft.ops, summary, state)
+
+
+@decides("quest.gold", "quest.cards")
+def _counts(state: TableState, actor: str, action: str, params: dict) -> Event:
+    seat = params["seat"]
+    draft = Draft(state)
+    keys = ("gold",) if action == "quest.gold" else ("dxm", "treasure")
+    changes = {key: params.get("change" if key == "gold" else key) or 0 for key in keys}
+    if not any(changes.values()):
+        raise Refused("Nothing changes.", status=400)
+    for key, change in changes.items():
+        if draft.q(seat)[key] + change < 0:
+            raise Refused("{name} has only {n} ({what}).", status=409, name=_name(state, seat), n=draft.q(seat)[key],
+                          what=key)
+        draft.add(seat, key, change)
+    if action == "quest.gold":
+        return _changed(actor, action, draft.ops, said("{who}: {change:+} gold", change=changes["gold"]), state)
+    return _changed(actor, action, draft.ops, said("{who}: DxM cards {dxm:+}, Treasure cards {treasure:+}", **changes), state)
+
+
+@decides("quest.die")
+def _die(state: TableState, actor: str, action: str, params: dict) -> Event:
+    seat = params["seat"]
+    if seat in in_fight(state):
+        raise Refused("Finish the fight first.", rule="combat.one", status=409)
+    draft = Draft(state)
+    parts = die(draft, seat)
+    _death_step(draft, seat)
+    return _changed(actor, action, draft.ops, said("{who} chooses to die: {parts}", parts=parts), state)
+
+
+@decides("quest.item.add", "quest.item.move", "quest.item.drop", "quest.item.give")
+def _gear(state: TableState, actor: str, action: str, params: dict) -> Event:
+    seat = params["seat"]
+    draft = Draft(state)
+    gear = draft.q(seat)["gear"]
+    backpack = draft.numbers.backpack
+    if action == "quest.item.add":
+        raw = params.get("item") or {k: params[k] for k in ("name", "slot", "bonus", "big", "gold") if k in params}
+        item = Q.new_item(raw, f"u{state.version + 1}")
+        where = Q.place_for(gear, item, params.get("place"), backpack)
+        draft.set(seat, "gear", gear + [{**item, "where": where}])
+        summary = said("{who} puts {item} into play ({word})", item=item["name"], word=where)
+        if item["big"] and Q.bigs_over(draft.chars[seat], draft.numbers):
+            summary = said("{first}; a further Big item costs a move/action token each turn", first=summary)
+        return _sheet(state, seat, action, draft, summary)
+    item = Q.gear_item(draft.chars[seat], params.get("uid"))
+    rest = [i for i in gear if i["uid"] != item["uid"]]
+    if action == "quest.item.move":
+        if seat in in_fight(state):
+            raise Refused("No swapping between the backpack and what is worn during a fight.", rule="quest.backpack",
+                          status=409)
+        place = params.get("place")
+        if place is None or place == item["where"]:
+            raise Refused("Say where it goes: worn, belt or backpack (not where it is).", status=400)
+        where = Q.place_for(rest, item, place, backpack)
+        draft.set(seat, "gear", [dict(i, where=where) if i["uid"] == item["uid"] else i for i in gear])
+        return _sheet(state, seat, action, draft, said("{who} moves {item} ({word})", item=item["name"], word=where))
+    if action == "quest.item.drop":
+        room = draft.q(seat)["room"]
+        draft.set(seat, "gear", rest)
+        draft.put("dropped", room, list(draft.board["dropped"].get(room) or []) +
+                  [{k: v for k, v in item.items() if k != "where"}])
+        return _sheet(state, seat, action, draft, said("{who} drops {item} in {room}", item=item["name"],
+                                                       room=Q.room_name(draft.board, room)))
+    to = params.get("to")
+    if to not in state.players or to == seat:
+        raise Refused("Give it to another player at this table.", status=400)
+    if state.players[to].dead:
+        raise Refused("{name} is dead: no cards and no levels until the next turn.", rule="death.state", status=409,
+                      name=_name(state, to))
+    if {seat, to} & in_fight(state):
+        raise Refused("No trading during a fight.", rule="quest.trade", status=409)
+    if not Q.adjacent(draft.board, draft.q(seat)["room"], draft.q(to)["room"]):
+        raise Refused("{name} is not in the same or an adjacent room: no trade.", rule="quest.trade", status=409,
+                      name=_name(state, to))
+    draft.set(seat, "gear", rest)
+    theirs = draft.q(to)["gear"]
+    draft.set(to, "gear", theirs + [{**item, "where": Q.place_for(theirs, item, None, backpack)}])
+    return _sheet(state, seat, action, draft, said("{who} gives {item} to {name}", item=item["name"], name=_name(state, to)))
+
+
+def _sheet(state: TableState, seat: str, action: str, draft: Draft, summary: dict) -> Event:
+    if any(op["op"] == "board" for op in draft.ops):
+        return _changed(seat, action, draft.ops, summary, state)
+    return Event("sheet.changed", {"seat": seat, "action": action, "summary": summary, "ops": draft.ops})
+
+
+# --- the fight ---------------------------------------------------------------------------------
+
+def new_fight(fighter: str, room: str, monsters: list[dict], boss: bool = False) -> dict:
+    return {"game": "munchkin-quest", "fighter": fighter, "helper": None, "invited": None, "promise": None,
+            "room": room, "monsters": copy.deepcopy(monsters), "one_shots": [], "stage": "fight", "boss": boss,
+            "dice": {"fighter": None, "helper": None, "monsters": {}}}
+
+
+def _open_fight(draft: Draft, fighter: str, room: str, step: str, summary: dict, actor: str | None = None) -> Event:
+    """The fight starts at once: every monster in the room fights together (quest.combat)."""
+    fight = new_fight(fighter, room, Q.monsters_in(draft.board, room))
+    draft.turn(step)
+    return _fight_event(draft, fight, summary, actor or fighter)
+
+
+def _fight_event(draft: Draft, after: dict | None, summary: dict, actor: str, winners: list | None = None,
+                 step: str | None = None) -> Event:
+    state = draft.state
+    if after is None and state.combat:
+        draft.turn(step or "fight over")
+    _check_ops(state, draft.ops)
+    return Event("fight.changed", {"actor": actor, "summary": summary, "before": state.combat, "after": after,
+                                   "ops": draft.ops, "winner": winners[0] if winners else None,
+                                   "winners": winners or []})
+
+
+@decides("quest.boss")
+def _boss(state: TableState, actor: str, action: str, params: dict) -> Event:
+    turn.require(state, "move")
+    draft = Draft(state)
+    if draft.q(actor)["room"] != Q.ENTRANCE:
+        raise Refused("The Boss waits at the Entrance: go back there first.", rule="quest.win", status=409)
+    if draft.chars[actor]["level"] < state.profile.top_level:
+        raise Refused("Only a Level {top} character challenges the Boss.", rule="quest.win", status=409,
+                      top=state.profile.top_level)
+    monster = {**Q.new_monster({**(monster_param(params) or {}), "boss": True}, f"m{state.version + 1}",
+                               Q.ENTRANCE, state.players)}
+    fight = new_fight(actor, Q.ENTRANCE, [monster], boss=True)
+    draft.turn("move:fight")
+    return _fight_event(draft, fight, said("{who} challenges the Boss: {monster} (level {level})",
+                                           monster=monster["name"], level=monster["level"]), actor)
+
+
+def _description(state: TableState, fight: dict) -> dict:
+    """The fight as :func:`quest_fight.judge` takes it, from the sheets and the dice given."""
+    out = {"monsters": [], "one_shots": fight["one_shots"],
+           "others_in_room": any(p.quest.get("room") == fight["room"] for s, p in state.players.items()
+                                 if s != fight["fighter"] and not p.dead)}
+    for role in quest_fight.ROLES:
+        seat = fight[role]
+        if seat:
+            p = asdict(state.players[seat])
+            out[role] = {"name": p["name"], "seat": seat, "level": p["level"], "die": fight["dice"][role],
+                         "gold": p["quest"]["gold"],
+                         "items": [i for i in p["quest"]["gear"] if i["where"] == "worn"]}
+    for m in fight["monsters"]:
+        out["monsters"].append({**m, "rolls": fight["dice"]["monsters"].get(m["uid"]) or []})
+    return out
+
+
+def verdict(state: TableState, fight: dict | None = None) -> dict | None:
+    """The referee's verdict on the Quest fight as it stands, once every die is known (else ``None``)."""
+    fight = fight or state.combat
+    if not fight or not fight["monsters"] or missing_dice(fight):
+        return None
+    return quest_fight.judge(_description(state, fight), state.profile)
+
+
+def missing_dice(fight: dict) -> list[str]:
+    out = [role for role in quest_fight.ROLES if fight[role] and fight["dice"][role] is None]
+    return out + [m["name"] for m in fight["monsters"] if len(fight["dice"]["monsters"].get(m["uid"]) or []) != m["dice"]]
+
+
+def fight_action(state: TableState, actor: str, action: str, params: dict) -> Event:
+    """The shared fight actions (help, one-shots, calling off) on a Quest fight."""
+    fight = state.combat
+    draft = Draft(state)
+    after = copy.deepcopy(fight)
+    if action == "combat.end":
+        if actor not in (fight["fighter"], state.host):
+            raise Refused("Only the fighter or the host can call the fight off.", rule="table.host", status=403)
+        return _fight_event(draft, None, said("{who} calls the fight off"), actor)
+    if fight["stage"] != "fight":
+        raise Refused("The fight is lost: flee now.", rule="quest.flee", status=409)
+    if action == "combat.oneshot.add":
+        raw = params.get("one_shot") or {}
+        side = params.get("side")
+        if side not in ("players", "monsters"):
+            raise Refused("side must be players or monsters.", status=400)
+        after["one_shots"].append({"uid": f"f{state.version + 1}", "name": str(raw.get("name") or "One-shot")[:80],
+                                   "bonus": int(raw.get("bonus", 0)), "side": side, "by": actor})
+        return _fight_event(draft, after, said("{who} plays {card} for the {word}", card=after["one_shots"][-1]["name"],
+                                               word=side), actor)
+    if action == "combat.help.ask":
+        seat = params.get("seat")
+        if actor != fight["fighter"]:
+            raise Refused("Only the fighter asks for help.", status=403)
+        if seat not in state.players or seat == fight["fighter"]:
+            raise Refused("Ask another player at this table.", status=400)
+        if fight["helper"]:
+            raise Refused("{name} is already helping: only one helper.", rule="combat.one-helper", status=409,
+                          name=_name(state, fight["helper"]))
+        if state.players[seat].dead or not Q.adjacent(draft.board, fight["room"], draft.q(seat)["room"]):
+            raise Refused("{name} is not in the same or an adjacent room: no help from there.", rule="quest.help",
+                          status=409, name=_name(state, seat))
+        after["invited"] = seat
+        return _fight_event(draft, after, said("{who} asks {name} for help", name=_name(state, seat)), actor)
+    if action == "combat.help.accept":
+        if actor != fight["invited"]:
+            raise Refused("Only the player who was asked can accept.", status=403)
+        if state.players[actor].dead:
+            raise Refused("{name} is dead: no cards and no levels until the next turn.", rule="death.state",
+                          status=409, name=_name(state, actor))
+        after["helper"], after["invited"] = actor, None
+        draft.set(actor, "room", fight["room"])
+        return _fight_event(draft, after, said("{who} helps and moves into {room}", room=Q.room_name(draft.board, fight["room"])),
+                            actor)
+    if action == "combat.help.decline":
+        if actor == fight["helper"]:
+            raise Refused("A helper who has joined the fight cannot back out.", rule="quest.help", status=409)
+        if actor != fight["invited"]:
+            raise Refused("You are not asked to help.", status=403)
+        after["invited"] = None
+        return _fight_event(draft, after, said("{who} does not help"), actor)
+    raise Refused("{action} is not part of {game}.", status=409, action=action, game="Munchkin Quest")
+
+
+def _participant(state: TableState, actor: str, fight: dict, what: str) -> None:
+    owners = {m.get("owner") for m in fight["monsters"]}
+    if actor not in (fight["fighter"], fight["helper"], state.host) and actor not in owners:
+        raise Refused("Only the fighter, the helper, a monster's owner or the host {what}.", status=403, what=what)
+
+
+@decides("quest.fight.monster")
+def _fight_monster(state: TableState, actor: str, action: str, params: dict) -> Event:
+    fight = state.combat
+    if fight["stage"] != "fight":
+        raise Refused("The fight is lost: flee now.", rule="quest.flee", status=409)
+    draft = Draft(state)
+    monster = Q.new_monster(monster_param(params) or {}, f"m{state.version + 1}", fight["room"], state.players)
+    draft.put("monsters", monster["uid"], monster)
+    after = copy.deepcopy(fight)
+    after["monsters"].append(monster)
+    return _fight_event(draft, after, said("{who} adds {monster} (level {level}) to the fight", monster=monster["name"],
+                                           level=monster["level"]), actor)
+
+
+def _dice(raw, where: str) -> list[int]:
+    out = []
+    for value in raw or []:
+        for part in str(value).replace(",", " ").split():
+            if part not in ("1", "2", "3", "4", "5", "6"):
+                raise Refused("{where}: a die shows 1 to 6, not {part!r}.", status=400, where=where, part=part)
+            out.append(int(part))
+    return out
+
+
+@decides("quest.fight.dice")
+def _fight_dice(state: TableState, actor: str, action: str, params: dict) -> Event:
+    fight = state.combat
+    _participant(state, actor, fight, "gives the fight's dice")
+    if fight["stage"] != "fight":
+        raise Refused("The fight is lost: flee now.", rule="quest.flee", status=409)
+    after = copy.deepcopy(fight)
+    dice = after["dice"]
+    roll = params.get("roll", False)
+    for role in quest_fight.ROLES:
+        given = params.get(f"{role}_die")
+        if given is not None:
+            if not fight[role]:
+                raise Refused("There is no {role} in this fight.", status=400, role=role)
+            dice[role] = given
+        elif roll and fight[role] and dice[role] is None:
+            dice[role] = secrets.randbelow(6) + 1
+    given = _dice(params.get("monster_dice"), "monster_dice")
+    needed = sum(m["dice"] for m in fight["monsters"])
+    if given and len(given) != needed:
+        raise Refused("The monsters roll {n} dice in all (in the fight's order); {m} given.", rule="quest.combat",
+                      status=400, n=needed, m=len(given))
+    for m in fight["monsters"]:
+        if given:
+            dice["monsters"][m["uid"]], given = given[:m["dice"]], given[m["dice"]:]
+        elif roll and len(dice["monsters"].get(m["uid"]) or []) != m["dice"]:
+            dice["monsters"][m["uid"]] = [secrets.randbelow(6) + 1 for _ in range(m["dice"])]
+    if after == fight:
+        raise Refused("No die given: give them, or roll=true for the app's dice.", status=400)
+    shown = ", ".join([f"{_name(state, fight[r])} {dice[r]}" for r in quest_fight.ROLES if fight[r] and dice[r]] +
+                      [f"{m['name']} {'+'.join(map(str, dice['monsters'][m['uid']]))}" for m in fight["monsters"]
+                       if dice["monsters"].get(m["uid"])])
+    judged = verdict(state, after)
+    summary = said("{who} records the dice: {dice}", dice=shown)
+    if judged:
+        summary = said("{first} — players {players}, monsters {monsters}", first=summary,
+                       players=judged["players"]["total"], monsters=judged["monsters"]["total"])
+    return _fight_event(Draft(state), after, summary, actor)
+
+
+@decides("quest.fight.resolve")
+def _fight_resolve(state: TableState, actor: str, action: str, params: dict) -> Event:
+    fight = state.combat
+    _participant(state, actor, fight, "settles the fight")
+    if fight["stage"] != "fight":
+        raise Refused("The fight is lost: flee now.", rule="quest.flee", status=409)
+    missing = missing_dice(fight)
+    if missing:
+        raise Refused("Dice are missing ({names}): give them or let the app roll.", rule="quest.combat", status=409,
+                      names=", ".join(_name(state, fight[m]) if m in quest_fight.ROLES else m for m in missing))
+    judged = verdict(state, fight)
+    draft = Draft(state)
+    totals = {"players": judged["players"]["total"], "monsters": judged["monsters"]["total"]}
+    if judged["outcome"] == "win":
+        parts = []
+        for role in quest_fight.ROLES:
+            seat, gained = fight[role], judged["levels"][role]
+            if seat and gained and draft.chars[seat]["level"] < state.profile.top_level:
+                draft.level(seat, gained, "kill")
+        draft.add(fight["fighter"], "treasure", judged["treasures"])
+        for m in fight["monsters"]:
+            if m.get("owner") and m["owner"] in (fight["fighter"], fight["helper"]):
+                draft.add(m["owner"], "dxm", 1)
+                parts.append(said("{name} owns {monster} and draws a DxM card", name=_name(state, m["owner"]),
+                                  monster=m["name"]))
+            if m["uid"] in draft.board["monsters"]:
+                draft.put("monsters", m["uid"], None)
+        winners = None
+        if fight["boss"]:
+            draft.put("boss", "beaten", True)
+            if draft.chars[fight["fighter"]]["level"] >= state.profile.top_level:
+                winners = [fight["fighter"]]
+        face = "face up" if judged["treasures_face_up"] else "face down"
+        summary = said("{who} wins the fight: {players} to {monsters}, {levels}, {treasures} treasures {face}",
+                       levels=", ".join(f"{_name(state, fight[r])} +{judged['levels'][r]}" for r in quest_fight.ROLES
+                                        if fight[r] and judged["levels"][r]) or "no level",
+                       treasures=judged["treasures"], face=face, **totals)
+        if winners:
+            summary = said("{first} — and wins the game", first=summary)
+        if parts:
+            summary = said("{first}; {parts}", first=summary, parts=parts)
+        return _fight_event(draft, None, summary, actor, winners)
+    parts = []
+    for role in quest_fight.ROLES:
+        seat = fight[role]
+        if seat and hurt(draft, seat, 1):
+            parts += die(draft, seat)
+    template = ("{who} loses the fight on a tie ({players} to {monsters}: ties go to the monsters): 1 health lost, flee"
+                if judged["tie"] else "{who} loses the fight ({players} to {monsters}): 1 health lost, flee")
+    summary = said(template, **totals)
+    if parts:
+        summary = said("{first}; {parts}", first=summary, parts=parts)
+    alive = [fight[r] for r in quest_fight.ROLES if fight[r] and not draft.chars[fight[r]]["dead"]]
+    if not alive:
+        return _fight_event(draft, None, summary, actor, step="death" if draft.chars[fight["fighter"]]["dead"] else None)
+    return _fight_event(draft, {**copy.deepcopy(fight), "stage": "flee"}, summary, actor)
+
+
+@decides("quest.fight.flee")
+def _fight_flee(state: TableState, actor: str, action: str, params: dict) -> Event:
+    fight = state.combat
+    _participant(state, actor, fight, "runs the escape")
+    if fight["stage"] != "flee":
+        raise Refused("Flee a lost fight: settle it first.", rule="quest.flee", status=409)
+    draft = Draft(state)
+    room = params.get("room")
+    if room:
+        Q.room_of(draft.board, room)
+        if room == fight["room"] or not Q.adjacent(draft.board, fight["room"], room):
+            raise Refused("Flee to an explored room next to this one.", rule="quest.flee", status=409)
+    desc = _description(state, fight)
+    fleeing = [r for r in quest_fight.ROLES if fight[r] and not state.players[fight[r]].dead]
+    for role in fleeing:
+        rolls = _dice(params.get(f"{role}_rolls"), f"{role}_rolls") or [secrets.randbelow(6) + 1 for _ in fight["monsters"]]
+        if len(rolls) < len(fight["monsters"]):
+            raise Refused("{who} needs a die for each monster ({n}).", rule="quest.flee", status=400,
+                          who=_name(state, fight[role]), n=len(fight["monsters"]))
+        desc[role]["flee"] = rolls
+    for role in quest_fight.ROLES:
+        if role not in fleeing:
+            desc.pop(role, None)
+    not_applicable = set(params.get("not_applicable") or [])
+    desc["monsters"] = [{**m, "cannot_apply": m["uid"] in not_applicable} for m in desc["monsters"]]
+    parts = []
+    for result in quest_fight.flee(desc, state.profile):
+        seat = fight[result["role"]]
+        if draft.chars[seat]["dead"]:
+            continue
+        if not result["caught"]:
+            parts.append(said("{name} escapes {monster} ({roll})", name=_name(state, seat), monster=result["monster"],
+                              roll=result["roll"]))
+            continue
+        monster = next(m for m in fight["monsters"] if m["name"] == result["monster"])
+        lines = _bad_stuff(draft, seat, monster, monster["uid"] in not_applicable)
+        parts.append(said("{name} is caught by {monster} ({roll}): {bad_stuff}", name=_name(state, seat),
+                          monster=result["monster"], roll=result["roll"], bad_stuff=lines))
+    if room:
+        for role in fleeing:
+            if not draft.chars[fight[role]]["dead"]:
+                draft.set(fight[role], "room", room)
+    summary = said("{who} flees: {parts}", parts=parts or [said("nothing to flee from")])
+    fighter_dead = draft.chars[fight["fighter"]]["dead"]
+    return _fight_event(draft, None, summary, actor, step="death" if fighter_dead else None)
+
+
+def _bad_stuff(draft: Draft, seat: str, monster: dict, cannot_apply: bool) -> list:
+    """Apply a monster's Bad Stuff (quest.flee): what it takes, or one more health when it cannot apply
+    (``cannot_apply``: the players say a Bad Stuff in words does not fit this character)."""
+    lines = []
+    parts, applies = Q.bad_stuff_parts(draft.chars[seat], monster.get("bad_stuff") or {}, draft.profile)
+    if cannot_apply:
+        parts, applies = [], False
+    for what, value in parts:
+        if draft.chars[seat]["dead"]:
+            break
+        if what == "death":
+            lines += die(draft, seat)
+        elif what == "health":
+            lines.append(said("{n} health lost", n=value))
+            if hurt(draft, seat, value):
+                lines += die(draft, seat)
+        elif what == "levels":
+            draft.level(seat, -value, "down")
+            lines.append(said("{n} level(s) lost", n=value))
+        elif what == "gold":
+            draft.add(seat, "gold", -value)
+            lines.append(said("{n} gold lost", n=value))
+        elif what == "item":
+            draft.set(seat, "gear", [i for i in draft.q(seat)["gear"] if i["uid"] != value["uid"]])
+            lines.append(said("{item} lost", item=value["name"]))
+    text = (monster.get("bad_stuff") or {}).get("text")
+    if applies and text:
+        lines.append(said("{text}", text=text))
+    if not applies and not draft.chars[seat]["dead"]:
+        lines.append(said("the Bad Stuff cannot apply: 1 more health lost"))
+        if hurt(draft, seat, 1):
+            lines += die(draft, seat)
+    return lines

@@ -1,0 +1,531 @@
+"""Munchkin Quest refereed: the board game's sheet, map, turn, fight, death and levels.
+
+Each test names the section of the seed summary (Munchkin Quest, French summary) whose rule
+it checks. The referee is pure: these tests drive ``companion.referee.table`` directly; the
+dice are always given, never random. tests/test_quest_http.py plays the same rules through
+the JSON API and the CLI.
+"""
+import pytest
+
+from companion.referee import history, quest_fight
+from companion.referee import table as t
+from companion.referee.profiles import get_profile
+from companion.referee.rules import Refused
+
+QUEST = get_profile("munchkin-quest")
+ORC = {"name": "Orc", "level": 3, "bonus": 1, "dice": 1, "treasures": 2, "bad_stuff": {"health": 1}}
+
+
+def new_table(*names):
+    state = t.apply(None, t.create("tid", "Quest night", "munchkin-quest"))
+    for i, name in enumerate(names):
+        state = t.apply(state, t.join(state, f"s{i}", name, "female" if i % 2 == 0 else "male"))
+    return state
+
+
+def act(state, actor, action, **params):
+    return t.apply(state, t.decide(state, actor, action, params))
+
+
+def refused(state, actor, action, **params) -> Refused:
+    with pytest.raises(Refused) as exc:
+        t.decide(state, actor, action, params)
+    return exc.value
+
+
+def q(state, seat):
+    return state.players[seat].quest
+
+
+def explored(state, seat="s0", monster=None, name="Crypt"):
+    """Draw the turn's card and explore a new room (a fight starts at once)."""
+    if t.turn.phase(state) == "start":
+        state = act(state, seat, "quest.draw")
+    return act(state, seat, "quest.explore", name=name, monster=monster or ORC)
+
+
+def replayed(events):
+    return t.replay(events)
+
+
+# --- start (Début de partie) ------------------------------------------------------------------
+
+def test_a_quest_character_starts_with_health_tokens_gold_and_cards_at_the_entrance():
+    state = new_table("Ann", "Bob")
+    ann = state.players["s0"]
+    assert ann.level == 1 and ann.races == [] and ann.classes == [] and ann.sex == "female"
+    assert q(state, "s0") == {"health": 4, "tokens": 3, "gold": 300, "dxm": 3, "treasure": 3, "gear": [],
+                              "room": "entrance", "bought_turn": 0, "searched": []}
+    assert state.board["rooms"] == {"entrance": {"name": "Entrance", "market": False}}
+    assert state.profile.game == "munchkin-quest" and not state.profile.wins_at_top_level
+
+
+def test_the_card_games_actions_are_not_part_of_quest_and_quest_actions_not_of_the_card_game():
+    state = new_table("Ann")
+    error = refused(state, "s0", "turn.door", found="other")
+    assert error.status == 409 and "not part of Munchkin Quest" in error.message
+    card = t.apply(None, t.create("c", "Cards", "munchkin-1.6"))
+    card = t.apply(card, t.join(card, "s0", "Ann", "female"))
+    assert "not part of Munchkin (the card game)" in refused(card, "s0", "quest.draw").message
+    assert not t.catalogue.allowed(state, "s0", "item.add") and t.catalogue.allowed(state, "s0", "quest.draw")
+
+
+def test_a_table_cannot_switch_between_the_card_game_and_quest():
+    state = new_table("Ann")
+    assert refused(state, "s0", "settings.profile", profile="munchkin-1.6").status == 409
+
+
+# --- the turn and the map (Tour de jeu) -------------------------------------------------------
+
+def test_the_turn_begins_with_the_dxm_card():
+    state = new_table("Ann", "Bob")
+    assert refused(state, "s0", "quest.explore", name="Crypt", monster=ORC).rule.id == "quest.turn"
+    state = act(state, "s0", "quest.draw")
+    assert q(state, "s0")["dxm"] == 4 and state.turn["phase"] == "actions"
+    assert refused(state, "s0", "quest.draw").rule.id == "quest.turn"
+    assert refused(state, "s1", "quest.draw").rule.id == "turn.own"
+
+
+def test_exploring_makes_a_joined_room_with_a_monster_and_a_fight_at_once():
+    state = explored(new_table("Ann", "Bob"), monster={**ORC, "owner": "s1"})
+    room = q(state, "s0")["room"]
+    assert state.board["rooms"][room] == {"name": "Crypt", "market": False}
+    assert t.quest.adjacent(state.board, "entrance", room)
+    assert [m["name"] for m in t.quest.monsters_in(state.board, room)] == ["Orc"]
+    assert state.combat["fighter"] == "s0" and state.turn["phase"] == "fight"
+    assert q(state, "s0")["tokens"] == 2 and q(state, "s0")["dxm"] == 5  # the turn's card and the exploration's
+    assert q(state, "s1")["dxm"] == 4  # the colour die named Bob: he owns the monster and draws a DxM card
+    assert refused(state, "s0", "quest.explore", name="Hall", monster=ORC).rule.id == "combat.one"
+
+
+def test_a_new_room_always_holds_a_monster():
+    state = act(new_table("Ann"), "s0", "quest.draw")
+    assert refused(state, "s0", "quest.explore", name="Crypt").rule.id == "quest.explore"
+
+
+def test_moves_go_to_an_adjacent_explored_room_for_a_token_and_a_monster_there_means_a_fight():
+    state = act(new_table("Ann", "Bob"), "s0", "quest.draw")
+    assert refused(state, "s0", "quest.move", room="nowhere").status == 404
+    state = act(state, "s0", "quest.explore", name="Crypt", monster=ORC, cost=0)
+    crypt = q(state, "s0")["room"]
+    state = act(state, "s0", "combat.end")  # called off: the Orc stays in the Crypt
+    state = act(state, "s0", "quest.move", room="entrance")
+    assert q(state, "s0")["room"] == "entrance" and q(state, "s0")["tokens"] == 2
+    state = act(state, "s0", "quest.move", room=crypt)
+    assert state.combat and state.combat["monsters"][0]["name"] == "Orc" and q(state, "s0")["tokens"] == 1
+
+
+def test_a_move_needs_a_passage():
+    state = explored(new_table("Ann"))
+    state = act(state, "s0", "combat.end")
+    crypt = q(state, "s0")["room"]
+    state = act(state, "s0", "quest.move", room="entrance")
+    state = act(state, "s0", "quest.explore", name="Hall", monster={**ORC, "name": "Rat"}, cost=0)
+    hall = q(state, "s0")["room"]
+    state = act(state, "s0", "combat.end")
+    assert refused(state, "s0", "quest.move", room=crypt).rule.id == "quest.map"  # Hall and Crypt are not joined
+    state = act(state, "s0", "quest.room.join", room=hall, to=crypt)
+    assert t.quest.adjacent(state.board, hall, crypt)
+
+
+def test_no_tokens_left_no_move():
+    state = explored(new_table("Ann"), monster={**ORC}, name="Crypt")
+    state = act(state, "s0", "combat.end")
+    state = act(state, "s0", "quest.move", room="entrance")
+    state = act(state, "s0", "quest.search", die=2)
+    assert q(state, "s0")["tokens"] == 0
+    crypt = next(r for r in state.board["rooms"] if r != "entrance")
+    assert refused(state, "s0", "quest.move", room=crypt).rule.id == "quest.turn"
+
+
+def test_starting_a_turn_in_a_room_with_a_monster_means_a_fight():
+    state = explored(new_table("Ann", "Bob"))
+    state = act(state, "s0", "combat.end")
+    state = act(state, "s0", "quest.monsters", hand=4)
+    state = act(state, "s0", "turn.end")
+    state = act(state, "s1", "quest.draw")
+    state = act(state, "s1", "quest.monsters")
+    state = act(state, "s1", "turn.end")
+    assert q(state, "s0")["tokens"] == 3
+    state = act(state, "s0", "quest.draw")
+    assert state.combat and state.combat["fighter"] == "s0"
+
+
+def test_search_once_per_room_per_turn_with_a_die_and_never_with_a_monster():
+    state = act(new_table("Ann", "Bob"), "s0", "quest.draw")
+    state = act(state, "s0", "quest.search", die=4, modifier=1, found="a potion")
+    assert q(state, "s0")["tokens"] == 2
+    assert refused(state, "s0", "quest.search", die=3).rule.id == "quest.search"
+    state = act(state, "s0", "quest.monster.place", room="entrance", monster=ORC)  # a monster in the room: a fight
+    assert state.combat
+    state = act(state, "s0", "combat.end")
+    state = act(state, "s0", "quest.monsters")
+    state = act(state, "s0", "turn.end")
+    state = act(state, "s1", "quest.draw")  # Bob starts his turn with the Orc: a fight
+    state = act(state, "s1", "combat.end")
+    assert refused(state, "s1", "quest.search", die=2).rule.id == "quest.search"  # the Orc is in the Entrance
+
+
+def state_event_summary(state, seat, action, **params):
+    return t.decide(state, seat, action, params).payload["summary"]
+
+
+def test_the_search_says_the_roll_on_the_search_table_and_picks_up_dropped_things():
+    state = act(new_table("Ann", "Bob"), "s0", "quest.draw")
+    state = act(state, "s0", "quest.item.add", name="Club", slot="one_hand", bonus=2)
+    uid = q(state, "s0")["gear"][0]["uid"]
+    state = act(state, "s0", "quest.item.drop", uid=uid)
+    assert q(state, "s0")["gear"] == [] and state.board["dropped"]["entrance"][0]["name"] == "Club"
+    summary = state_event_summary(state, "s0", "quest.search", die=4, modifier=1, pick=[uid])
+    assert history.render(summary, "Ann") == "Ann searches Entrance: 4 on the die, 5 on the search table; picks up Club"
+    state = act(state, "s0", "quest.search", die=4, modifier=1, pick=[uid])
+    assert q(state, "s0")["gear"][0]["name"] == "Club" and "entrance" not in state.board["dropped"]
+
+
+def test_market_only_in_a_market_room_and_never_with_a_monster():
+    state = act(new_table("Ann"), "s0", "quest.draw")
+    assert refused(state, "s0", "quest.market", gold=100).rule.id == "quest.market"  # the Entrance has none
+    state = act(state, "s0", "quest.explore", name="Bazaar", market=True, monster=ORC)
+    state = act(state, "s0", "combat.end")
+    assert refused(state, "s0", "quest.market", gold=100).rule.id == "quest.market"  # the Orc is still here
+
+
+def test_market_trades_gold_for_a_token():
+    state = act(new_table("Ann"), "s0", "quest.draw")
+    state = act(state, "s0", "quest.explore", name="Bazaar", market=True, monster=ORC, cost=0)
+    state = act(state, "s0", "quest.fight.dice", fighter_die=6, monster_dice=["1"])
+    state = act(state, "s0", "quest.fight.resolve")  # 1 + 6 = 7 against 3 + 1 + 1 = 5: the Orc dies
+    state = act(state, "s0", "quest.market", gold=700, what="sold the Orc's treasure")
+    assert q(state, "s0")["gold"] == 1000 and q(state, "s0")["tokens"] == 2
+    assert refused(state, "s0", "quest.market", gold=-5000).rule.id == "quest.market"
+
+
+def test_the_turn_passes_after_charity_and_the_monsters_move():
+    state = act(new_table("Ann", "Bob"), "s0", "quest.draw")
+    assert refused(state, "s0", "turn.end").rule.id == "quest.turn"
+    state = act(state, "s0", "quest.monsters", hand=7, colour="s1")
+    assert state.turn["phase"] == "monsters" and q(state, "s1")["dxm"] == 4
+    assert refused(state, "s0", "quest.move", room="entrance").rule.id == "quest.turn"
+    state = act(state, "s0", "turn.end")
+    assert state.turn == {"seat": "s1", "number": 2, "phase": "start"}
+
+
+def test_monsters_move_to_an_adjacent_room_but_never_stop_in_the_entrance():
+    state = explored(new_table("Ann"), name="Crypt")
+    state = act(state, "s0", "combat.end")
+    state = act(state, "s0", "quest.move", room="entrance")
+    state = act(state, "s0", "quest.explore", name="Hall", monster={**ORC, "name": "Rat"}, cost=0)
+    state = act(state, "s0", "combat.end")
+    orc = next(m for m in state.board["monsters"].values() if m["name"] == "Orc")
+    hall = q(state, "s0")["room"]
+    assert refused(state, "s0", "quest.monster.move", monster=orc["uid"], room=hall).rule.id == "quest.turn"
+    state = act(state, "s0", "quest.monsters")
+    assert refused(state, "s0", "quest.monster.move", monster=orc["uid"], room="entrance").rule.id == "quest.map"
+    assert refused(state, "s0", "quest.monster.move", monster=orc["uid"], room=hall).rule.id == "quest.map"  # not joined
+    crypt = orc["room"]
+    state = act(state, "s0", "quest.room.join", room=crypt, to=hall)
+    state = act(state, "s0", "quest.monster.move", monster=orc["uid"], room=hall)
+    assert state.board["monsters"][orc["uid"]]["room"] == hall
+
+
+# --- combat (Combat, Principe) -----------------------------------------------------------------
+
+def test_quest_combat_adds_a_die_per_player_and_the_monsters_dice_and_ties_go_to_the_monsters():
+    fight = {"fighter": {"name": "Ann", "level": 2, "items": [{"name": "Sword", "bonus": 2}], "die": 3},
+             "monsters": [{"name": "Orc", "level": 5, "bonus": 1, "rolls": [1]}], "one_shots": []}
+    verdict = quest_fight.judge(fight, QUEST)
+    assert verdict["players"]["total"] == 7 and verdict["monsters"]["total"] == 7
+    assert verdict["outcome"] == "lose" and verdict["tie"] and verdict["ties_to"] == "monsters"
+    assert verdict["citation"] == "Munchkin Quest (seed summary), Combat, Principe"
+    assert [line["source"] for line in verdict["players"]["lines"]] == ["Ann: Level", "Ann: Sword", "Ann: die"]
+    fight["fighter"]["die"] = 4
+    assert quest_fight.judge(fight, QUEST)["outcome"] == "win"
+
+
+def test_only_worn_items_count():
+    state = act(new_table("Ann"), "s0", "quest.draw")
+    state = act(state, "s0", "quest.item.add", name="Helmet", slot="headgear", bonus=1)
+    state = act(state, "s0", "quest.item.add", name="Hat", slot="headgear", bonus=3)  # the head is taken: backpack
+    sheet = state.players["s0"].as_dict()
+    assert [i["where"] for i in q(state, "s0")["gear"]] == ["worn", "backpack"]
+    assert sheet["strength"] == 2 and sheet["not_counting"][0]["rule"] == "quest.gear"
+
+
+def test_explore_fight_lost_on_a_tie_costs_health_then_flee_a_die_per_monster():
+    state = explored(new_table("Ann", "Bob"), monster={**ORC, "bad_stuff": {"health": 1}})
+    # Ann 1 + die 4 = 5; the Orc 3 + 1 + die 1 = 5: a tie, the monsters win it
+    state = act(state, "s0", "quest.fight.dice", fighter_die=4, monster_dice=["1"])
+    state = act(state, "s0", "quest.fight.resolve")
+    assert q(state, "s0")["health"] == 3 and state.combat["stage"] == "flee"
+    assert refused(state, "s0", "quest.fight.resolve").rule.id == "quest.flee"
+    state = act(state, "s0", "quest.fight.flee", fighter_rolls=["3"], room="entrance")
+    assert q(state, "s0")["health"] == 2 and q(state, "s0")["room"] == "entrance" and not state.combat
+    assert q(state, "s0")["tokens"] == 2  # fleeing costs no token
+    assert state.turn["phase"] == "actions"
+
+
+def test_flee_escapes_on_5_or_6_and_a_bad_stuff_that_cannot_apply_costs_one_more_health():
+    monsters = [{"name": "Orc", "level": 3, "dice": [6], "bad_stuff": {"lose": "headgear"}},
+                {"name": "Rat", "level": 1, "dice": [6], "bad_stuff": {"health": 2}}]
+    verdict = quest_fight.evaluate({"fighter": {"level": 1, "die": 1}, "monsters": monsters,
+                                    "flee": {"fighter": [2, 5]}})
+    orc, rat = verdict["flee"]
+    assert orc["caught"] and not orc["applies"] and orc["health"] == 1  # no headgear to lose
+    assert not rat["caught"]
+    assert verdict["health_lost"] == {"fighter": 2} and verdict["rolled_by_app"] == []
+
+
+def test_bad_stuff_in_the_table_fight_takes_the_worn_item_or_more_health():
+    state = act(new_table("Ann"), "s0", "quest.draw")
+    state = act(state, "s0", "quest.item.add", name="Helmet", slot="headgear", bonus=1)
+    state = act(state, "s0", "quest.explore", name="Crypt", monster={**ORC, "level": 9, "bad_stuff": {"lose": "headgear"}})
+    state = act(state, "s0", "quest.fight.dice", fighter_die=1, monster_dice=["1"])
+    state = act(state, "s0", "quest.fight.resolve")
+    state = act(state, "s0", "quest.fight.flee", fighter_rolls=["4"])
+    assert q(state, "s0")["gear"] == [] and q(state, "s0")["health"] == 3
+
+
+def test_several_monsters_in_a_room_fight_together_each_with_its_dice():
+    state = explored(new_table("Ann"), monster={**ORC, "dice": 2})
+    state = act(state, "s0", "quest.fight.monster", monster={"name": "Rat", "level": 1})
+    assert [m["name"] for m in state.combat["monsters"]] == ["Orc", "Rat"]
+    assert refused(state, "s0", "quest.fight.dice", fighter_die=6, monster_dice=["1"]).status == 400
+    assert refused(state, "s0", "quest.fight.resolve").rule.id == "quest.combat"  # dice missing
+    state = act(state, "s0", "quest.fight.dice", fighter_die=6, monster_dice=["1", "1", "2"])
+    verdict = t.quest_table.verdict(state)
+    assert verdict["monsters"]["total"] == 3 + 1 + 1 + 1 + 1 + 2 and verdict["players"]["total"] == 7
+
+
+def test_the_app_rolls_the_dice_when_asked():
+    state = explored(new_table("Ann"))
+    state = act(state, "s0", "quest.fight.dice", roll=True)
+    dice = state.combat["dice"]
+    assert 1 <= dice["fighter"] <= 6 and len(dice["monsters"][state.combat["monsters"][0]["uid"]]) == 1
+
+
+def test_a_won_fight_gives_levels_and_treasures_and_the_monster_leaves_the_map():
+    state = explored(new_table("Ann", "Bob"), monster={**ORC, "owner": "s0"})
+    state = act(state, "s0", "quest.fight.dice", fighter_die=6, monster_dice=["1"])
+    before = q(state, "s0")["dxm"]
+    state = act(state, "s0", "quest.fight.resolve")
+    assert state.players["s0"].level == 2 and q(state, "s0")["treasure"] == 5
+    assert q(state, "s0")["dxm"] == before + 1  # the owner helped kill its own monster
+    assert state.board["monsters"] == {} and not state.combat
+
+
+def test_help_only_from_the_same_or_an_adjacent_room_and_the_helper_moves_in():
+    state = explored(new_table("Ann", "Bob", "Cid"))
+    crypt = q(state, "s0")["room"]
+    state = act(state, "s0", "quest.fight.dice", fighter_die=1, monster_dice=["1"])  # Bob is at the Entrance, next door
+    state = act(state, "s0", "combat.help.ask", seat="s1")
+    state = act(state, "s1", "combat.help.accept")
+    assert q(state, "s1")["room"] == crypt and state.combat["helper"] == "s1"
+    assert refused(state, "s1", "combat.help.decline").rule.id == "quest.help"
+
+
+def test_no_help_from_a_room_that_is_not_adjacent():
+    state = explored(new_table("Ann", "Bob"))
+    state = act(state, "s0", "combat.end")
+    state = act(state, "s0", "quest.explore", name="Deep", monster={**ORC, "name": "Rat"}, cost=0)  # Deep joins the Crypt
+    assert refused(state, "s0", "combat.help.ask", seat="s1").rule.id == "quest.help"
+
+
+def test_a_dreadful_monster_gives_two_levels_and_the_helper_takes_the_extra_one():
+    state = explored(new_table("Ann", "Bob"), monster={**ORC, "dreadful": True})
+    state = act(state, "s0", "combat.help.ask", seat="s1")
+    state = act(state, "s1", "combat.help.accept")
+    state = act(state, "s0", "quest.fight.dice", fighter_die=6, helper_die=6, monster_dice=["1"])
+    state = act(state, "s0", "quest.fight.resolve")
+    assert state.players["s0"].level == 2 and state.players["s1"].level == 2
+    alone = quest_fight.judge({"fighter": {"level": 1, "die": 6}, "monsters": [
+        {"name": "Dragon", "level": 1, "rolls": [1], "dreadful": True, "levels": 2}]}, QUEST)
+    assert alone["levels"] == {"fighter": 2, "helper": 0}
+
+
+def test_a_won_fight_with_someone_else_in_the_room_draws_the_treasures_face_up():
+    fight = {"fighter": {"level": 5, "die": 6}, "monsters": [{"name": "Rat", "level": 1, "rolls": [1]}],
+             "others_in_room": True}
+    assert quest_fight.judge(fight, QUEST)["treasures_face_up"]
+    assert not quest_fight.judge({**fight, "others_in_room": False}, QUEST)["treasures_face_up"]
+
+
+# --- death (Mort) ------------------------------------------------------------------------------
+
+def test_losing_the_last_health_is_death_and_the_turn_goes_to_the_monsters():
+    state = act(new_table("Ann", "Bob"), "s0", "level.up")
+    state = act(state, "s0", "quest.draw")
+    state = act(state, "s0", "quest.item.add", name="Club", slot="one_hand", bonus=2)
+    state = act(state, "s0", "quest.health", change=-3)
+    state = act(state, "s0", "quest.explore", name="Crypt", monster={**ORC, "level": 9})
+    crypt = q(state, "s0")["room"]
+    state = act(state, "s0", "quest.fight.dice", fighter_die=1, monster_dice=["1"])
+    state = act(state, "s0", "quest.fight.resolve")
+    ann = state.players["s0"]
+    assert ann.dead and ann.level == 1 and not state.combat and state.turn["phase"] == "monsters"
+    assert q(state, "s0")["gold"] == 0 and q(state, "s0")["gear"] == [] and q(state, "s0")["dxm"] == 0
+    dropped = state.board["dropped"][crypt]
+    assert {d["name"] for d in dropped} == {"Club", "300 gold"}
+
+
+def test_death_by_choice_keeps_curses_and_restarts_next_turn_with_4_health_3_tokens_300_gold():
+    state = new_table("Ann", "Bob")
+    state = act(state, "s0", "curse.add", curse={"name": "Chicken on Your Head"})
+    state = act(state, "s0", "quest.draw")
+    state = act(state, "s0", "quest.die")
+    assert state.players["s0"].dead and state.players["s0"].curses[0]["name"] == "Chicken on Your Head"
+    assert state.players["s0"].level == 1  # nothing below level 1
+    assert state.turn["phase"] == "monsters"
+    assert refused(state, "s0", "quest.gold", change=10).rule.id == "death.state"
+    state = act(state, "s0", "turn.end")
+    state = act(state, "s1", "quest.draw")
+    state = act(state, "s1", "quest.monsters")
+    state = act(state, "s1", "turn.end")
+    ann = state.players["s0"]
+    assert not ann.dead and ann.curses
+    assert {k: q(state, "s0")[k] for k in ("health", "tokens", "gold", "dxm", "treasure", "room")} == \
+        {"health": 4, "tokens": 3, "gold": 300, "dxm": 2, "treasure": 2, "room": "entrance"}
+
+
+def test_death_costs_a_level():
+    state = at_level(new_table("Ann", "Bob"), "s0", 3)
+    state = act(state, "s0", "quest.die")
+    assert state.players["s0"].level == 2
+
+
+def at_level(state, seat, level):
+    for _ in range(level - state.players[seat].level):
+        state = act(state, seat, "level.up")
+    return state
+
+
+# --- healing and levels (Tour de jeu; Comment gagner des niveaux ?) --------------------------
+
+def test_healing_costs_a_level_for_3_health_up_to_4_and_never_below_level_1():
+    state = new_table("Ann")
+    assert refused(state, "s0", "quest.heal").rule.id == "quest.heal"  # level 1
+    state = at_level(state, "s0", 2)
+    assert refused(state, "s0", "quest.heal").rule.id == "quest.heal"  # all health
+    state = act(state, "s0", "quest.health", change=-2)
+    state = act(state, "s0", "quest.heal")
+    assert state.players["s0"].level == 1 and q(state, "s0")["health"] == 4
+
+
+def test_a_level_for_1000_gold_once_a_turn_on_your_turn():
+    state = new_table("Ann", "Bob")
+    assert refused(state, "s0", "quest.level.buy").rule.id == "quest.level.buy"  # 300 gold
+    state = act(state, "s0", "quest.gold", change=1700)
+    state = act(state, "s0", "quest.level.buy")
+    assert state.players["s0"].level == 2 and q(state, "s0")["gold"] == 1000
+    assert refused(state, "s0", "quest.level.buy").rule.id == "quest.level.buy"  # once a turn
+    state = act(state, "s1", "quest.gold", change=1000)
+    assert refused(state, "s1", "quest.level.buy").rule.id == "turn.own"
+
+
+def test_level_10_only_by_a_kill_and_it_does_not_win_by_itself():
+    state = at_level(new_table("Ann"), "s0", 9)
+    assert refused(state, "s0", "level.up").rule.id == "level.win-by-kill"
+    state = act(state, "s0", "quest.gold", change=1000)
+    assert refused(state, "s0", "quest.level.buy").rule.id == "level.win-by-kill"
+    state = explored(state, monster={**ORC, "level": 1})
+    state = act(state, "s0", "quest.fight.dice", fighter_die=6, monster_dice=["1"])
+    state = act(state, "s0", "quest.fight.resolve")
+    assert state.players["s0"].level == 10 and state.winners == []
+
+
+def test_the_game_is_won_by_beating_the_boss_at_the_entrance_at_level_10():
+    state = at_level(new_table("Ann"), "s0", 9)
+    state = explored(state, monster={**ORC, "level": 1})
+    assert refused(state, "s0", "quest.boss", monster={"name": "Boss", "level": 20}).rule.id == "combat.one"
+    state = act(state, "s0", "quest.fight.dice", fighter_die=6, monster_dice=["1"])
+    state = act(state, "s0", "quest.fight.resolve")
+    assert refused(state, "s0", "quest.boss", monster={"name": "Boss", "level": 20}).rule.id == "quest.win"  # not at the Entrance
+    state = act(state, "s0", "quest.move", room="entrance")
+    state = act(state, "s0", "quest.boss", monster={"name": "Boss", "level": 5})
+    state = act(state, "s0", "quest.fight.dice", fighter_die=6, monster_dice=["1"])
+    state = act(state, "s0", "quest.fight.resolve")
+    assert state.winners == ["s0"] and state.board["boss"]["beaten"]
+
+
+def test_the_boss_needs_level_10():
+    state = act(new_table("Ann"), "s0", "quest.draw")
+    assert refused(state, "s0", "quest.boss", monster={"name": "Boss", "level": 20}).rule.id == "quest.win"
+
+
+def test_nothing_takes_a_monster_below_level_1():
+    state = act(new_table("Ann"), "s0", "quest.draw")
+    assert refused(state, "s0", "quest.explore", name="Crypt", monster={**ORC, "level": 0}).rule.id == "quest.level-floor"
+
+
+# --- gear (Gestion des cartes) ------------------------------------------------------------------
+
+def test_worn_slots_two_hands_and_a_backpack_of_two():
+    state = new_table("Ann")
+    state = act(state, "s0", "quest.item.add", name="Axe", slot="two_hands", bonus=3)
+    assert refused(state, "s0", "quest.item.add", name="Sword", slot="one_hand", place="worn").rule.id == "quest.gear.slots"
+    state = act(state, "s0", "quest.item.add", name="Sword", slot="one_hand")
+    state = act(state, "s0", "quest.item.add", name="Dagger", slot="one_hand")
+    assert [i["where"] for i in q(state, "s0")["gear"]] == ["worn", "backpack", "backpack"]
+    assert refused(state, "s0", "quest.item.add", name="Bow", slot="two_hands").rule.id == "quest.backpack"
+    state = act(state, "s0", "quest.item.add", name="Ring", slot="other", bonus=1)
+    state = act(state, "s0", "quest.item.add", name="Cloak", slot="other", bonus=1)
+    state = act(state, "s0", "quest.item.add", name="Potion", slot="potion", bonus=2)
+    assert [i["where"] for i in q(state, "s0")["gear"]][3:] == ["worn", "worn", "belt"]
+    assert state.players["s0"].as_dict()["strength"] == 1 + 3 + 1 + 1
+
+
+def test_no_swapping_with_the_backpack_during_a_fight():
+    state = new_table("Ann")
+    state = act(state, "s0", "quest.item.add", name="Sword", slot="one_hand", bonus=2, place="backpack")
+    uid = q(state, "s0")["gear"][0]["uid"]
+    state = explored(state)
+    assert refused(state, "s0", "quest.item.move", uid=uid, place="worn").rule.id == "quest.backpack"
+    state = act(state, "s0", "combat.end")
+    state = act(state, "s0", "quest.item.move", uid=uid, place="worn")
+    assert q(state, "s0")["gear"][0]["where"] == "worn"
+
+
+def test_a_second_big_item_costs_a_token_each_turn():
+    state = new_table("Ann", "Bob")
+    state = act(state, "s1", "quest.item.add", name="Ladder", slot="other", big=True)
+    state = act(state, "s1", "quest.item.add", name="Pole", slot="other", big=True, place="backpack")
+    state = act(state, "s0", "quest.draw")
+    state = act(state, "s0", "quest.monsters")
+    state = act(state, "s0", "turn.end")
+    assert q(state, "s1")["tokens"] == 2
+
+
+def test_trades_only_with_the_same_or_an_adjacent_room_and_not_in_a_fight():
+    state = new_table("Ann", "Bob")
+    state = act(state, "s0", "quest.item.add", name="Club", slot="one_hand", bonus=1)
+    club = q(state, "s0")["gear"][0]["uid"]
+    state = explored(state)
+    assert refused(state, "s0", "quest.item.give", uid=club, to="s1").rule.id == "quest.trade"
+    state = act(state, "s0", "combat.end")
+    state = act(state, "s0", "quest.explore", name="Deep", monster={**ORC, "name": "Rat"}, cost=0)
+    state = act(state, "s0", "combat.end")
+    assert refused(state, "s0", "quest.item.give", uid=club, to="s1").rule.id == "quest.trade"  # Deep is two rooms away
+    state = act(state, "s0", "quest.move", room=state.board["monsters"][next(iter(state.board["monsters"]))]["room"])
+    state = act(state, "s0", "combat.end")  # the Orc's room, next to the Entrance
+    state = act(state, "s0", "quest.item.give", uid=club, to="s1")
+    assert q(state, "s1")["gear"][0]["name"] == "Club" and q(state, "s0")["gear"] == []
+
+
+# --- undo and replay -------------------------------------------------------------------------
+
+def test_every_quest_change_undoes_and_replays():
+    events = [t.create("tid", "Quest night", "munchkin-quest")]
+    state = t.apply(None, events[0])
+    for seat, name in (("s0", "Ann"), ("s1", "Bob")):
+        events.append(t.join(state, seat, name, "female"))
+        state = t.apply(state, events[-1])
+    steps = [("s0", "quest.draw", {}), ("s0", "quest.explore", {"name": "Crypt", "monster": ORC}),
+             ("s0", "quest.fight.dice", {"fighter_die": 4, "monster_dice": ["1"]}), ("s0", "quest.fight.resolve", {}),
+             ("s0", "quest.fight.flee", {"fighter_rolls": ["2"], "room": "entrance"}), ("s0", "quest.die", {})]
+    for seat, action, params in steps:
+        event = t.decide(state, seat, action, params)
+        before, state = state, t.apply(state, event)
+        undone = t.apply(state, t.inverse(state, event))
+        assert undone.players == before.players and undone.board == before.board and undone.combat == before.combat
+        assert undone.turn == before.turn
+        events.append(event)
+    assert t.replay(events).to_json() == state.to_json()

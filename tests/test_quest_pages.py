@@ -1,0 +1,59 @@
+"""Munchkin Quest on the phone pages (htmx partials and plain forms), through the Flask app.
+
+The same actions as the API, posted as the Quest sheet's, turn's and fight's forms do:
+the board shows health, tokens, gold, cards, the room, the gear and the map, and the
+fight's totals with ties going to the monsters.
+"""
+import re
+
+from tests.conftest import Phone
+
+
+def quest_table(app):
+    alice, bob = Phone(app), Phone(app)
+    response = alice.post("/tables", {"name": "Dungeon", "player_name": "Alice", "sex": "female",
+                                      "profile": "munchkin-quest"})
+    assert response.status_code == 303, response.get_data(as_text=True)
+    alice.table_id = response.headers["Location"].rsplit("/", 1)[-1]
+    bob.table_id = alice.table_id
+    bob.join(alice.join_url(), "Bob")
+    return alice, bob
+
+
+def text(response):
+    return response.get_data(as_text=True)
+
+
+def test_the_quest_sheet_and_map_on_the_phone(app):
+    alice, bob = quest_table(app)
+    page = text(alice.get(f"/t/{alice.table_id}"))
+    assert 'id="my-health">4<' in page and 'id="my-tokens">3<' in page and 'id="my-gold">300<' in page
+    assert 'id="my-room">Entrance<' in page and 'id="my-backpack"' in page and 'id="map"' in page
+    assert 'data-action="quest.draw"' in page and 'data-action="turn.door"' not in page
+
+
+def test_a_quest_fight_lost_on_a_tie_through_the_forms(app):
+    alice, bob = quest_table(app)
+    assert alice.act("quest.draw").status_code == 200
+    board = text(alice.act("quest.explore", name="Crypt", monster_name="Orc", monster_level=3, monster_bonus=1,
+                           monster_dice=1, monster_bad_health=1))
+    assert 'id="fight"' in board and "Orc" in board and 'id="dice-needed"' in board
+    board = text(alice.act("quest.fight.dice", fighter_die=4, monster_dice=1))
+    assert re.search(r'id="players-total">5<', board) and re.search(r'id="monsters-total">5<', board)
+    assert "a tie: the monsters win ties" in board
+    board = text(alice.act("quest.fight.resolve"))
+    assert 'id="my-health">3<' in board and 'id="flee"' in board
+    board = text(alice.act("quest.fight.flee", fighter_rolls=2, room="entrance"))
+    assert 'id="my-health">2<' in board and 'id="my-room">Entrance<' in board and 'id="fight"' not in board
+
+
+def test_a_refused_quest_action_names_its_rule_on_the_phone(app):
+    alice, bob = quest_table(app)
+    response = alice.act("quest.heal")
+    assert response.status_code == 409 and "Munchkin Quest (seed summary)" in text(response)
+
+
+def test_the_entrance_is_named_in_the_phones_language(app):
+    alice, bob = quest_table(app)
+    page = text(alice.get(f"/t/{alice.table_id}", headers={"Accept-Language": "de"}))
+    assert 'id="my-room">Eingang<' in page
