@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 import time
+from collections import OrderedDict
 
 from flask import current_app, g, make_response, render_template, request, url_for
 from flask_babel import gettext
@@ -33,45 +34,82 @@ def base_url() -> str:
     return (current_app.config.get("PUBLIC_URL") or request.host_url).rstrip("/")
 
 
+class _Recent:
+    """A small per-process memory of what was worked out for a table's version, oldest
+    forgotten first: every phone of a table is sent the same version at about the same time."""
+
+    def __init__(self, kept: int):
+        self.kept, self.items = kept, OrderedDict()
+
+    def get(self, key, make):
+        if key in self.items:
+            self.items.move_to_end(key)
+            return self.items[key]
+        value = self.items[key] = make()
+        if len(self.items) > self.kept:
+            self.items.popitem(last=False)
+        return value
+
+
+#: What a version of a table is, for everyone: the players' numbers and the fight's verdict.
+_FACTS = _Recent(1024)
+#: The fragments every phone shows alike, per version and language: each player's facts
+#: (name, level, strength, …) and the rules summary. No seat and no token is in them.
+_FRAGMENTS = _Recent(2048)
+
+
+def _facts(state: TableState) -> dict:
+    def make():
+        if state.board is not None:  # Munchkin Quest: its own fight
+            verdict = quest_table.verdict(state) if state.combat else None
+        else:
+            verdict = fights.verdict(state) if state.combat else None
+        return {"players": [p.as_dict() for p in state.players.values()], "verdict": verdict}
+
+    return _FACTS.get((state.id, state.version), make)
+
+
+def _fragments(state: TableState, context: dict) -> dict:
+    """The shared fragments, rendered once per table version and language, not once per phone."""
+    def make():
+        return {"facts": {p["seat"]: Markup(render_template("_player_facts.html", p=p, **context))
+                          for p in context["players"]},
+                "rules_summary": Markup(render_template("_profile.html", **context))}
+
+    return _FRAGMENTS.get((state.id, state.version, i18n.language()), make)
+
+
 def board_context(state: TableState, seat: str | None, notice: dict | None = None) -> dict:
     """What the board shows ``seat`` (``None`` for a spectator)."""
-    players = [p.as_dict() for p in state.players.values()]
-    me = state.players.get(seat) if seat else None
-    if state.board is not None:  # Munchkin Quest: its own fight, and the map's questions for the templates
-        verdict = quest_table.verdict(state) if state.combat else None
-        claim = None
-        extra = quest_context(state)
-    else:
-        verdict = fights.verdict(state) if state.combat else None
+    facts = _facts(state)
+    claim = None
+    if state.board is None:
         claim = state.combat.get("claim") if state.combat else None
         if claim and claim["version"] != state.version:
             claim = None  # something changed at the table since: the referee wants the win claimed again
-        extra = {}
-    return {
-        **extra,
-        "verdict": verdict,
+    common = {  # the same on every phone: the shared fragments see only this
+        **(quest_context(state) if state.board is not None else {}),  # Munchkin Quest: the map's questions
+        **facts,
         "objection_seconds": fights.objection_seconds(state),
         "claim": claim,
         "claim_remaining": max(0.0, fights.objection_seconds(state) - (time.time() - claim["at"])) if claim else 0.0,
         "state": state,
         "profile": state.profile,
-        "players": players,
-        "me": me.as_dict() if me else None,
-        "is_host": seat is not None and seat == state.host,
         "winner": state.players.get(state.winner) if state.winner else None,
         "winner_names": [state.players[s].name for s in state.winners if s in state.players],
         "profile_label": i18n.profile_label({"profile": state.profile_id, "options": state.settings.get("options")}),
         "profiles": PROFILES.values(),
-        "notice": notice,
         "last_change": last_change(state),
         "rules": RULES,
     }
+    me = next((p for p in facts["players"] if p["seat"] == seat), None) if seat else None
+    return {**common, **_fragments(state, common), "me": me, "is_host": seat is not None and seat == state.host,
+            "notice": notice}
 
 
-#: The newest change of recently seen tables and versions, with the table's names: each change
+#: The newest change of recently seen table versions, with the table's names: each change
 #: is read once per process, not once for every phone that is sent the board.
-_LAST_CHANGES: dict[tuple[str, int], tuple] = {}
-_LAST_CHANGES_KEPT = 512
+_LAST_CHANGES = _Recent(512)
 
 
 def last_change(state: TableState) -> dict | None:
@@ -79,17 +117,17 @@ def last_change(state: TableState) -> dict | None:
     ("what just happened", on every phone): what it says, who made it and when."""
     if not state.version:
         return None
-    key = (state.id, state.version)
-    if key not in _LAST_CHANGES:
+
+    def read():
         db = get_store()
         try:
-            recorded = store.event(db, state.id, state.version)
+            return store.event(db, state.id, state.version), store.names(db, state.id)
         except store.NotFound:
-            return None
-        if len(_LAST_CHANGES) >= _LAST_CHANGES_KEPT:
-            _LAST_CHANGES.pop(next(iter(_LAST_CHANGES)))
-        _LAST_CHANGES[key] = (recorded, store.names(db, state.id))
-    recorded, names = _LAST_CHANGES[key]
+            return None, {}
+
+    recorded, names = _LAST_CHANGES.get((state.id, state.version), read)
+    if recorded is None:
+        return None
     return {"seq": recorded.seq, "text": i18n.history_line(recorded.event, names), "at": recorded.created_at,
             "who": names.get(recorded.actor, "") if recorded.actor else ""}
 
