@@ -10,7 +10,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from flask import Flask, g, request
-from flask_babel import Babel, get_locale, get_translations
+from flask_babel import Babel, format_decimal, get_locale, get_translations
 
 from card_db import describe
 from card_db import store as card_store
@@ -162,5 +162,6 @@ def init_app(app: Flask) -> None:
     app.jinja_env.filters["reason_text"] = reason_text
     app.jinja_env.filters["kind_name"] = kind_name
     app.jinja_env.filters["refusal"] = refusal_text
+    app.jinja_env.filters["decimal"] = format_decimal  # 2.6 → "2,6" on a German phone
     app.jinja_env.filters["problem_text"] = lambda problem: translate(problem["template"], dict(problem["params"]))
     app.jinja_env.globals.update(LANGUAGES=LANGUAGES, NATIVE_NAMES=NATIVE_NAMES, language=language)

@@ -173,6 +173,8 @@
   document.addEventListener("click", function (e) {
     var button = e.target.closest && e.target.closest(".toast .dismiss");
     if (button) button.closest(".toast").remove();
+    var feed = e.target.closest && e.target.closest("#feed"); // the table feed: two lines, or all of it
+    if (feed) feed.classList.toggle("whole");
   });
 })();
 // Scanning a card: shrink the photo in the browser (a phone photo is 3–12 MB; 1600 px is

@@ -35,6 +35,8 @@ def test_actions_use_the_same_rules_as_the_pages(api):
                       ("Hana", {"action": "turn.end"}), ("Ivo", {"action": "turn.door", "found": "monster", "card": "maul-rat"}),
                       ("Ivo", {"action": "combat.claim"})):
         assert client.post(url, json=body, headers=auth(tokens[who])).status_code == 200, body
+    table = client.get(f"/api/v1/tables/{table_id}", headers=auth(tokens["Ivo"])).json
+    assert table["table"]["profile"]["objection_seconds"] == 0  # the host's window, one value everywhere (#17)
     won = client.post(url, json={"action": "combat.resolve", "reason": "Maul Rat"}, headers=auth(tokens["Ivo"]))
     assert won.status_code == 200 and won.json["table"]["winner"] == won.json["event"]["actor"]
     assert won.json["event"]["reason"] == "Maul Rat" and "wins the game" in won.json["event"]["text"]

@@ -310,6 +310,13 @@ def test_a_whole_turn_door_fight_help_bad_stuff_death_charity_next_player(browse
         expect(page.locator('.player[data-name="Aric"] .tag.dead')).to_have_count(0)  # a Wizard only loses the class
     expect(aric.locator("#me button[data-action='class.remove']")).to_have_count(0)
     expect(suzan.locator("#me")).to_contain_text("dead")
+    feed = bob.locator("#feed")  # the table feed tells every phone, Bob's too (#17)
+    expect(feed).to_contain_text("Aric loses Wizard")
+    expect(feed).to_contain_text("Suzan dies")
+    clamped = feed.evaluate("(el) => el.clientHeight")
+    assert feed.evaluate("(el) => el.scrollHeight") > clamped  # two lines shown of a long one…
+    feed.click()
+    assert feed.evaluate("(el) => el.clientHeight") > clamped  # …and the whole of it on a tap
     if os.environ.get("UPDATE_SCREENSHOTS"):
         suzan.screenshot(path=str(DOCS / "screenshot-turn.png"), full_page=False)
 

@@ -84,7 +84,11 @@ def test_card_page_one_tap_into_the_fight(phones):
 def test_the_hosts_objection_window_is_the_one_every_phone_counts_down(phones):
     """One value everywhere: a host's 10 s window is counted down from 10 on the phones, not 2.6."""
     alice, bob, _ = phones
+    german = bob.get(f"/t/{bob.table_id}", headers={"Accept-Language": "de"}).get_data(as_text=True)
+    assert "nach 2,6 Sekunden ohne Einspruch" in german  # the book's window, shown on every phone
     alice.post(f"/t/{alice.table_id}/act/settings.objection", {"seconds": "10"})
+    shown = bob.get(f"/t/{bob.table_id}").get_data(as_text=True)
+    assert "taken after 10 seconds without objection. (the host's setting)" in shown
     alice.act("combat.start", name="Slug", level=0)
     assert alice.act("combat.claim").status_code == 200
     remaining = float(re.search(r'data-remaining="([0-9.]+)"', bob.get(f"/t/{bob.table_id}").get_data(as_text=True)).group(1))

@@ -115,6 +115,7 @@ class TableState:
         """The state as the API shows it, with each player's combat strength."""
         data = self.to_json()
         data["profile"] = self.profile.as_dict()
+        data["profile"]["objection_seconds"] = fights.objection_seconds(self)  # the host's setting, if any
         data["players"] = [p.as_dict() for p in self.players.values()]
         return data
 
