@@ -76,7 +76,8 @@ def judge(fight: dict, profile) -> dict:
         "game": "munchkin-quest", "profile": profile.id,
         "players": {"total": players, "lines": [ln for ln in lines if ln["side"] == "players"]},
         "monsters": {"total": monsters, "lines": [ln for ln in lines if ln["side"] == "monsters"]},
-        "outcome": outcome, "tie": players == monsters, "ties_to": "monsters",
+        "outcome": outcome, "winner": "players" if outcome == "win" else "monsters",
+        "tie": players == monsters, "ties_to": "monsters",
         "rule": rule.id, "citation": rule.cite_for(profile.id),
         "explanation": ("players win" if outcome == "win" else
                         "a tie: the monsters win ties" if players == monsters else "the monsters are stronger"),
@@ -139,8 +140,16 @@ def evaluate(raw: dict) -> dict:
     given are rolled by the app and named in ``rolled_by_app``."""
     if not isinstance(raw, dict):
         raise Refused("The fight must be a JSON object.", status=400)
-    known = {"profile", "game", "fighter", "helper", "monsters", "one_shots", "others_in_room", "flee", "roll"}
+    known = {"profile", "game", "fighter", "helper", "players", "monsters", "one_shots", "others_in_room", "flee", "roll"}
     extra = sorted(set(raw) - known)
+    if "players" in raw:  # the players as a list: the fighter, then the helper
+        players = raw["players"]
+        if not isinstance(players, list) or not 1 <= len(players) <= 2 or "fighter" in raw or "helper" in raw:
+            raise Refused("players must list the fighter and at most one helper (or use fighter and helper).",
+                          rule="combat.one-helper", status=400)
+        raw = {**{k: v for k, v in raw.items() if k != "players"}, **dict(zip(ROLES, players))}
+    if isinstance(raw.get("flee"), list):  # the fighter's dice alone
+        raw = {**raw, "flee": {"fighter": raw["flee"]}}
     if extra:
         raise Refused("Unknown field(s) in a Munchkin Quest fight: {names}.", status=400, names=", ".join(extra))
     profile = get_profile(raw.get("profile") or "munchkin-quest")
@@ -274,6 +283,8 @@ SCHEMA = {
     "properties": {
         "profile": {"const": "munchkin-quest"}, "game": {"const": "munchkin-quest", "description": "instead of profile"},
         "fighter": _player_schema, "helper": _player_schema,
+        "players": {"type": "array", "minItems": 1, "maxItems": 2, "items": _player_schema,
+                    "description": "instead of fighter and helper: the fighter, then the helper"},
         "monsters": {"type": "array", "minItems": 1, "maxItems": 10, "items": {"type": "object", "required": ["level"],
             "properties": {"name": {"type": "string"}, "level": {"type": "integer", "minimum": 1},
                            "bonus": {"type": "integer"},
@@ -289,8 +300,8 @@ SCHEMA = {
         "one_shots": {"type": "array", "items": {"type": "object", "required": ["side"], "properties": {
             "side": {"enum": ["players", "monsters"]}, "bonus": {"type": "integer"}, "name": {"type": "string"}}}},
         "others_in_room": {"type": "boolean", "description": "someone else sees the treasures (face up)"},
-        "flee": {"type": "object", "description": "after a lost fight: the fighter's and the helper's dice, one per "
-                                                  "monster in order", "properties": {
+        "flee": {"type": ["object", "array"], "description": "after a lost fight: the fighter's and the helper's dice, one per "
+                                                  "monster in order (a list: the fighter's)", "properties": {
             "fighter": {"type": "array", "items": _die_schema}, "helper": {"type": "array", "items": _die_schema}}},
         "roll": {"type": "boolean", "description": "false: refuse when a die is missing instead of rolling it"},
     },

@@ -304,9 +304,17 @@ def _monster_move(state: TableState, actor: str, action: str, params: dict) -> E
         raise Refused("A monster moves to an adjacent explored room.", rule="quest.map", status=409)
     if there == Q.ENTRANCE:
         raise Refused("No monster stops in the Entrance: it goes through, or not at all.", rule="quest.map", status=409)
-    draft.put("monsters", monster["uid"], {**monster, "room": there})
-    return _changed(actor, action, draft.ops, said("{who} moves {monster} to {room}", monster=monster["name"],
-                                                   room=Q.room_name(draft.board, there)), state)
+    number = state.turn["number"]
+    if monster.get("stopped") == number:
+        raise Refused("{monster} met its owner and stops moving this turn.", rule="quest.monster-owner", status=409,
+                      monster=monster["name"])
+    owner = monster.get("owner")
+    meets = bool(owner) and not state.players[owner].dead and draft.q(owner)["room"] == there
+    draft.put("monsters", monster["uid"], {**monster, "room": there, **({"stopped": number} if meets else {})})
+    summary = said("{who} moves {monster} to {room}", monster=monster["name"], room=Q.room_name(draft.board, there))
+    if meets:
+        summary = said("{first}: it meets its owner {name} and stops", first=summary, name=_name(state, owner))
+    return _changed(actor, action, draft.ops, summary, state)
 
 
 @decides("quest.monster.place")
@@ -647,6 +655,25 @@ def _participant(state: TableState, actor: str, fight: dict, what: str) -> None:
     owners = {m.get("owner") for m in fight["monsters"]}
     if actor not in (fight["fighter"], fight["helper"], state.host) and actor not in owners:
         raise Refused("Only the fighter, the helper, a monster's owner or the host {what}.", status=403, what=what)
+
+
+@decides("quest.item.use")
+def _use_potion(state: TableState, actor: str, action: str, params: dict) -> Event:
+    """A potion or scroll on the belt is usable in a fight (quest.gear): a one-shot for either side."""
+    fight = state.combat
+    if fight["stage"] != "fight":
+        raise Refused("The fight is lost: flee now.", rule="quest.flee", status=409)
+    draft = Draft(state)
+    item = Q.gear_item(draft.chars[actor], params.get("uid"))
+    if item["where"] != "belt":
+        raise Refused("Only what hangs on the belt is used in a fight; {name} is not there.", rule="quest.gear",
+                      status=409, name=item["name"])
+    side = params.get("side") or "players"
+    draft.set(actor, "gear", [i for i in draft.q(actor)["gear"] if i["uid"] != item["uid"]])
+    after = copy.deepcopy(fight)
+    after["one_shots"].append({"uid": f"f{state.version + 1}", "name": item["name"], "bonus": item["bonus"],
+                               "side": side, "by": actor})
+    return _fight_event(draft, after, said("{who} uses {card} for the {word}", card=item["name"], word=side), actor)
 
 
 @decides("quest.fight.monster")
