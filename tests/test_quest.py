@@ -579,3 +579,27 @@ def test_the_stateless_fight_takes_the_players_as_a_list_and_names_the_winner():
     assert verdict["players"]["total"] == 7 and verdict["monsters"]["total"] == 7 and verdict["winner"] == "monsters"
     assert [r["role"] for r in verdict["flee"]] == ["fighter", "helper"] and verdict["flee"][0]["roll"] == 1
     assert "helper die" not in verdict["rolled_by_app"] and "flee helper die 1" in verdict["rolled_by_app"]
+
+
+def test_fleeing_goes_back_where_the_fighter_came_from_unless_told():
+    state = explored(new_table("Ann"))
+    state = act(state, "s0", "quest.fight.dice", fighter_die=1, monster_dice=["6"])
+    state = act(state, "s0", "quest.fight.resolve")
+    state = act(state, "s0", "quest.fight.flee", fighter_rolls=["6"])  # escaped: back to the Entrance
+    assert q(state, "s0")["room"] == "entrance" and q(state, "s0")["health"] == 3
+
+
+def test_a_flight_from_a_fight_begun_in_the_room_must_say_where():
+    state = explored(new_table("Ann", "Bob"))
+    state = act(state, "s0", "combat.end")
+    state = act(state, "s0", "quest.monsters")
+    state = act(state, "s0", "turn.end")
+    state = act(state, "s1", "quest.draw")
+    state = act(state, "s1", "quest.monsters")
+    state = act(state, "s1", "turn.end")
+    state = act(state, "s0", "quest.draw")  # Ann starts her turn with the Orc: no room she came from
+    state = act(state, "s0", "quest.fight.dice", fighter_die=1, monster_dice=["6"])
+    state = act(state, "s0", "quest.fight.resolve")
+    assert refused(state, "s0", "quest.fight.flee", fighter_rolls=["6"]).rule.id == "quest.flee"
+    state = act(state, "s0", "quest.fight.flee", fighter_rolls=["6"], room="entrance")
+    assert q(state, "s0")["room"] == "entrance"

@@ -116,8 +116,8 @@ def flee(fight: dict, profile) -> list[dict]:
                 raise Refused("{who} needs a die for {monster}.", rule="quest.flee", status=400,
                               who=who.get("name") or role, monster=monster["name"])
             roll = rolls[index]
-            result = {"who": who.get("name") or role, "role": role, "monster": monster["name"], "roll": roll,
-                      "caught": roll <= caught_up_to}
+            result = {"who": who.get("name") or role, "role": role, "monster": monster["name"], "index": index,
+                      "roll": roll, "caught": roll <= caught_up_to}
             if result["caught"]:
                 bad = monster.get("bad_stuff") or {}
                 parts, applies = bad_stuff_parts(character, bad, profile)

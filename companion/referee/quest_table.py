@@ -526,15 +526,18 @@ def _sheet(state: TableState, seat: str, action: str, draft: Draft, summary: dic
 
 # --- the fight ---------------------------------------------------------------------------------
 
-def new_fight(fighter: str, room: str, monsters: list[dict], boss: bool = False) -> dict:
+def new_fight(fighter: str, room: str, monsters: list[dict], boss: bool = False, came_from: str | None = None) -> dict:
+    """A Quest fight in ``room``; ``came_from`` is the room the fighter entered from (where a flight goes
+    unless the players say otherwise)."""
     return {"game": "munchkin-quest", "fighter": fighter, "helper": None, "invited": None, "promise": None,
-            "room": room, "monsters": copy.deepcopy(monsters), "one_shots": [], "stage": "fight", "boss": boss,
-            "dice": {"fighter": None, "helper": None, "monsters": {}}}
+            "room": room, "came_from": came_from, "monsters": copy.deepcopy(monsters), "one_shots": [],
+            "stage": "fight", "boss": boss, "dice": {"fighter": None, "helper": None, "monsters": {}}}
 
 
 def _open_fight(draft: Draft, fighter: str, room: str, step: str, summary: dict, actor: str | None = None) -> Event:
     """The fight starts at once: every monster in the room fights together (quest.combat)."""
-    fight = new_fight(fighter, room, Q.monsters_in(draft.board, room))
+    before = draft.state.players[fighter].quest["room"]
+    fight = new_fight(fighter, room, Q.monsters_in(draft.board, room), came_from=before if before != room else None)
     draft.turn(step)
     return _fight_event(draft, fight, summary, actor or fighter)
 
@@ -805,11 +808,13 @@ def _fight_flee(state: TableState, actor: str, action: str, params: dict) -> Eve
     if fight["stage"] != "flee":
         raise Refused("Flee a lost fight: settle it first.", rule="quest.flee", status=409)
     draft = Draft(state)
-    room = params.get("room")
+    room = params.get("room") or fight.get("came_from")
     if room:
         Q.room_of(draft.board, room)
         if room == fight["room"] or not Q.adjacent(draft.board, fight["room"], room):
             raise Refused("Flee to an explored room next to this one.", rule="quest.flee", status=409)
+    elif Q.neighbours(draft.board, fight["room"]):
+        raise Refused("Say where to flee: an explored room next to this one.", rule="quest.flee", status=400)
     desc = _description(state, fight)
     fleeing = [r for r in quest_fight.ROLES if fight[r] and not state.players[fight[r]].dead]
     for role in fleeing:
@@ -832,7 +837,7 @@ def _fight_flee(state: TableState, actor: str, action: str, params: dict) -> Eve
             parts.append(said("{name} escapes {monster} ({roll})", name=_name(state, seat), monster=result["monster"],
                               roll=result["roll"]))
             continue
-        monster = next(m for m in fight["monsters"] if m["name"] == result["monster"])
+        monster = fight["monsters"][result["index"]]
         lines = _bad_stuff(draft, seat, monster, monster["uid"] in not_applicable)
         parts.append(said("{name} is caught by {monster} ({roll}): {bad_stuff}", name=_name(state, seat),
                           monster=result["monster"], roll=result["roll"], bad_stuff=lines))
