@@ -603,3 +603,13 @@ def test_a_flight_from_a_fight_begun_in_the_room_must_say_where():
     assert refused(state, "s0", "quest.fight.flee", fighter_rolls=["6"]).rule.id == "quest.flee"
     state = act(state, "s0", "quest.fight.flee", fighter_rolls=["6"], room="entrance")
     assert q(state, "s0")["room"] == "entrance"
+
+
+def test_the_stateless_fight_reads_the_monsters_dice_in_every_documented_way():
+    base = {"profile": "munchkin-quest", "fighter": {"level": 1, "die": 6, "items": [
+        {"name": "Sword", "bonus": 2}, {"name": "Spare", "bonus": 5, "in_use": False}, {"name": "Axe", "bonus": 3, "where": "backpack"}]}}
+    for monster, total in (({"level": 2, "dice": [3, 3]}, 8), ({"level": 2, "die": 5}, 7),
+                           ({"level": 2, "dice": 2, "rolls": [1, 1]}, 4), ({"level": 2, "dice": 0}, 2)):
+        verdict = quest_fight.evaluate({**base, "monsters": [monster]})
+        assert verdict["monsters"]["total"] == total and verdict["rolled_by_app"] == [], monster
+        assert verdict["players"]["total"] == 1 + 2 + 6  # only the worn Sword counts

@@ -184,7 +184,8 @@ def evaluate(raw: dict) -> dict:
         if not isinstance(items, list) or not all(isinstance(i, dict) for i in items):
             raise Refused("{role}.items must be a list of objects.", status=400, role=role)
         worn = [{"name": str(i.get("name") or "item"), "bonus": _int(i.get("bonus", 0), f"{role}.items.bonus"),
-                 "slot": i.get("slot", "other"), "where": i.get("where", "worn")} for i in items]
+                 "slot": i.get("slot", "other"), "where": i.get("where", "worn" if i.get("in_use", True) else "backpack")}
+                for i in items]
         fight[role] = {"name": str(who.get("name") or role), "level": level, "bonus": _int(who.get("bonus", 0), f"{role}.bonus"),
                        "items": [i for i in worn if i["where"] == "worn"], "gold": _int(who.get("gold", 0), f"{role}.gold"),
                        "die": die(_first(who, ("die", "roll", "dice")), f"{role} die")}
@@ -203,10 +204,11 @@ def evaluate(raw: dict) -> dict:
             raise Refused("Nothing takes a monster below level 1 in Munchkin Quest.", rule="quest.level-floor", status=400)
         if isinstance(level, bool) or not isinstance(level, int) or level > 100:
             raise Refused("monsters.{index}.level must be a whole number from 1 to 100.", status=400, index=index)
-        given = m.get("dice", m.get("die", m.get("rolls", 1)))
+        given = m["rolls"] if "rolls" in m else m["die"] if "die" in m else m.get("dice", 1)
         if isinstance(given, list):
             rolls = [die(v, f"monsters.{index} die {n + 1}") for n, v in enumerate(given)]
-        elif isinstance(given, int) and not isinstance(given, bool) and 0 <= given <= 6 and "die" not in m:
+        elif isinstance(given, int) and not isinstance(given, bool) and 0 <= given <= 6 and "die" not in m \
+                and "rolls" not in m:
             rolls = [die(None, f"monsters.{index} die {n + 1}") for n in range(given)]
         else:
             rolls = [die(given, f"monsters.{index} die")]
