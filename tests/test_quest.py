@@ -529,3 +529,87 @@ def test_every_quest_change_undoes_and_replays():
         assert undone.turn == before.turn
         events.append(event)
     assert t.replay(events).to_json() == state.to_json()
+
+
+def test_a_potion_on_the_belt_is_used_in_the_fight_and_is_gone():
+    state = act(new_table("Ann"), "s0", "quest.item.add", name="Potion", slot="potion", bonus=3)
+    potion = q(state, "s0")["gear"][0]
+    assert potion["where"] == "belt" and state.players["s0"].as_dict()["strength"] == 1  # not worn: counts when used
+    state = explored(state)
+    state = act(state, "s0", "quest.item.use", uid=potion["uid"], side="players")
+    assert q(state, "s0")["gear"] == [] and state.combat["one_shots"][0]["bonus"] == 3
+    state = act(state, "s0", "quest.fight.dice", fighter_die=1, monster_dice=["1"])
+    assert t.quest_table.verdict(state)["players"]["total"] == 1 + 1 + 3
+
+
+def test_only_belt_items_are_used_in_a_fight():
+    state = act(new_table("Ann"), "s0", "quest.item.add", name="Sword", slot="one_hand", bonus=2)
+    state = explored(state)
+    assert refused(state, "s0", "quest.item.use", uid=q(state, "s0")["gear"][0]["uid"]).rule.id == "quest.gear"
+
+
+def test_a_monster_stops_when_it_meets_its_owner():
+    """Combat, Propriétaires des monstres: the monster's move ends in its owner's room."""
+    state = explored(new_table("Ann", "Bob"), monster={**ORC, "owner": "s1"})
+    crypt = q(state, "s0")["room"]
+    state = act(state, "s0", "combat.end")
+    state = act(state, "s0", "quest.move", room="entrance")
+    state = act(state, "s0", "quest.explore", name="Hall", monster={**ORC, "name": "Rat"}, cost=0)
+    hall = q(state, "s0")["room"]
+    state = act(state, "s0", "combat.end")
+    state = act(state, "s0", "quest.room.join", room=crypt, to=hall)
+    state = act(state, "s0", "quest.monsters")
+    state = act(state, "s0", "turn.end")
+    state = act(state, "s1", "quest.draw")
+    state = act(state, "s1", "quest.move", room=hall)  # Bob walks into the Hall: the Rat fights him
+    state = act(state, "s1", "combat.end")
+    state = act(state, "s1", "quest.monsters")
+    orc = next(m for m in state.board["monsters"].values() if m["name"] == "Orc")
+    rat = next(m for m in state.board["monsters"].values() if m["name"] == "Rat")
+    state = act(state, "s1", "quest.monster.move", monster=orc["uid"], room=hall)  # it meets Bob, its owner
+    assert state.board["monsters"][orc["uid"]]["room"] == hall
+    assert refused(state, "s1", "quest.monster.move", monster=orc["uid"], room=crypt).rule.id == "quest.monster-owner"
+    state = act(state, "s1", "quest.monster.move", monster=rat["uid"], room=crypt)  # the Rat has no owner
+    assert state.board["monsters"][rat["uid"]]["room"] == crypt
+
+
+def test_the_stateless_fight_takes_the_players_as_a_list_and_names_the_winner():
+    verdict = quest_fight.evaluate({"profile": "munchkin-quest", "players": [{"level": 2, "die": 3}, {"level": 1, "die": 1}],
+                                    "monsters": [{"level": 4, "dice": [3]}], "flee": [1]})
+    assert verdict["players"]["total"] == 7 and verdict["monsters"]["total"] == 7 and verdict["winner"] == "monsters"
+    assert [r["role"] for r in verdict["flee"]] == ["fighter", "helper"] and verdict["flee"][0]["roll"] == 1
+    assert "helper die" not in verdict["rolled_by_app"] and "flee helper die 1" in verdict["rolled_by_app"]
+
+
+def test_fleeing_goes_back_where_the_fighter_came_from_unless_told():
+    state = explored(new_table("Ann"))
+    state = act(state, "s0", "quest.fight.dice", fighter_die=1, monster_dice=["6"])
+    state = act(state, "s0", "quest.fight.resolve")
+    state = act(state, "s0", "quest.fight.flee", fighter_rolls=["6"])  # escaped: back to the Entrance
+    assert q(state, "s0")["room"] == "entrance" and q(state, "s0")["health"] == 3
+
+
+def test_a_flight_from_a_fight_begun_in_the_room_must_say_where():
+    state = explored(new_table("Ann", "Bob"))
+    state = act(state, "s0", "combat.end")
+    state = act(state, "s0", "quest.monsters")
+    state = act(state, "s0", "turn.end")
+    state = act(state, "s1", "quest.draw")
+    state = act(state, "s1", "quest.monsters")
+    state = act(state, "s1", "turn.end")
+    state = act(state, "s0", "quest.draw")  # Ann starts her turn with the Orc: no room she came from
+    state = act(state, "s0", "quest.fight.dice", fighter_die=1, monster_dice=["6"])
+    state = act(state, "s0", "quest.fight.resolve")
+    assert refused(state, "s0", "quest.fight.flee", fighter_rolls=["6"]).rule.id == "quest.flee"
+    state = act(state, "s0", "quest.fight.flee", fighter_rolls=["6"], room="entrance")
+    assert q(state, "s0")["room"] == "entrance"
+
+
+def test_the_stateless_fight_reads_the_monsters_dice_in_every_documented_way():
+    base = {"profile": "munchkin-quest", "fighter": {"level": 1, "die": 6, "items": [
+        {"name": "Sword", "bonus": 2}, {"name": "Spare", "bonus": 5, "in_use": False}, {"name": "Axe", "bonus": 3, "where": "backpack"}]}}
+    for monster, total in (({"level": 2, "dice": [3, 3]}, 8), ({"level": 2, "die": 5}, 7),
+                           ({"level": 2, "dice": 2, "rolls": [1, 1]}, 4), ({"level": 2, "dice": 0}, 2)):
+        verdict = quest_fight.evaluate({**base, "monsters": [monster]})
+        assert verdict["monsters"]["total"] == total and verdict["rolled_by_app"] == [], monster
+        assert verdict["players"]["total"] == 1 + 2 + 6  # only the worn Sword counts

@@ -57,3 +57,28 @@ def test_the_entrance_is_named_in_the_phones_language(app):
     alice, bob = quest_table(app)
     page = text(alice.get(f"/t/{alice.table_id}", headers={"Accept-Language": "de"}))
     assert 'id="my-room">Eingang<' in page
+
+
+def test_a_spectator_sees_the_quest_board(app):
+    alice, bob = quest_table(app)
+    alice.act("quest.draw")
+    alice.act("quest.explore", name="Crypt", monster_name="Orc", monster_level=3)
+    page = text(alice.get(f"/t/{alice.table_id}"))
+    path = re.search(r'id="spectator-url"[^>]*>([^<]+)<', page).group(1).replace("http://localhost", "")
+    watched = text(app.test_client().get(path))
+    assert 'id="fight"' in watched and "Orc" in watched and 'id="map"' in watched and 'id="me"' not in watched
+
+
+def test_the_map_records_a_passage_and_a_monster_from_the_phone(app):
+    alice, bob = quest_table(app)
+    alice.act("quest.draw")
+    alice.act("quest.explore", name="Crypt", monster_name="Orc", monster_level=3, cost=0)
+    alice.act("combat.end")
+    alice.act("quest.move", room="entrance")
+    board = text(alice.act("quest.explore", name="Hall", monster_name="Rat", monster_level=1, cost=0))
+    rooms = re.findall(r'data-room="(r\d+)"', board)
+    alice.act("combat.end")
+    board = text(alice.act("quest.room.join", room=rooms[0], to=rooms[1]))
+    assert "Alice records a passage between Crypt and Hall" in board
+    board = text(bob.act("quest.monster.place", monster_name="Bat", monster_level=2, room="entrance"))
+    assert "⚔ Bat (2)" in board

@@ -386,6 +386,8 @@ _quest("quest.item.move", "Wear an item, put it on the belt or in the backpack; 
 _quest("quest.item.drop", "Drop an item in your room (anyone there may pick it up).", OWN, {"seat": SEAT, "uid": UID})
 _quest("quest.item.give", "Give or trade an item to a player in the same or an adjacent room; not while fighting.",
        OWN, {"seat": SEAT, "uid": UID, "to": Param("str", "The receiving seat.", max_length=40)})
+_quest("quest.item.use", "Use a potion or scroll from the belt in a fight: its bonus for the side chosen, and it is gone.",
+       FIGHT, {"uid": UID, "side": Param("str", "The side it helps.", enum=("players", "monsters"))}, needs_fight=True)
 _quest("quest.die", "Die by choice: the hand is discarded, gold and items are dropped in the room, DxM cards and "
        "curses stay, one level is lost; the turn goes to the monsters' move; back with 4 health, 3 tokens and "
        "300 gold next turn.", OWN, {"seat": SEAT}, alive=True)

@@ -76,7 +76,8 @@ def judge(fight: dict, profile) -> dict:
         "game": "munchkin-quest", "profile": profile.id,
         "players": {"total": players, "lines": [ln for ln in lines if ln["side"] == "players"]},
         "monsters": {"total": monsters, "lines": [ln for ln in lines if ln["side"] == "monsters"]},
-        "outcome": outcome, "tie": players == monsters, "ties_to": "monsters",
+        "outcome": outcome, "winner": "players" if outcome == "win" else "monsters",
+        "tie": players == monsters, "ties_to": "monsters",
         "rule": rule.id, "citation": rule.cite_for(profile.id),
         "explanation": ("players win" if outcome == "win" else
                         "a tie: the monsters win ties" if players == monsters else "the monsters are stronger"),
@@ -115,8 +116,8 @@ def flee(fight: dict, profile) -> list[dict]:
                 raise Refused("{who} needs a die for {monster}.", rule="quest.flee", status=400,
                               who=who.get("name") or role, monster=monster["name"])
             roll = rolls[index]
-            result = {"who": who.get("name") or role, "role": role, "monster": monster["name"], "roll": roll,
-                      "caught": roll <= caught_up_to}
+            result = {"who": who.get("name") or role, "role": role, "monster": monster["name"], "index": index,
+                      "roll": roll, "caught": roll <= caught_up_to}
             if result["caught"]:
                 bad = monster.get("bad_stuff") or {}
                 parts, applies = bad_stuff_parts(character, bad, profile)
@@ -139,8 +140,16 @@ def evaluate(raw: dict) -> dict:
     given are rolled by the app and named in ``rolled_by_app``."""
     if not isinstance(raw, dict):
         raise Refused("The fight must be a JSON object.", status=400)
-    known = {"profile", "game", "fighter", "helper", "monsters", "one_shots", "others_in_room", "flee", "roll"}
+    known = {"profile", "game", "fighter", "helper", "players", "monsters", "one_shots", "others_in_room", "flee", "roll"}
     extra = sorted(set(raw) - known)
+    if "players" in raw:  # the players as a list: the fighter, then the helper
+        players = raw["players"]
+        if not isinstance(players, list) or not 1 <= len(players) <= 2 or "fighter" in raw or "helper" in raw:
+            raise Refused("players must list the fighter and at most one helper (or use fighter and helper).",
+                          rule="combat.one-helper", status=400)
+        raw = {**{k: v for k, v in raw.items() if k != "players"}, **dict(zip(ROLES, players))}
+    if isinstance(raw.get("flee"), list):  # the fighter's dice alone
+        raw = {**raw, "flee": {"fighter": raw["flee"]}}
     if extra:
         raise Refused("Unknown field(s) in a Munchkin Quest fight: {names}.", status=400, names=", ".join(extra))
     profile = get_profile(raw.get("profile") or "munchkin-quest")
@@ -175,7 +184,8 @@ def evaluate(raw: dict) -> dict:
         if not isinstance(items, list) or not all(isinstance(i, dict) for i in items):
             raise Refused("{role}.items must be a list of objects.", status=400, role=role)
         worn = [{"name": str(i.get("name") or "item"), "bonus": _int(i.get("bonus", 0), f"{role}.items.bonus"),
-                 "slot": i.get("slot", "other"), "where": i.get("where", "worn")} for i in items]
+                 "slot": i.get("slot", "other"), "where": i.get("where", "worn" if i.get("in_use", True) else "backpack")}
+                for i in items]
         fight[role] = {"name": str(who.get("name") or role), "level": level, "bonus": _int(who.get("bonus", 0), f"{role}.bonus"),
                        "items": [i for i in worn if i["where"] == "worn"], "gold": _int(who.get("gold", 0), f"{role}.gold"),
                        "die": die(_first(who, ("die", "roll", "dice")), f"{role} die")}
@@ -194,10 +204,11 @@ def evaluate(raw: dict) -> dict:
             raise Refused("Nothing takes a monster below level 1 in Munchkin Quest.", rule="quest.level-floor", status=400)
         if isinstance(level, bool) or not isinstance(level, int) or level > 100:
             raise Refused("monsters.{index}.level must be a whole number from 1 to 100.", status=400, index=index)
-        given = m.get("dice", m.get("die", m.get("rolls", 1)))
+        given = m["rolls"] if "rolls" in m else m["die"] if "die" in m else m.get("dice", 1)
         if isinstance(given, list):
             rolls = [die(v, f"monsters.{index} die {n + 1}") for n, v in enumerate(given)]
-        elif isinstance(given, int) and not isinstance(given, bool) and 0 <= given <= 6 and "die" not in m:
+        elif isinstance(given, int) and not isinstance(given, bool) and 0 <= given <= 6 and "die" not in m \
+                and "rolls" not in m:
             rolls = [die(None, f"monsters.{index} die {n + 1}") for n in range(given)]
         else:
             rolls = [die(given, f"monsters.{index} die")]
@@ -274,6 +285,8 @@ SCHEMA = {
     "properties": {
         "profile": {"const": "munchkin-quest"}, "game": {"const": "munchkin-quest", "description": "instead of profile"},
         "fighter": _player_schema, "helper": _player_schema,
+        "players": {"type": "array", "minItems": 1, "maxItems": 2, "items": _player_schema,
+                    "description": "instead of fighter and helper: the fighter, then the helper"},
         "monsters": {"type": "array", "minItems": 1, "maxItems": 10, "items": {"type": "object", "required": ["level"],
             "properties": {"name": {"type": "string"}, "level": {"type": "integer", "minimum": 1},
                            "bonus": {"type": "integer"},
@@ -289,8 +302,8 @@ SCHEMA = {
         "one_shots": {"type": "array", "items": {"type": "object", "required": ["side"], "properties": {
             "side": {"enum": ["players", "monsters"]}, "bonus": {"type": "integer"}, "name": {"type": "string"}}}},
         "others_in_room": {"type": "boolean", "description": "someone else sees the treasures (face up)"},
-        "flee": {"type": "object", "description": "after a lost fight: the fighter's and the helper's dice, one per "
-                                                  "monster in order", "properties": {
+        "flee": {"type": ["object", "array"], "description": "after a lost fight: the fighter's and the helper's dice, one per "
+                                                  "monster in order (a list: the fighter's)", "properties": {
             "fighter": {"type": "array", "items": _die_schema}, "helper": {"type": "array", "items": _die_schema}}},
         "roll": {"type": "boolean", "description": "false: refuse when a die is missing instead of rolling it"},
     },

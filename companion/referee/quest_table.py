@@ -304,9 +304,17 @@ def _monster_move(state: TableState, actor: str, action: str, params: dict) -> E
         raise Refused("A monster moves to an adjacent explored room.", rule="quest.map", status=409)
     if there == Q.ENTRANCE:
         raise Refused("No monster stops in the Entrance: it goes through, or not at all.", rule="quest.map", status=409)
-    draft.put("monsters", monster["uid"], {**monster, "room": there})
-    return _changed(actor, action, draft.ops, said("{who} moves {monster} to {room}", monster=monster["name"],
-                                                   room=Q.room_name(draft.board, there)), state)
+    number = state.turn["number"]
+    if monster.get("stopped") == number:
+        raise Refused("{monster} met its owner and stops moving this turn.", rule="quest.monster-owner", status=409,
+                      monster=monster["name"])
+    owner = monster.get("owner")
+    meets = bool(owner) and not state.players[owner].dead and draft.q(owner)["room"] == there
+    draft.put("monsters", monster["uid"], {**monster, "room": there, **({"stopped": number} if meets else {})})
+    summary = said("{who} moves {monster} to {room}", monster=monster["name"], room=Q.room_name(draft.board, there))
+    if meets:
+        summary = said("{first}: it meets its owner {name} and stops", first=summary, name=_name(state, owner))
+    return _changed(actor, action, draft.ops, summary, state)
 
 
 @decides("quest.monster.place")
@@ -518,15 +526,18 @@ def _sheet(state: TableState, seat: str, action: str, draft: Draft, summary: dic
 
 # --- the fight ---------------------------------------------------------------------------------
 
-def new_fight(fighter: str, room: str, monsters: list[dict], boss: bool = False) -> dict:
+def new_fight(fighter: str, room: str, monsters: list[dict], boss: bool = False, came_from: str | None = None) -> dict:
+    """A Quest fight in ``room``; ``came_from`` is the room the fighter entered from (where a flight goes
+    unless the players say otherwise)."""
     return {"game": "munchkin-quest", "fighter": fighter, "helper": None, "invited": None, "promise": None,
-            "room": room, "monsters": copy.deepcopy(monsters), "one_shots": [], "stage": "fight", "boss": boss,
-            "dice": {"fighter": None, "helper": None, "monsters": {}}}
+            "room": room, "came_from": came_from, "monsters": copy.deepcopy(monsters), "one_shots": [],
+            "stage": "fight", "boss": boss, "dice": {"fighter": None, "helper": None, "monsters": {}}}
 
 
 def _open_fight(draft: Draft, fighter: str, room: str, step: str, summary: dict, actor: str | None = None) -> Event:
     """The fight starts at once: every monster in the room fights together (quest.combat)."""
-    fight = new_fight(fighter, room, Q.monsters_in(draft.board, room))
+    before = draft.state.players[fighter].quest["room"]
+    fight = new_fight(fighter, room, Q.monsters_in(draft.board, room), came_from=before if before != room else None)
     draft.turn(step)
     return _fight_event(draft, fight, summary, actor or fighter)
 
@@ -647,6 +658,25 @@ def _participant(state: TableState, actor: str, fight: dict, what: str) -> None:
     owners = {m.get("owner") for m in fight["monsters"]}
     if actor not in (fight["fighter"], fight["helper"], state.host) and actor not in owners:
         raise Refused("Only the fighter, the helper, a monster's owner or the host {what}.", status=403, what=what)
+
+
+@decides("quest.item.use")
+def _use_potion(state: TableState, actor: str, action: str, params: dict) -> Event:
+    """A potion or scroll on the belt is usable in a fight (quest.gear): a one-shot for either side."""
+    fight = state.combat
+    if fight["stage"] != "fight":
+        raise Refused("The fight is lost: flee now.", rule="quest.flee", status=409)
+    draft = Draft(state)
+    item = Q.gear_item(draft.chars[actor], params.get("uid"))
+    if item["where"] != "belt":
+        raise Refused("Only what hangs on the belt is used in a fight; {name} is not there.", rule="quest.gear",
+                      status=409, name=item["name"])
+    side = params.get("side") or "players"
+    draft.set(actor, "gear", [i for i in draft.q(actor)["gear"] if i["uid"] != item["uid"]])
+    after = copy.deepcopy(fight)
+    after["one_shots"].append({"uid": f"f{state.version + 1}", "name": item["name"], "bonus": item["bonus"],
+                               "side": side, "by": actor})
+    return _fight_event(draft, after, said("{who} uses {card} for the {word}", card=item["name"], word=side), actor)
 
 
 @decides("quest.fight.monster")
@@ -778,11 +808,13 @@ def _fight_flee(state: TableState, actor: str, action: str, params: dict) -> Eve
     if fight["stage"] != "flee":
         raise Refused("Flee a lost fight: settle it first.", rule="quest.flee", status=409)
     draft = Draft(state)
-    room = params.get("room")
+    room = params.get("room") or fight.get("came_from")
     if room:
         Q.room_of(draft.board, room)
         if room == fight["room"] or not Q.adjacent(draft.board, fight["room"], room):
             raise Refused("Flee to an explored room next to this one.", rule="quest.flee", status=409)
+    elif Q.neighbours(draft.board, fight["room"]):
+        raise Refused("Say where to flee: an explored room next to this one.", rule="quest.flee", status=400)
     desc = _description(state, fight)
     fleeing = [r for r in quest_fight.ROLES if fight[r] and not state.players[fight[r]].dead]
     for role in fleeing:
@@ -805,7 +837,7 @@ def _fight_flee(state: TableState, actor: str, action: str, params: dict) -> Eve
             parts.append(said("{name} escapes {monster} ({roll})", name=_name(state, seat), monster=result["monster"],
                               roll=result["roll"]))
             continue
-        monster = next(m for m in fight["monsters"] if m["name"] == result["monster"])
+        monster = fight["monsters"][result["index"]]
         lines = _bad_stuff(draft, seat, monster, monster["uid"] in not_applicable)
         parts.append(said("{name} is caught by {monster} ({roll}): {bad_stuff}", name=_name(state, seat),
                           monster=result["monster"], roll=result["roll"], bad_stuff=lines))
