@@ -38,7 +38,7 @@ WORDS = {
     "door": N_("Door"), "treasure": N_("Treasure"),
     # Munchkin Quest: the other worn things and potions, and where an item is
     "other": N_("trinket, clothing, gadget"), "potion": N_("potion or scroll"),
-    "worn": N_("worn"), "belt": N_("belt"), "backpack": N_("backpack"),
+    "worn": N_("worn"), "belt": N_("belt"), "backpack": N_("backpack"), "gold": N_("gold"), "dxm": N_("DxM cards"),
 }
 
 

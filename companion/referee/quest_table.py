@@ -22,7 +22,7 @@ from . import quest_fight, sheet, turn
 from .catalogue import decides
 from .history import said
 from .levels import change_level
-from .rules import Refused, refuse
+from .rules import N_, Refused, refuse
 from .table import Event, TableState, _changed, _check_ops, in_fight
 
 
@@ -85,12 +85,18 @@ def _name(state: TableState, seat: str) -> str:
     return state.players[seat].name
 
 
+#: What each paid action's refusal says when the tokens are short.
+TOKEN_COSTS = {"move": N_("A move costs {cost} move/action token(s); {left} left this turn."),
+               "explore": N_("Exploring costs {cost} move/action token(s); {left} left this turn."),
+               "search": N_("A search costs {cost} move/action token(s); {left} left this turn."),
+               "market": N_("The market costs {cost} move/action token(s); {left} left this turn.")}
+
+
 def _tokens(draft: Draft, seat: str, cost: int, what: str) -> None:
-    """Pay ``cost`` move/action tokens (quest.turn), refused when too few are left."""
+    """Pay ``cost`` move/action tokens for ``what`` (quest.turn), refused when too few are left."""
     left = draft.q(seat)["tokens"]
     if left < cost:
-        raise Refused("{what} costs {cost} move/action token(s); {left} left this turn.", rule="quest.turn",
-                      status=409, what=what, cost=cost, left=left)
+        raise Refused(TOKEN_COSTS[what], rule="quest.turn", status=409, cost=cost, left=left)
     draft.add(seat, "tokens", -cost)
 
 
@@ -161,7 +167,7 @@ def _move(state: TableState, actor: str, action: str, params: dict) -> Event:
     if there == here or not Q.adjacent(draft.board, here, there):
         raise Refused("{room} is not next to {here}: move one room at a time, through an open passage.",
                       rule="quest.map", status=409, room=Q.room_name(draft.board, there), here=Q.room_name(draft.board, here))
-    _tokens(draft, actor, 1, "A move")
+    _tokens(draft, actor, 1, "move")
     draft.set(actor, "room", there)
     summary = said("{who} moves to {room}", room=Q.room_name(draft.board, there))
     if Q.monsters_in(draft.board, there):
@@ -179,7 +185,7 @@ def _explore(state: TableState, actor: str, action: str, params: dict) -> Event:
     raw = monster_param(params)
     if not raw:
         raise Refused("A new room always holds a monster: say which.", rule="quest.explore", status=400)
-    _tokens(draft, actor, params.get("cost", 1), "Exploring")
+    _tokens(draft, actor, params.get("cost", 1), "explore")
     here = draft.q(actor)["room"]
     room = f"r{state.version + 1}"
     monster = Q.new_monster(raw, f"m{state.version + 1}", room, state.players)
@@ -209,7 +215,7 @@ def _search(state: TableState, actor: str, action: str, params: dict) -> Event:
     if [number, room] in q.get("searched", []):
         raise Refused("{room} has been searched this turn: once a room a turn.", rule="quest.search", status=409,
                       room=Q.room_name(draft.board, room))
-    _tokens(draft, actor, 1, "A search")
+    _tokens(draft, actor, 1, "search")
     die = params.get("die") or secrets.randbelow(6) + 1
     total = die + params.get("modifier", 0)
     draft.set(actor, "searched", [s for s in q.get("searched", []) if s[0] == number] + [[number, room]])
@@ -256,7 +262,7 @@ def _market(state: TableState, actor: str, action: str, params: dict) -> Event:
     if draft.q(actor)["gold"] + change < 0:
         raise Refused("{name} has only {gold} gold.", rule="quest.market", status=409, name=_name(state, actor),
                       gold=draft.q(actor)["gold"])
-    _tokens(draft, actor, 1, "The market")
+    _tokens(draft, actor, 1, "market")
     draft.add(actor, "gold", change)
     what = params.get("what") or "—"
     return _changed(actor, action, draft.ops, said("{who} trades at the market ({what}): {change:+} gold", what=what,
@@ -448,8 +454,8 @@ def _counts(state: TableState, actor: str, action: str, params: dict) -> Event:
         raise Refused("Nothing changes.", status=400)
     for key, change in changes.items():
         if draft.q(seat)[key] + change < 0:
-            raise Refused("{name} has only {n} ({what}).", status=409, name=_name(state, seat), n=draft.q(seat)[key],
-                          what=key)
+            raise Refused("{name} has only {n} ({word}).", status=409, name=_name(state, seat), n=draft.q(seat)[key],
+                          word=key)
         draft.add(seat, key, change)
     if action == "quest.gold":
         return _changed(actor, action, draft.ops, said("{who}: {change:+} gold", change=changes["gold"]), state)
