@@ -97,7 +97,7 @@ def test_a_quest_turn_on_three_phones(browser, server, tmp_path):  # noqa: F811
         expect(page.locator("#fight")).to_have_count(0)
 
     # A health point lost to a card, then death by choice: the turn goes to the monsters' move.
-    alice.locator("#me button[data-action='quest.health'][aria-label='Lose 1 health']").click()
+    alice.locator("#me button[data-action='quest.health'][aria-label$='Lose 1 health']").click()
     expect(alice.locator("#my-health")).to_have_text("1")
     alice.locator("#menu-died summary").click()
     tap(alice, "quest.die", "#me")
@@ -127,7 +127,7 @@ def test_a_quest_turn_on_three_phones(browser, server, tmp_path):  # noqa: F811
     expect(alice.locator("#my-level")).to_have_text("2")
     expect(alice.locator("#my-gold")).to_have_text("0")
     for _ in range(2):
-        alice.locator("#me button[data-action='quest.health'][aria-label='Lose 1 health']").click()
+        alice.locator("#me button[data-action='quest.health'][aria-label$='Lose 1 health']").click()
     expect(alice.locator("#my-health")).to_have_text("2")
     tap(alice, "quest.heal", "#me")
     expect(alice.locator("#my-level")).to_have_text("1")
@@ -135,7 +135,7 @@ def test_a_quest_turn_on_three_phones(browser, server, tmp_path):  # noqa: F811
     expect(health_of(cid, "Alice")).to_have_text("4", timeout=10_000)
 
     # A refusal with the board game's citation: healing at Level 1.
-    alice.locator("#me button[data-action='quest.health'][aria-label='Lose 1 health']").click()
+    alice.locator("#me button[data-action='quest.health'][aria-label$='Lose 1 health']").click()
     tap(alice, "quest.heal", "#me")
     alert = alice.locator("#answer.refused")
     expect(alert).to_contain_text("Munchkin Quest (seed summary)")
