@@ -155,6 +155,25 @@ def test_axe_finds_nothing_serious_on_any_page(browser, server, lang):
     bob.locator("#removed").wait_for()  # Bob's phone goes there by itself (the live stream told it)
     audit.check(bob, "removed from the table")
 
+    # Munchkin Quest: its sheet, map and turn, then its fight (#15)
+    host.goto(url + "/")
+    host.fill("input[name=name]", "Dungeon")
+    host.select_option("select[name=profile]", "munchkin-quest")
+    host.fill("input[name=player_name]", "Alice")
+    host.check("input[name=sex][value=female]")
+    host.click("button.primary")
+    host.wait_for_selector("#my-health")
+    audit.check(host, "Munchkin Quest table page")
+    host.locator("#turn button[data-action='quest.draw']").click()
+    expect(host.locator("#my-dxm")).to_have_text("4")  # the draw's board is in before the form is filled
+    explore = host.locator("#menu-explore form")
+    explore.locator("input[name=name]").fill("Crypt")
+    explore.locator("input[name=monster_name]").fill("Orc")
+    explore.locator("input[name=monster_level]").fill("3")
+    explore.locator("button[data-action='quest.explore']").click()
+    host.locator("#fight-dice").wait_for()
+    audit.check(host, "Munchkin Quest fight")
+
     assert audit.found == {}, json.dumps(audit.found, indent=1, ensure_ascii=False)
-    assert len(audit.pages) >= 25
+    assert len(audit.pages) >= 27
     assert errors == []
