@@ -16,7 +16,7 @@ from __future__ import annotations
 
 import os
 from collections.abc import Iterator
-from threading import Event, Lock
+import threading
 
 #: The channel a committed write is announced on; the payload is the table id.
 CHANNEL = "companion_events"
@@ -117,7 +117,9 @@ class Pool:
     def __init__(self, url: str, size: int = 10, timeout: float = 30.0):
         self.url, self.size, self.timeout = url, size, timeout
         self._pid, self._pool = None, None
-        self._making = Lock()
+        # looked up now, not at import: under gevent this must be the patched, cooperative lock
+        # (the CLI imports this module before `companion serve` patches the standard library)
+        self._making = threading.Lock()
 
     def _current(self):
         if self._pool is None or self._pid != os.getpid():
@@ -142,7 +144,7 @@ class Pool:
         self._pool = None
 
 
-def notifications(store: PostgresStore, stopped: Event, wait: float = 1.0) -> Iterator[str]:
+def notifications(store: PostgresStore, stopped: threading.Event, wait: float = 1.0) -> Iterator[str]:
     """The id of each table changed in any instance, as its change commits, until ``stopped``
     is set (looked at every ``wait`` seconds)."""
     store.conn.execute(f"LISTEN {CHANNEL}")

@@ -165,7 +165,9 @@ def test_axe_finds_nothing_serious_on_any_page(browser, server, lang):
     host.wait_for_selector("#my-health")
     audit.check(host, "Munchkin Quest table page")
     host.locator("#turn button[data-action='quest.draw']").click()
-    expect(host.locator("#my-dxm")).to_have_text("4")  # the draw's board is in before the form is filled
+    # the answer to the draw is in (its toast) before the form is filled: it would morph the form anew
+    expect(host.locator("#board .notice.done")).to_be_visible()
+    expect(host.locator("#my-dxm")).to_have_text("4")
     explore = host.locator("#menu-explore form")
     explore.locator("input[name=name]").fill("Crypt")
     explore.locator("input[name=monster_name]").fill("Orc")

@@ -56,6 +56,57 @@ def test_a_tap_on_one_instance_reaches_the_phones_of_another(tmp_path, url):
         b.stop()
 
 
+GREEN_BORROWS = """
+import sys
+from companion import postgres            # imported before the patching, as `companion serve` does
+from gevent import monkey
+monkey.patch_all()
+import gevent
+pool = postgres.Pool(sys.argv[1], size=4)  # made after it, as create_app does
+def borrow():
+    store = pool.borrow()
+    store.execute("SELECT pg_sleep(0.05)").fetchone()
+    pool.give_back(store)
+jobs = [gevent.spawn(borrow) for _ in range(20)]
+gevent.joinall(jobs, timeout=20, raise_error=True)
+print(sum(job.successful() for job in jobs))
+"""
+
+
+def test_greenlets_borrowing_from_a_new_pool_at_once_never_block_the_worker(url):
+    """Opening the pool starts its threads (greenlets under gevent), which switches: a second
+    greenlet arriving meanwhile must wait cooperatively, not block the whole process."""
+    import subprocess
+    import sys
+
+    done = subprocess.run([sys.executable, "-c", GREEN_BORROWS, url], capture_output=True, text=True, timeout=60)
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.split() == ["20"]
+
+
+def test_an_instance_answers_many_phones_at_once_from_its_first_request(tmp_path, url):
+    """The first requests of a worker open its connection pool together: none may wait on another
+    for ever."""
+    a = instance(tmp_path, "a", url)
+    table_id, tokens = new_table(a.url)
+    a.stop()
+    b = instance(tmp_path, "b", url, workers=1)
+    try:
+        answers: list[int] = []
+
+        def look():
+            answers.append(call(b.url, "GET", f"/api/v1/tables/{table_id}", token=tokens["Ann"], timeout=10)[0])
+
+        threads = [threading.Thread(target=look) for _ in range(16)]
+        for t in threads:
+            t.start()
+        for t in threads:
+            t.join()
+        assert answers == [200] * 16
+    finally:
+        b.stop()
+
+
 def test_taps_on_two_instances_at_once_all_count(tmp_path, url):
     a, b = instance(tmp_path, "a", url), instance(tmp_path, "b", url)
     try:

@@ -58,6 +58,7 @@ def test_a_quest_turn_on_three_phones(browser, server, tmp_path):  # noqa: F811
 
     # The turn's DxM card, then explore: a new room with its monster, and the fight at once.
     tap(alice, "quest.draw")
+    expect(alice.locator("#board .notice.done")).to_be_visible()  # the draw's own answer is in: no later morph
     expect(alice.locator("#my-dxm")).to_have_text("4")
     form = alice.locator("#menu-explore form")
     form.locator("input[name=name]").fill("Crypt")

@@ -15,9 +15,9 @@ from sse import Reader
 pytestmark = pytest.mark.slow
 
 
-def call(base: str, method: str, path: str, body=None, token=None):
+def call(base: str, method: str, path: str, body=None, token=None, timeout: float = 30):
     url = urlparse(base)
-    conn = http.client.HTTPConnection(url.hostname, url.port, timeout=30)
+    conn = http.client.HTTPConnection(url.hostname, url.port, timeout=timeout)
     headers = {"Content-Type": "application/json"}
     if token:
         headers["Authorization"] = f"Bearer {token}"
