@@ -25,6 +25,20 @@
     var incoming = parseInt(e.detail.lastEventId, 10);
     if (!isNaN(shown) && !isNaN(incoming) && incoming <= shown) e.preventDefault();
   });
+  // A field whose entry differs from what the page was sent with, not yet sent.
+  function unsent(el) {
+    if (el.dataset.sent) return false;
+    if (el instanceof HTMLSelectElement) {
+      return Array.prototype.some.call(el.options, function (o) { return o.selected !== o.defaultSelected; });
+    }
+    if (el instanceof HTMLInputElement && (el.type === "checkbox" || el.type === "radio")) {
+      return el.checked !== el.defaultChecked;
+    }
+    if (el instanceof HTMLInputElement || el instanceof HTMLTextAreaElement) {
+      return el.type !== "hidden" && el.value !== el.defaultValue;
+    }
+    return false;
+  }
   // Updates morph the board in place (idiomorph) instead of replacing it, so a tap that
   // lands while another player's change arrives still hits its button, and a <details>
   // the player opened stays open.
@@ -33,6 +47,17 @@
     window.Idiomorph.defaults.callbacks.beforeAttributeUpdated = function (name, node) {
       return !(name === "open" && node.tagName === "DETAILS");
     };
+    // What the player typed, ticked or chose in a form and has not sent stays when another
+    // player's change morphs the board: idiomorph keeps only the focused field's value, and
+    // the half-filled room of a Quest explore or the items ticked to sell were wiped. A form
+    // being sent gives its entries up (its answer may clear them).
+    window.Idiomorph.defaults.callbacks.beforeNodeMorphed = function (node) {
+      return !(node.nodeType === 1 && unsent(node));
+    };
+    document.addEventListener("htmx:beforeRequest", function (e) {
+      var form = e.detail.elt && e.detail.elt.closest ? e.detail.elt.closest("form") : null;
+      if (form) Array.prototype.forEach.call(form.elements, function (el) { el.dataset.sent = "1"; });
+    });
     // The answer to this phone's last tap (with its Undo or "Allow it") stays when another
     // player's change arrives: only this phone's next answer replaces it, or the player puts it away.
     window.Idiomorph.defaults.callbacks.beforeNodeRemoved = function (node) {

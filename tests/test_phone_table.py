@@ -162,3 +162,37 @@ def test_a_tap_made_offline_is_refused_and_the_next_one_applies_once(browser, se
     expect(host.locator("ol.history li", has_text="Alice level")).to_have_count(1)  # one change, applied once
     expected = ("Failed to load resource: net::ERR_", "[object Event]", "htmx:sendError", "htmx:afterRequest")
     assert [e for e in errors if not any(words in e for words in expected)] == []
+
+
+def test_what_a_player_is_typing_survives_another_players_change(browser, server):
+    """Alice fills in a room to explore (five fields, the focus in the last one) and ticks
+    nothing else; Bob's die roll reaches her phone meanwhile: every entry stays, and sending
+    the form then explores the room she typed. The board's morph used to keep the focused
+    field only."""
+    errors: list[str] = []
+    alice = phone(browser, errors)
+    alice.goto(server.url + "/")
+    alice.fill("input[name=name]", "Dungeon")
+    alice.select_option("select[name=profile]", "munchkin-quest")
+    alice.fill("input[name=player_name]", "Alice")
+    alice.check("input[name=sex][value=female]")
+    alice.click("button.primary")
+    alice.wait_for_selector("#my-health")
+    bob = join_in_browser(browser, errors, alice, "Bob")
+    alice.locator('.player[data-name="Bob"]').wait_for()
+    alice.locator("#turn button[data-action='quest.draw']").click()
+    expect(alice.locator("#board .notice.done")).to_be_visible()
+    form = alice.locator("#menu-explore form")
+    entries = {"name": "Crypt", "monster_name": "Orc", "monster_level": "3", "monster_bonus": "1"}
+    for field, value in entries.items():
+        form.locator(f"input[name={field}]").fill(value)
+    version = int(alice.locator("#board .board").get_attribute("data-version"))
+    bob.locator("button[data-action='dice.roll']").first.click()  # another player's change
+    expect(alice.locator("#board .board")).to_have_attribute("data-version", str(version + 1), timeout=10_000)
+    for field, value in entries.items():
+        expect(form.locator(f"input[name={field}]")).to_have_value(value)
+    form.locator("button[data-action='quest.explore']").click()
+    expect(alice.locator("#fight")).to_be_visible()
+    expect(alice.locator('#fight [data-monster="Orc"]')).to_be_visible()
+    expect(alice.locator("#my-room")).to_have_text("Crypt")
+    assert errors == []
