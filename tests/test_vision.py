@@ -153,7 +153,7 @@ def test_index_persists_replaces_and_removes(tmp_path, deck):
     assert other.ids == [deck[0].id, deck[1].id]
     idx.add({deck[0].id: scan(deck[2])})                   # re-enrolling replaces, keeps the position
     assert other.refresh().ids == [deck[0].id, deck[1].id]
-    assert np.allclose(other.arrays["coarse"][0], idx.arrays["coarse"][0])
+    assert np.array_equal(other.arrays["descriptors"][0], idx.arrays["descriptors"][0])
     assert idx.reference_path(deck[0].id).exists()
     assert idx.remove(deck[1].id) and not idx.remove("no-such-card")
     assert other.refresh().ids == [deck[0].id]
