@@ -35,6 +35,7 @@ from __future__ import annotations
 
 import argparse
 import datetime
+import json
 import os
 import platform
 import random
@@ -67,10 +68,20 @@ def _others(design):
     return draw
 
 
+CACHE = Path(__file__).resolve().parent / "results" / "photos"
+
+
 def _make(job):
+    """One photo, kept in ``CACHE`` (bench/results/, not in git) for the next run."""
     design, card, tier, seed, size = job
+    path = CACHE / f"{design}-{card.id}-{tier}-{seed}-{size[0]}x{size[1]}.jpg"
+    if path.exists():
+        return path.read_bytes()
     table = cp.TABLES[seed % len(cp.TABLES)]
-    return cp.photo(cd.face(design, card), tier, seed=seed, size=size, table=table, others=_others(design))
+    data = cp.photo(cd.face(design, card), tier, seed=seed, size=size, table=table, others=_others(design))
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_bytes(data)
+    return data
 
 
 def photo_set(design, enrolled, strangers, n, unknown, size, base_seed, pool):
@@ -218,6 +229,7 @@ def main():
             print(f"  {design}: {len(photos)} photos generated in {gen_s:.0f} s, {len(cards)} cards enrolled "
                   f"in {enrol_s:.1f} s", flush=True)
         if args.calibrate:
+            (CACHE.parent / "calibration-rows.json").write_text(json.dumps(rows))
             calibrate(rows)
             return
         report(rows, designs)

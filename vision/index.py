@@ -52,6 +52,7 @@ CARD_ID = re.compile(r"^[a-z0-9][a-z0-9._-]{0,79}$")
 COMMON_SHARE = 0.15              # a feature whose words this share of the cards also have is the cards' common print
 COMMON_MIN_CARDS = 12            # with fewer cards enrolled nothing is taken for common print
 CELLS = (6, 8)                   # "the same place" on a card: the same cell of this grid
+STOP_SHARE, STOP_CARDS = 0.02, 12  # words in more cards than this share (or number) are not looked up
 
 
 class Snapshot:
@@ -62,7 +63,11 @@ class Snapshot:
 
     Built here from the stored features: the *visual-word tables* (per table, every enrolled
     feature's word sorted, the feature's number and the word's weight ``idf``, the log of how
-    rare the word is among the cards), and ``common``: the features whose words many cards
+    rare the word is among the cards; words that many cards have are left out, as a search
+    engine leaves out "the": they tell no card apart and would cost the most); the same
+    tables of *placed words* (a word and the cell of the card it lies in, ``CELLS``), for
+    features of a straightened outline, whose place on the card is known — a letter of the
+    rules text is in every card, but not at the same place; and ``common``: the features whose words many cards
     have *at the same place* — the printed frame, a border pattern, corner medallions. (Art
     made of motifs that many cards share is not common: the motifs lie elsewhere on each
     card, and where they lie is what tells those cards apart.) Those are learned from
@@ -77,6 +82,7 @@ class Snapshot:
         self.root = root
         self.position = {card_id: i for i, card_id in enumerate(ids)}
         self.tables: list[tuple[np.ndarray, np.ndarray, np.ndarray]] = []
+        self.placed: list[tuple[np.ndarray, np.ndarray, np.ndarray]] = []  # the same for (word, cell)
         self.bits = features.word_bits(len(ids))
         if not ids:
             return
@@ -87,15 +93,20 @@ class Snapshot:
         gids = np.nonzero((np.arange(k)[None, :] < arrays["count"][:, None]).ravel())[0].astype(np.int64)
         words = features.words(self.descriptors[gids], self.bits)
         owners = gids // k
-        cells = _cells(self.points[gids])
+        where = cells(self.points[gids])
         share = np.zeros((features.TABLES, len(gids)), np.float32)
         for t in range(features.TABLES):
             order = np.argsort(words[t], kind="stable")
             w, g = words[t][order], gids[order]
-            self.tables.append((w, g, np.log((n + 1) / _cards_with(w, owners[order], n)).astype(np.float32)))
+            df = _cards_with(w, owners[order], n)
+            rare = df <= max(STOP_CARDS, STOP_SHARE * n)   # a word most cards have tells none apart: left out
+            self.tables.append((w[rare], g[rare], np.log((n + 1) / df[rare]).astype(np.float32)))
             # the same word at the same place of the card: the print every card shares
-            placed = words[t] * CELLS[0] * CELLS[1] + cells
-            share[t] = _cards_with(placed, owners, n) / n
+            placed = words[t] * CELLS[0] * CELLS[1] + where
+            placed_df = _cards_with(placed, owners, n)
+            share[t] = placed_df / n
+            order = np.argsort(placed, kind="stable")
+            self.placed.append((placed[order], gids[order], np.log((n + 1) / placed_df[order]).astype(np.float32)))
         self.common = np.zeros(n * k, bool)
         if n >= COMMON_MIN_CARDS:
             self.common[gids] = np.median(share, axis=0) >= COMMON_SHARE
@@ -119,7 +130,7 @@ class Snapshot:
         return None if gray is None else describe.canonical(gray)
 
 
-def _cells(points: np.ndarray) -> np.ndarray:
+def cells(points: np.ndarray) -> np.ndarray:
     """The cell of the card (a CELLS grid) each point lies in."""
     cx = np.clip((points[:, 0] * CELLS[0] / locate.CARD_W).astype(np.int64), 0, CELLS[0] - 1)
     cy = np.clip((points[:, 1] * CELLS[1] / locate.CARD_H).astype(np.int64), 0, CELLS[1] - 1)

@@ -5,7 +5,10 @@
    ``MAX_HAMMING`` bits of it, has found a partner.
 2. ``shortlist``: each enrolled card scores the rarity (``idf``) of the words of its
    features that found a partner, features the cards have in common left out. The best
-   ``SHORTLIST`` go on; this ranks 5,000 cards nearly as fast as 300. ``coarse_shortlist``
+   ``SHORTLIST`` go on; this ranks 5,000 cards nearly as fast as 300. The features of a
+   straightened outline know their place on the card, so they are looked up as *placed
+   words* too (``placed_correspondences``): glyphs of the rules text are in every card, but
+   not at the same place. ``coarse_shortlist``
    adds the cards whose thumbnail is most like the straightened outlines': art of large
    flat shapes has few corners but a distinctive picture.
 3. ``verify``: for one shortlisted card, its features matched to the photo's give a
@@ -27,17 +30,19 @@ import cv2
 import numpy as np
 
 from . import describe, features, locate
-from .index import Snapshot
+from .index import CELLS, Snapshot
 
 MAX_HAMMING = 56                 # bits: descriptors further apart are not the same point
-SHORTLIST = 10                   # cards shortlisted by words ...
-COARSE_SHORTLIST = 5             # ... and by thumbnail, verified geometrically
+SHORTLIST = 6                    # cards shortlisted by words ...
+PLACED_SHORTLIST = 3             # ... by placed words (a straightened outline's features) ...
+COARSE_SHORTLIST = 3             # ... and by thumbnail, verified geometrically
 MIN_PAIRS = 8                    # correspondences needed to try a homography
 MAX_PAIRS = 400                  # the closest this many are given to RANSAC
 RANSAC_ITERATIONS = 1000
 RANSAC_PX = 6.0                  # reprojection error (photo pixels at working size) of an inlier
 MIN_SPREAD = 0.12                # inliers must span this share of the card's area
 DIFFER = 0.10                    # flattened references differing by this much differ there
+SHIFT = 3                        # px (of a CARD_W-wide card) the aligned photo may be off
 
 
 @dataclass
@@ -60,6 +65,27 @@ def correspondences(snap: Snapshot, desc: np.ndarray) -> tuple[np.ndarray, np.nd
     for t, (sorted_words, gids, idf) in enumerate(snap.tables):
         lo = np.searchsorted(sorted_words, words[t], "left")
         n = np.searchsorted(sorted_words, words[t], "right") - lo
+        total = int(n.sum())
+        if not total:
+            continue
+        at = np.repeat(lo, n) + np.arange(total) - np.repeat(np.cumsum(n) - n, n)
+        g = gids[at]
+        ok = features.hamming(snap.descriptors[g], desc[np.repeat(np.arange(len(desc)), n)]) < MAX_HAMMING
+        found.append(g[ok])
+        weights.append(idf[at[ok]])
+    if not found:
+        return np.zeros(0, np.int64), np.zeros(0, np.float32)
+    return np.concatenate(found), np.concatenate(weights)
+
+
+def placed_correspondences(snap: Snapshot, desc: np.ndarray, where: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Like ``correspondences``, for features of a straightened outline at the cells ``where``
+    (``index.cells``): only enrolled features with the same word *at the same place* count."""
+    words = features.words(desc, snap.bits) * CELLS[0] * CELLS[1] + where[None, :]
+    found, weights = [], []
+    for t, (sorted_keys, gids, idf) in enumerate(snap.placed):
+        lo = np.searchsorted(sorted_keys, words[t], "left")
+        n = np.searchsorted(sorted_keys, words[t], "right") - lo
         total = int(n.sum())
         if not total:
             continue
@@ -163,13 +189,22 @@ def _plausible(H: np.ndarray, shape: tuple[int, int]) -> bool:
 
 def tell_apart(snap: Snapshot, a: Match, b: Match, gray: np.ndarray) -> float:
     """How much better ``a`` than ``b`` explains the photo where their references differ
-    (difference of correlations, −2 … 2; 0 when the references do not differ at all)."""
+    (difference of correlations, −2 … 2; 0 when the references do not differ at all).
+
+    The region is the bounding box of the pixels that differ (a title, a number); each card
+    is compared there through its own homography, allowing a shift of ``SHIFT`` pixels
+    either way for what the homography is off."""
     ra, rb = snap.reference(snap.ids[a.row]), snap.reference(snap.ids[b.row])
     if ra is None or rb is None:
         return 0.0
     fa, fb = _soft(ra), _soft(rb)
-    differ = cv2.dilate((np.abs(fa - fb) > DIFFER).astype(np.uint8), np.ones((5, 5), np.uint8)).astype(bool)
+    differ = cv2.dilate((np.abs(fa - fb) > DIFFER).astype(np.uint8), np.ones((5, 5), np.uint8))
     if differ.sum() < 40:
         return 0.0
-    pa, pb = _soft(locate.rectify(gray, a.H))[differ], _soft(locate.rectify(gray, b.H))[differ]
-    return float(describe.zn(pa) @ describe.zn(fa[differ]) - describe.zn(pb) @ describe.zn(fb[differ]))
+    x, y, w, h = cv2.boundingRect(differ)
+    m = SHIFT
+
+    def fit(ref: np.ndarray, H: np.ndarray) -> float:
+        seen = _soft(locate.rectify(gray, H, margin=m))[y:y + h + 2 * m, x:x + w + 2 * m]
+        return float(cv2.matchTemplate(seen, ref[y:y + h, x:x + w], cv2.TM_CCOEFF_NORMED).max())
+    return fit(fa, a.H) - fit(fb, b.H)

@@ -6,7 +6,8 @@ each of the largest card-shaped outlines (``locate``) straightened to the refere
 that a small or tilted card is described at the scale its reference was; shortlist the
 enrolled cards by shared visual words and verify each geometrically and by its pixels
 (``match``); when two cards both verify (same art, near-identical titles) compare them only
-where they differ. Nothing depends on how the cards are printed: what all enrolled cards
+where they differ. When that finds no card it is sure of, a second, wider look describes
+the next outlines too and verifies twice as many cards. Nothing depends on how the cards are printed: what all enrolled cards
 share is learned from them and left out (``index.Snapshot``).
 
 The confidence is the weakest of three calibrated checks (``confidence``): enough inliers
@@ -28,7 +29,7 @@ import cv2
 import numpy as np
 
 from . import describe, features, gate, image, locate, match, title
-from .index import Index, Snapshot
+from .index import Index, Snapshot, cells
 
 ACCEPT = 0.5                     # confidence needed to name a card
 TIE_BREAK = 0.9                  # below this image confidence the title is read too (when it can be)
@@ -37,13 +38,14 @@ TITLE_ONLY = 0.95                # ... and this alike, naming no other card, to 
 TITLE_OCR = 0.6                  # and read with this confidence
 UNFRAMED_OUTLINES = 4            # outlines whose title is read when no card is enrolled
 CARD_OUTLINES = 2                # card-shaped outlines described again, straightened
+SECOND_OUTLINES = 6              # ... and up to this many when the first look finds no card it is sure of
 OUTLINE_SIZE = (300, 420)        # ... at this size (px)
-RIVAL_SHARE = 0.5                # a second card with this share of the best inliers is a rival
+RIVAL_SHARE = 0.5                # a second card with this share of the best inliers or dense score is a rival
 # Calibrated checks (bench/vision.py --calibrate, on held-out designs): each is a logistic
 # step centred on its threshold, and the confidence is the lowest of them.
-MIN_EXCESS, EXCESS_STEP = 16.0, 3.0
-MIN_DENSE, DENSE_STEP = 0.20, 0.04
-MIN_MARGIN, MARGIN_STEP = 0.04, 0.02
+MIN_EXCESS, EXCESS_STEP = 24.0, 3.0
+MIN_DENSE, DENSE_STEP = 0.15, 0.03
+MIN_MARGIN, MARGIN_STEP = 0.10, 0.02
 IMAGE_BLUR_LIMIT = 0.002         # mean squared Laplacian of the whole photo (at FIND_SIDE), when no card was found
 BLUR_LIMIT = 0.005               # the same of the flattened card: below it, blame the blur
 
@@ -187,28 +189,30 @@ def _recognize(gray: np.ndarray, bgr: np.ndarray, index: Snapshot) -> Result:
     if not len(index):  # nothing to compare with: the largest card-shaped outlines, for the title
         return Result(reason="nothing_enrolled", message=MESSAGES["nothing_enrolled"],
                       outlines=outlines[:UNFRAMED_OUTLINES])
-    pts, desc, views = _describe(gray, outlines[:CARD_OUTLINES])
-    listed = match.shortlist(index, *match.correspondences(index, desc))
-    rows = {m.row for m in listed}
-    listed += [m for m in match.coarse_shortlist(index, views) if m.row not in rows]
-    checked = [match.verify(index, m, pts, desc, gray) for m in listed]
-    checked.sort(key=lambda m: (-m.inliers, -m.votes))
-    for i, m in enumerate(checked):  # what sets a card apart is its inliers beyond a typical other card's
-        m.excess = m.inliers - float(np.median([o.inliers for o in checked[:i] + checked[i + 1:]] or [0]))
+    described = _describe(gray, outlines[:CARD_OUTLINES])
+    checked = _check(gray, index, described, (match.SHORTLIST, match.PLACED_SHORTLIST, match.COARSE_SHORTLIST), [])
+    if not checked or confidence(checked[0]) < ACCEPT and len(outlines) > CARD_OUTLINES or checked[0].H is None:
+        # a second, wider look: the next outlines described as well, twice the shortlists
+        more = _describe(gray, outlines[CARD_OUTLINES:SECOND_OUTLINES], whole=False)
+        described = (np.concatenate([described[0], more[0]]),
+                     np.ascontiguousarray(np.concatenate([described[1], more[1]])),
+                     described[2] + more[2], described[3] + more[3])
+        checked = _check(gray, index, described, (2 * match.SHORTLIST, 2 * match.PLACED_SHORTLIST,
+                                                  2 * match.COARSE_SHORTLIST), checked)
     if not checked or checked[0].H is None:
         if not quads:
             reason = "too_blurry" if blurred(gray) else "no_card"
             return Result(reason=reason, message=MESSAGES[reason])
         if not checked:
             reason = "too_blurry" if _sharpness(gray, outlines[0]) < BLUR_LIMIT else "no_confident_match"
-            return Result(reason=reason, message=MESSAGES[reason], outlines=outlines[:UNFRAMED_OUTLINES])
+            return Result(reason=reason, message=MESSAGES[reason], outlines=outlines[:2])
     best = _decide(index, checked, gray)
     cands = [Candidate(index.ids[m.row], m.dense, confidence(m), m.inliers) for m in checked[:5]]
     H = best.H if best.H is not None else outlines[0]
     corners = cv2.perspectiveTransform(locate.CANON[None], H)[0]
     sure = cands[0].confidence >= ACCEPT
     result = Result(candidates=cands, corners=[[round(float(x), 1), round(float(y), 1)] for x, y in corners],
-                    source="image", outlines=[H] if sure else outlines[:UNFRAMED_OUTLINES] + [H][:best.H is not None],
+                    source="image", outlines=[H] if sure else ([H] if best.H is not None else []) + outlines[:1],
                     margin=best.margin, excess=best.excess)
     if cands[0].confidence < ACCEPT:
         result.reason = "too_blurry" if _sharpness(gray, H) < BLUR_LIMIT else "no_confident_match"
@@ -216,12 +220,38 @@ def _recognize(gray: np.ndarray, bgr: np.ndarray, index: Snapshot) -> Result:
     return result
 
 
-def _describe(gray: np.ndarray, outlines: list[np.ndarray]) -> tuple[np.ndarray, np.ndarray, list[np.ndarray]]:
-    """The photo's features: of the whole photo, and of each outline straightened to
-    ``OUTLINE_SIZE`` (positions mapped back into the photo); and the outlines' thumbnails,
-    each way up (``describe.coarse``)."""
-    pts, desc = features.photo(gray)
-    all_pts, all_desc, views = [pts], [desc], []
+def _check(gray: np.ndarray, index: Snapshot, described: tuple, sizes: tuple[int, int, int],
+           done: list[match.Match]) -> list[match.Match]:
+    """Shortlist (``sizes``: by words, by placed words, by thumbnail), verify the cards not
+    ``done`` yet, and rank all by inliers (with ``excess``)."""
+    pts, desc, views, placed = described
+    by_words, by_place, by_thumbnail = sizes
+    listed = match.shortlist(index, *match.correspondences(index, desc), size=by_words)
+    if placed:
+        found = [match.placed_correspondences(index, d, where) for d, where in placed]
+        listed += match.shortlist(index, np.concatenate([g for g, _ in found]),
+                                  np.concatenate([w for _, w in found]), size=by_place)
+    listed += match.coarse_shortlist(index, views, size=by_thumbnail)
+    rows = {m.row for m in done}
+    fresh = []
+    for m in listed:
+        if m.row not in rows:
+            rows.add(m.row)
+            fresh.append(m)
+    checked = list(done) + [match.verify(index, m, pts, desc, gray) for m in fresh]
+    checked.sort(key=lambda m: (-m.inliers, -m.votes))
+    for i, m in enumerate(checked):  # what sets a card apart is its inliers beyond a typical other card's
+        m.excess = m.inliers - float(np.median([o.inliers for o in checked[:i] + checked[i + 1:]] or [0]))
+    return checked
+
+
+def _describe(gray: np.ndarray, outlines: list[np.ndarray], whole: bool = True) -> tuple:
+    """The photo's features: of the whole photo (unless not ``whole``), and of each outline
+    straightened to ``OUTLINE_SIZE`` (positions mapped back into the photo); the outlines'
+    thumbnails, each way up (``describe.coarse``); and the outlines' descriptors with the
+    cells of the card they lie in, each way up (``index.cells``)."""
+    pts, desc = features.photo(gray) if whole else (np.zeros((0, 2), np.float32), np.zeros((0, 32), np.uint8))
+    all_pts, all_desc, views, placed = [pts], [desc], [], []
     w, h = OUTLINE_SIZE
     to_card = np.diag([locate.CARD_W / w, locate.CARD_H / h, 1.0])
     for H in outlines:
@@ -230,9 +260,13 @@ def _describe(gray: np.ndarray, outlines: list[np.ndarray]) -> tuple[np.ndarray,
         views += [describe.coarse(small), describe.coarse(cv2.rotate(small, cv2.ROTATE_180))]
         p, d = features.photo(straight, features.CARD_FEATURES)
         if len(p):
-            all_pts.append(cv2.perspectiveTransform(p[None], H @ to_card)[0])
+            on_card = cv2.perspectiveTransform(p[None], to_card)[0]
+            all_pts.append(cv2.perspectiveTransform(on_card[None], H)[0])
             all_desc.append(d)
-    return np.concatenate(all_pts).astype(np.float32), np.ascontiguousarray(np.concatenate(all_desc)), views
+            turned = np.array([locate.CARD_W, locate.CARD_H], np.float32) - on_card
+            placed += [(d, cells(on_card)), (d, cells(turned))]
+    return (np.concatenate(all_pts).astype(np.float32), np.ascontiguousarray(np.concatenate(all_desc)),
+            views, placed)
 
 
 def _decide(index: Snapshot, checked: list[match.Match], gray: np.ndarray) -> match.Match:
@@ -241,7 +275,8 @@ def _decide(index: Snapshot, checked: list[match.Match], gray: np.ndarray) -> ma
     best = checked[0]
     if best.H is None:
         return best
-    rivals = [m for m in checked[1:] if m.H is not None and m.inliers >= RIVAL_SHARE * best.inliers]
+    rivals = [m for m in checked[1:] if m.H is not None and (
+        m.inliers >= RIVAL_SHARE * best.inliers or m.dense >= RIVAL_SHARE * best.dense > 0)]
     for r in rivals:  # a small tournament: the winner of each comparison meets the next rival
         if match.tell_apart(index, r, best, gray) > 0:
             best = r
