@@ -49,7 +49,8 @@ except ImportError:  # Windows: one process at a time changes the index (the loc
 FORMAT = 2
 FIELDS = ("points", "descriptors", "count", "coarse", "thumb")
 CARD_ID = re.compile(r"^[a-z0-9][a-z0-9._-]{0,79}$")
-COMMON_SHARE = 0.15              # a feature whose words this share of the cards also have is the cards' common print
+COMMON_SHARE = 0.05              # a feature whose words this share of the cards also have is the cards' common print
+COMMON_CARDS = 6                 # ... and at least this many (twins, one card in several languages, are not print)
 COMMON_MIN_CARDS = 12            # with fewer cards enrolled nothing is taken for common print
 CELLS = (6, 8)                   # "the same place" on a card: the same cell of this grid
 STOP_SHARE, STOP_CARDS = 0.02, 12  # words in more cards than this share (or number) are not looked up
@@ -109,7 +110,7 @@ class Snapshot:
             self.placed.append((placed[order], gids[order], np.log((n + 1) / placed_df[order]).astype(np.float32)))
         self.common = np.zeros(n * k, bool)
         if n >= COMMON_MIN_CARDS:
-            self.common[gids] = np.median(share, axis=0) >= COMMON_SHARE
+            self.common[gids] = np.median(share, axis=0) * n >= max(COMMON_SHARE * n, COMMON_CARDS)
         # the thumbnails less their mean (what every card shows), each of unit length
         thumbs = arrays["coarse"].astype(np.float32)
         self.mean = thumbs.mean(axis=0) if n >= COMMON_MIN_CARDS else np.zeros(thumbs.shape[1], np.float32)

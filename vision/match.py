@@ -55,6 +55,7 @@ class Match:
     dense: float = 0.0               # correlation of the aligned pixels, less what all cards show (−1 … 1)
     excess: float = 0.0              # inliers beyond those of a typical other card (``recognize``)
     margin: float | None = None      # lead over a card that verified as well (see ``tell_apart``)
+    seen: np.ndarray | None = None   # the photo through ``H``, flattened at THUMB size
 
 
 def correspondences(snap: Snapshot, desc: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
@@ -164,10 +165,15 @@ def verify(snap: Snapshot, m: Match, photo_pts: np.ndarray, photo_desc: np.ndarr
     if hull is None or cv2.contourArea(hull) < MIN_SPREAD * locate.CARD_W * locate.CARD_H:
         return m
     m.inliers, m.H = int(inl.sum()), H
-    seen = describe.thumb(locate.rectify(gray, H))
-    m.dense = float(describe.zn(describe.unthumb(seen) - snap.thumb_mean)
-                    @ describe.zn(describe.unthumb(snap.arrays["thumb"][m.row]) - snap.thumb_mean))
+    m.seen = describe.unthumb(describe.thumb(locate.rectify(gray, H)))
+    m.dense = compare(snap, m, snap.thumb_mean)
     return m
+
+
+def compare(snap: Snapshot, m: Match, mean: np.ndarray) -> float:
+    """The correlation of the photo seen through ``m.H`` and ``m``'s reference, ``mean`` taken
+    out of both."""
+    return float(describe.zn(m.seen - mean) @ describe.zn(describe.unthumb(snap.arrays["thumb"][m.row]) - mean))
 
 
 def _soft(gray: np.ndarray) -> np.ndarray:

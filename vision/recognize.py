@@ -40,12 +40,13 @@ UNFRAMED_OUTLINES = 4            # outlines whose title is read when no card is 
 CARD_OUTLINES = 2                # card-shaped outlines described again, straightened
 SECOND_OUTLINES = 6              # ... and up to this many when the first look finds no card it is sure of
 OUTLINE_SIZE = (300, 420)        # ... at this size (px)
+LOCAL_MEAN = 8                   # cards verified at least, for their mean picture to count
 RIVAL_SHARE = 0.5                # a second card with this share of the best inliers or dense score is a rival
 # Calibrated checks (bench/vision.py --calibrate, on held-out designs): each is a logistic
 # step centred on its threshold, and the confidence is the lowest of them.
-MIN_EXCESS, EXCESS_STEP = 24.0, 3.0
-MIN_DENSE, DENSE_STEP = 0.15, 0.03
-MIN_MARGIN, MARGIN_STEP = 0.10, 0.02
+MIN_EXCESS, EXCESS_STEP = 16.0, 3.0
+MIN_DENSE, DENSE_STEP = 0.175, 0.03
+MIN_MARGIN, MARGIN_STEP = 0.15, 0.02
 IMAGE_BLUR_LIMIT = 0.002         # mean squared Laplacian of the whole photo (at FIND_SIDE), when no card was found
 BLUR_LIMIT = 0.005               # the same of the flattened card: below it, blame the blur
 
@@ -240,6 +241,14 @@ def _check(gray: np.ndarray, index: Snapshot, described: tuple, sizes: tuple[int
             fresh.append(m)
     checked = list(done) + [match.verify(index, m, pts, desc, gray) for m in fresh]
     checked.sort(key=lambda m: (-m.inliers, -m.votes))
+    if len(checked) >= LOCAL_MEAN:
+        # the pictures less the mean of the cards shortlisted with them: with several games
+        # enrolled, that is the mean of the photographed card's own game
+        thumbs = describe.unthumb(index.arrays["thumb"][[m.row for m in checked]])
+        total = thumbs.sum(axis=0)
+        for k, m in enumerate(checked):
+            if m.H is not None:
+                m.dense = min(m.dense, match.compare(index, m, (total - thumbs[k]) / (len(checked) - 1)))
     for i, m in enumerate(checked):  # what sets a card apart is its inliers beyond a typical other card's
         m.excess = m.inliers - float(np.median([o.inliers for o in checked[:i] + checked[i + 1:]] or [0]))
     return checked
