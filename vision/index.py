@@ -16,10 +16,10 @@ file (a temporary file renamed over it, so a reader never sees half an index). T
 enrolments at the same moment therefore both land, one after the other. Readers take no
 lock: each recognition compares the file's identity (inode, size, modification time) with
 the one it loaded, one ``stat``, and reloads when another process has written. Loading
-builds the visual-word tables (``Snapshot``): ~0.1 s for 300 cards, ~2 s for 5,000.
+builds the visual-word tables (``Snapshot``): ~1 s for 300 cards, ~5 s for 1,000.
 
 A lock file rather than the rows in the SQLite database: the reference images are files in
-this directory anyway, the index is read whole as arrays (1,000 cards load in ~40 ms), and
+this directory anyway, the index is read whole as arrays, and
 ``vision/`` stays free of the database (see DESIGN.md). The kernel drops the lock when its
 holder dies, so a killed enrolment leaves no stale lock behind. Several *machines* need this
 directory on storage whose locks they share. When the description format changes
