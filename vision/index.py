@@ -16,7 +16,8 @@ file (a temporary file renamed over it, so a reader never sees half an index). T
 enrolments at the same moment therefore both land, one after the other. Readers take no
 lock: each recognition compares the file's identity (inode, size, modification time) with
 the one it loaded, one ``stat``, and reloads when another process has written. Loading
-builds the visual-word tables (``Snapshot``): ~1 s for 300 cards, ~5 s for 1,000.
+builds the visual-word tables (``Snapshot``): ~1 s for 300 cards, ~5 s for 1,000, 45 s for
+5,000 (on a busy machine; storing the tables would make it a file read).
 
 A lock file rather than the rows in the SQLite database: the reference images are files in
 this directory anyway, the index is read whole as arrays, and
