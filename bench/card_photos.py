@@ -193,6 +193,50 @@ def _table(rng: np.random.Generator, w: int, h: int) -> np.ndarray:
     return np.clip(img, 0, 255).astype(np.uint8)
 
 
+TABLES = ("wood", "cloth", "felt", "desk")
+
+
+def _surface(rng: np.random.Generator, kind: str, w: int, h: int) -> np.ndarray:
+    """A textured table top: wood grain, woven cloth, felt, or a plain desk with a seam."""
+    if kind == "wood":
+        base = np.array([rng.uniform(40, 90), rng.uniform(80, 130), rng.uniform(120, 190)], np.float32)
+        ys = np.arange(h, dtype=np.float32)[:, None]
+        xs = np.arange(w, dtype=np.float32)[None, :]
+        warp = cv2.resize(rng.normal(0, 1, (8, 8)).astype(np.float32), (w, h), interpolation=cv2.INTER_CUBIC)
+        grain = np.sin((ys + 40 * warp) / rng.uniform(6, 14) + xs * 0.002) * 18
+        streak = cv2.resize(rng.normal(0, 10, (h // 4 + 1, 4)).astype(np.float32), (w, h))
+        tex = grain + streak
+    elif kind == "cloth":
+        base = np.array([rng.uniform(60, 200), rng.uniform(60, 200), rng.uniform(60, 200)], np.float32)
+        ys, xs = np.mgrid[0:h, 0:w].astype(np.float32)
+        period = rng.uniform(3, 6)
+        tex = (np.sin(xs / period) * np.sin(ys / period)) * 14 + rng.normal(0, 6, (h, w)).astype(np.float32)
+        if rng.random() < 0.5:  # checks
+            tex += ((xs // 60 + ys // 60) % 2) * 30 - 15
+    elif kind == "felt":
+        base = np.array([rng.uniform(30, 80), rng.uniform(90, 140), rng.uniform(30, 70)], np.float32)
+        tex = cv2.GaussianBlur(rng.normal(0, 14, (h, w)).astype(np.float32), (0, 0), 1.2)
+    else:  # desk
+        base = np.array([rng.uniform(150, 230)] * 3, np.float32) * rng.uniform(0.85, 1.0, 3).astype(np.float32)
+        tex = cv2.GaussianBlur(rng.normal(0, 4, (h, w)).astype(np.float32), (0, 0), 2)
+        seam = int(rng.uniform(0.2, 0.8) * h)
+        tex[seam:seam + 3] -= 60
+    img = base[None, None, :] + tex[..., None]
+    return np.clip(img, 0, 255).astype(np.uint8)
+
+
+def _face_down(prng: random.Random) -> np.ndarray:
+    """The back of a card: a border and a repeated pattern, the same for every card."""
+    back = np.full((FACE_H, FACE_W, 3), (40, 60, 120), np.uint8)
+    cv2.rectangle(back, (20, 20), (FACE_W - 21, FACE_H - 21), (90, 170, 220), 6)
+    for y in range(50, FACE_H - 40, 40):
+        for x in range(50, FACE_W - 40, 40):
+            cv2.circle(back, (x, y), 10, (70, 120, 180), 2, cv2.LINE_AA)
+    cv2.putText(back, "DOOR" if prng.random() < 0.5 else "TREASURE", (70, FACE_H // 2),
+                cv2.FONT_HERSHEY_TRIPLEX, 1.3, (200, 230, 250), 2, cv2.LINE_AA)
+    return back
+
+
 def _paste(dst: np.ndarray, src: np.ndarray, H: np.ndarray) -> None:
     """Draw ``src`` through homography ``H`` onto ``dst``, blending its anti-aliased edge."""
     h, w = dst.shape[:2]
@@ -216,10 +260,24 @@ def _rot(deg: float) -> np.ndarray:
     return np.array([[c, -s], [s, c]])
 
 
-def _clutter(img: np.ndarray, rng: np.random.Generator, prng: random.Random, n: int, card_px: float) -> None:
+def _clutter(img: np.ndarray, rng: np.random.Generator, prng: random.Random, n: int, card_px: float,
+             others=None) -> None:
+    """``others`` (prng → a face) draws the other cards on the table, else parchment cards;
+    with it the table also gets pencils and face-down cards."""
     h, w = img.shape[:2]
+    kinds = ["card", "card", "coin", "die", "paper"] + (["pencil", "back", "card"] if others else [])
     for _ in range(n):
-        kind = prng.choice(["card", "card", "coin", "die", "paper"])
+        kind = prng.choice(kinds)
+        if kind == "pencil":
+            cx, cy = rng.uniform(0, w), rng.uniform(0, h)
+            a = rng.uniform(0, math.pi)
+            length = card_px * rng.uniform(0.8, 1.4)
+            d = np.array([math.cos(a), math.sin(a)]) * length / 2
+            p0, p1 = (int(cx - d[0]), int(cy - d[1])), (int(cx + d[0]), int(cy + d[1]))
+            col = tuple(int(c) for c in rng.uniform(30, 230, 3))
+            cv2.line(img, p0, p1, col, max(3, int(card_px * 0.03)), cv2.LINE_AA)
+            cv2.circle(img, p1, max(2, int(card_px * 0.015)), (40, 40, 40), -1, cv2.LINE_AA)
+            continue
         cx, cy = rng.uniform(0, w), rng.uniform(0, h)
         if kind == "coin":
             r = int(card_px * rng.uniform(0.08, 0.14))
@@ -234,9 +292,15 @@ def _clutter(img: np.ndarray, rng: np.random.Generator, prng: random.Random, n: 
                 p = (int(cx + rng.uniform(-s / 3, s / 3)), int(cy + rng.uniform(-s / 3, s / 3)))
                 cv2.circle(img, p, max(2, int(s / 10)), (20, 20, 20), -1, cv2.LINE_AA)
         else:
-            if kind == "card":
+            if kind == "card" and others is not None:
+                other = others(prng)
+                scale = card_px * rng.uniform(0.6, 1.0) / FACE_H
+            elif kind == "card":
                 other = face(Card("clutter", title_for(prng), prng.getrandbits(32), prng.getrandbits(32), "1"))
                 scale = card_px * rng.uniform(0.5, 0.9) / FACE_H
+            elif kind == "back":
+                other = _face_down(prng)
+                scale = card_px * rng.uniform(0.8, 1.0) / FACE_H
             else:
                 other = np.full((FACE_H, int(FACE_W * 1.3), 3), 245, np.uint8)
                 for y in range(40, FACE_H - 40, 24):
@@ -291,17 +355,21 @@ def _bend(img: np.ndarray, rng: np.random.Generator) -> np.ndarray:
 
 
 def photo(card_face: np.ndarray, tier: str | Tier = "medium", seed: int = 0, size: tuple[int, int] = (1600, 1200),
-          quality: int | None = None) -> bytes:
-    """A JPEG photo (bytes) of ``card_face`` lying on a cluttered table."""
+          quality: int | None = None, table: str | None = None, others=None) -> bytes:
+    """A JPEG photo (bytes) of ``card_face`` lying on a cluttered table.
+
+    ``table`` (one of ``TABLES``) gives the table a texture (else a plain grain); ``others``
+    (a function of a ``random.Random`` returning a face) draws the cards lying around it,
+    which then also get pencils and face-down cards for company."""
     t = TIERS[tier] if isinstance(tier, str) else tier
     rng = np.random.default_rng(seed)
     prng = random.Random(seed)
     w, h = size
     s = w / 1600
-    img = _table(rng, w, h)
+    img = _table(rng, w, h) if table is None else _surface(rng, table, w, h)
     H = _card_homography(rng, t, w, h)
     card_px = math.sqrt(abs(np.linalg.det(H[:2, :2]))) * FACE_H
-    _clutter(img, rng, prng, prng.randint(*t.clutter), card_px)
+    _clutter(img, rng, prng, prng.randint(*t.clutter), card_px, others)
     src = _bend(card_face, rng) if rng.random() < t.bend else card_face
     _paste(img, src, H)
     out = img.astype(np.float32)

@@ -1,34 +1,34 @@
-"""What is compared: light-independent versions of a rectified card at three scales.
+"""What is stored of a reference card, and the light-independent view used to compare pixels.
+
+A reference is described by its local features (``features.reference``): up to
+``features.REF_FEATURES`` keypoints with their 32-byte ORB descriptors, about 14 KB a card.
+Nothing about the card's design is assumed: which of those features every card shares (a
+printed frame, a border pattern, the rules-text font) is learned from the enrolled set
+when the index is loaded (``index.Snapshot``).
 
 ``flatten`` takes the logarithm of the grey levels and subtracts a blurred copy, so uneven
 light (a multiplication) becomes a slowly varying offset and is removed; what is left is the
-ink. From the flattened card come
-
-* the **coarse** vector (20 × 28 values) that ranks every enrolled card in one matrix product;
-* the **fine** image (50 × 70) that re-ranks the best few with a small search over shifts;
-* the **title** band at full width, where cards that share their art still differ.
-
-All cards of a game share a frame, so the mean of the enrolled coarse vectors is subtracted
-before comparing: what remains is what tells cards apart.
+ink. The final pixel checks (``vision.match``) compare flattened images, and a thumbnail of the
+flattened card (``coarse``) is the second way to shortlist cards: art made of large flat
+shapes has few corners, but a distinctive picture.
 """
 from __future__ import annotations
 
 import cv2
 import numpy as np
 
+from . import features
 from .locate import CARD_H, CARD_W
 
-COARSE = (20, 28)
-FINE = (50, 70)
-TITLE = (0.07, 0.045, 0.93, 0.145)  # x0, y0, x1, y1 as shares of the card: where the title is printed
-TEMPLATE = (40, 56)
+TITLE = (0.07, 0.045, 0.93, 0.145)  # x0, y0, x1, y1 as shares of the card: where Munchkin prints the title
+COARSE = (20, 28)                   # the thumbnail compared whole (the second shortlist)
+THUMB = (60, 84)                    # the picture compared once aligned (``vision.match``)
 
 
 def flatten(gray: np.ndarray, card_width: float | None = None) -> np.ndarray:
     """Ink without light: log grey minus its blur, clipped (float32, same size).
 
-    The blur is a fixed share of the card's width (``card_width``, default the image's width),
-    so a card flattened with a margin around it matches one flattened without.
+    The blur is a fixed share of the card's width (``card_width``, default the image's width).
     """
     g = np.log1p(gray.astype(np.float32))
     sigma = (card_width or gray.shape[1]) / 28
@@ -44,37 +44,41 @@ def zn(a: np.ndarray) -> np.ndarray:
     return v / n if n > 1e-9 else v
 
 
-def title_box() -> tuple[int, int, int, int]:
-    """The title band in pixels of a CARD_W × CARD_H card."""
-    x0, y0, x1, y1 = TITLE
-    return round(x0 * CARD_W), round(y0 * CARD_H), round(x1 * CARD_W), round(y1 * CARD_H)
+def canonical(gray: np.ndarray) -> np.ndarray:
+    """A card image (any size, portrait or landscape) as a CARD_H × CARD_W grey reference."""
+    if gray.shape[1] > gray.shape[0]:
+        gray = cv2.rotate(gray, cv2.ROTATE_90_CLOCKWISE)
+    if gray.shape != (CARD_H, CARD_W):
+        gray = cv2.resize(gray, (CARD_W, CARD_H), interpolation=cv2.INTER_AREA)
+    return gray
 
 
-def coarse_view(small: np.ndarray, card_width: float | None = None) -> np.ndarray:
-    """A TEMPLATE-sized card flattened and blurred by 5% of its width, so that an outline a
-    few per cent off still lines up with the frame's thin printed lines."""
-    w = card_width or small.shape[1]
-    return cv2.GaussianBlur(flatten(small, w), (0, 0), w / 20)
+def coarse(gray: np.ndarray) -> np.ndarray:
+    """The flattened card as a COARSE thumbnail, one vector (float32)."""
+    return cv2.resize(flatten(gray), COARSE, interpolation=cv2.INTER_AREA).ravel()
 
 
-def template(gray: np.ndarray) -> np.ndarray:
-    """The small view of a card that photo outlines are checked against (see ``recognize``)."""
-    return coarse_view(cv2.resize(gray, TEMPLATE, interpolation=cv2.INTER_AREA))
+def thumb(gray: np.ndarray) -> np.ndarray:
+    """The flattened CARD_H × CARD_W card at THUMB size, as ``uint8`` (0.0 is 128)."""
+    small = cv2.resize(flatten(gray), THUMB, interpolation=cv2.INTER_AREA)
+    return np.clip(small * 212 + 128, 0, 255).astype(np.uint8)
+
+
+def unthumb(t: np.ndarray) -> np.ndarray:
+    return (t.astype(np.float32) - 128) / 212
 
 
 def describe(gray: np.ndarray) -> dict[str, np.ndarray]:
-    """The stored description of a rectified grey CARD_H × CARD_W card (no margin)."""
-    flat = flatten(gray)
-    x0, y0, x1, y1 = title_box()
-    return {
-        "coarse": cv2.resize(flat, COARSE, interpolation=cv2.INTER_AREA).ravel(),
-        "fine": cv2.resize(flat, FINE, interpolation=cv2.INTER_AREA).astype(np.float16),
-        "title": flat[y0:y1, x0:x1].astype(np.float16),
-        "template": template(gray).astype(np.float16),
-    }
-
-
-def best_shift_score(query: np.ndarray, ref: np.ndarray) -> float:
-    """Highest normalised correlation of ``ref`` inside the slightly larger ``query``."""
-    res = cv2.matchTemplate(query.astype(np.float32), ref.astype(np.float32), cv2.TM_CCOEFF_NORMED)
-    return float(res.max())
+    """The stored description of a rectified grey CARD_H × CARD_W card: its keypoints
+    (float16 pixel positions), their descriptors and how many there are, padded to
+    ``features.REF_FEATURES`` rows so that every card's arrays stack, its ``coarse``
+    thumbnail and its ``thumb``."""
+    pts, desc = features.reference(gray)
+    k = features.REF_FEATURES
+    points = np.zeros((k, 2), np.float16)
+    descriptors = np.zeros((k, 32), np.uint8)
+    n = min(k, len(pts))
+    points[:n] = pts[:n]
+    descriptors[:n] = desc[:n]
+    return {"points": points, "descriptors": descriptors, "count": np.int32(n),
+            "coarse": coarse(gray).astype(np.float16), "thumb": thumb(gray)}

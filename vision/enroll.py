@@ -1,10 +1,12 @@
 """Turning an image of a card into a reference: from a scan or image file, or from a phone photo.
 
 A *scan* (or any image that is just the card face) is resized to the canonical size as it
-is, turned upright if it is landscape. A *photo* shows the card on a table: the card is found
-and rectified the same way as when recognising (against the frame of the cards already
-enrolled, or as the largest card-shaped outline when none are). ``auto`` decides by looking
-for an outline that leaves a real border of table around the card.
+is, turned upright if it is landscape. A *photo* shows the card on a table: the largest
+card-shaped outline (``locate``) is straightened to the canonical size, long side down. No
+frame or layout is assumed; which way up the card was photographed does not matter to
+recognition (its features are the same turned), so a reference enrolled upside down is
+recognised all the same. ``auto`` decides by looking for an outline that leaves a real
+border of table around the card.
 """
 from __future__ import annotations
 
@@ -14,12 +16,12 @@ from pathlib import Path
 import cv2
 import numpy as np
 
-from . import gate, image, locate
-from .index import Index, Snapshot
-from .frame import locate_card
+from . import describe, gate, image, locate
+from .index import Index
 
 KINDS = ("auto", "scan", "photo")
 EXTENSIONS = {".jpg", ".jpeg", ".png", ".webp"}
+PHOTO_SHARE = 0.8                # an outline covering less of the image than this is a card on a table
 
 
 class EnrollError(ValueError):
@@ -33,29 +35,26 @@ def reference(data: bytes, index: Index, kind: str = "auto") -> np.ndarray:
     """
     if kind not in KINDS:
         raise EnrollError(f"kind must be one of {', '.join(KINDS)}")
-    return gate.run(_reference, data, index.refresh().current, kind)
+    return gate.run(_reference, data, kind)
 
 
-def _reference(data: bytes, snap: Snapshot, kind: str) -> np.ndarray:
+def _reference(data: bytes, kind: str) -> np.ndarray:
     try:
         bgr = image.load(data, max_side=1600)
     except image.ImageError as exc:
         raise EnrollError(str(exc)) from None
     gray = cv2.cvtColor(bgr, cv2.COLOR_BGR2GRAY)
     if kind != "scan":
-        found = locate_card(gray, bgr, snap.frame, snap.frame_weight, snap.frame_fine)
         h, w = gray.shape
-        if found:
-            H = found[0]
-            corners = cv2.perspectiveTransform(locate.CANON[None], H)[0]
-            share = cv2.contourArea(corners) / (h * w)
-            if kind == "photo" or share < 0.8:
-                return locate.rectify(gray, H, (locate.CARD_W, locate.CARD_H))
+        for quad in locate.candidates(bgr):
+            if not locate.card_shaped(quad, 0.2):
+                continue
+            if kind == "photo" or cv2.contourArea(quad) / (h * w) < PHOTO_SHARE:
+                return locate.rectify(gray, locate.homography(quad, locate.portrait_turn(quad)))
+            break
         if kind == "photo":
             raise EnrollError("No card found in the photo.")
-    if gray.shape[1] > gray.shape[0]:
-        gray = cv2.rotate(gray, cv2.ROTATE_90_CLOCKWISE)
-    return cv2.resize(gray, (locate.CARD_W, locate.CARD_H), interpolation=cv2.INTER_AREA)
+    return describe.canonical(gray)
 
 
 def folder(path: str | os.PathLike) -> dict[str, Path]:

@@ -2,7 +2,9 @@
 
 Layout in the data directory::
 
-    vision/index.npz          ids and the stacked descriptions (see ``describe.describe``)
+    vision/index.npz          ids and the stacked descriptions (see ``describe.describe``):
+                              ORB keypoints and descriptors, ~14 KB a card
+
     vision/index.lock         taken by whoever changes the index (empty)
     vision/refs/<card id>.png  the rectified reference image each description came from
 
@@ -13,10 +15,12 @@ read-modify-write of ``index.npz``, so it happens under an exclusive ``fcntl.flo
 file (a temporary file renamed over it, so a reader never sees half an index). Two
 enrolments at the same moment therefore both land, one after the other. Readers take no
 lock: each recognition compares the file's identity (inode, size, modification time) with
-the one it loaded, one ``stat``, and reloads when another process has written.
+the one it loaded, one ``stat``, and reloads when another process has written. Loading
+builds the visual-word tables (``Snapshot``): ~1 s for 300 cards, ~5 s for 1,000, 45 s for
+5,000 (on a busy machine; storing the tables would make it a file read).
 
 A lock file rather than the rows in the SQLite database: the reference images are files in
-this directory anyway, the index is read whole as arrays (1,000 cards load in ~40 ms), and
+this directory anyway, the index is read whole as arrays, and
 ``vision/`` stays free of the database (see DESIGN.md). The kernel drops the lock when its
 holder dies, so a killed enrolment leaves no stale lock behind. Several *machines* need this
 directory on storage whose locks they share. When the description format changes
@@ -36,16 +40,21 @@ from pathlib import Path
 import cv2
 import numpy as np
 
-from . import describe
+from . import describe, features, locate
 
 try:
     import fcntl
 except ImportError:  # Windows: one process at a time changes the index (the lock is within it only)
     fcntl = None
 
-FORMAT = 1
-FIELDS = ("coarse", "fine", "title", "template")
+FORMAT = 2
+FIELDS = ("points", "descriptors", "count", "coarse", "thumb")
 CARD_ID = re.compile(r"^[a-z0-9][a-z0-9._-]{0,79}$")
+COMMON_SHARE = 0.05              # a feature whose words this share of the cards also have is the cards' common print
+COMMON_CARDS = 6                 # ... and at least this many (twins, one card in several languages, are not print)
+COMMON_MIN_CARDS = 12            # with fewer cards enrolled nothing is taken for common print
+CELLS = (6, 8)                   # "the same place" on a card: the same cell of this grid
+STOP_SHARE, STOP_CARDS = 0.02, 12  # words in more cards than this share (or number) are not looked up
 
 
 class Snapshot:
@@ -53,29 +62,88 @@ class Snapshot:
 
     ``Index`` swaps in a new snapshot in one assignment when the file changes, so a
     recognition running in another thread keeps the ids and the arrays that belong together.
+
+    Built here from the stored features: the *visual-word tables* (per table, every enrolled
+    feature's word sorted, the feature's number and the word's weight ``idf``, the log of how
+    rare the word is among the cards; words that many cards have are left out, as a search
+    engine leaves out "the": they tell no card apart and would cost the most); the same
+    tables of *placed words* (a word and the cell of the card it lies in, ``CELLS``), for
+    features of a straightened outline, whose place on the card is known — a letter of the
+    rules text is in every card, but not at the same place; and ``common``: the features whose words many cards
+    have *at the same place* — the printed frame, a border pattern, corner medallions. (Art
+    made of motifs that many cards share is not common: the motifs lie elsewhere on each
+    card, and where they lie is what tells those cards apart.) Those are learned from
+    the enrolled set, not assumed: with a single game's cards it is that game's frame, with
+    cards of several designs each design's, and with few cards nothing. Likewise ``mean``
+    and ``thumb_mean``, the mean pictures, are subtracted before pictures are compared.
     """
 
-    def __init__(self, ids: list[str], arrays: dict):
+    def __init__(self, ids: list[str], arrays: dict, root: Path | None = None):
         self.ids = ids
         self.arrays = arrays
+        self.root = root
         self.position = {card_id: i for i, card_id in enumerate(ids)}
-        self.mean = self.coarse = self.frame = self.frame_weight = self.frame_fine = self.frame_title = None
-        if ids:
-            coarse = arrays["coarse"].astype(np.float32)
-            self.mean = coarse.mean(axis=0)
-            centred = coarse - self.mean
-            centred -= centred.mean(axis=1, keepdims=True)
-            self.coarse = centred / np.maximum(np.linalg.norm(centred, axis=1, keepdims=True), 1e-9)
-            templates = arrays["template"].astype(np.float32)
-            self.frame = templates.mean(axis=0)
-            spread = templates.std(axis=0)
-            # how much of each pixel is the shared frame rather than the card's own art
-            self.frame_weight = np.sqrt(self.frame ** 2 / (self.frame ** 2 + spread ** 2 + 1e-6))
-            self.frame_fine = arrays["fine"].astype(np.float32).mean(axis=0)
-            self.frame_title = arrays["title"].astype(np.float32).mean(axis=0)
+        self.tables: list[tuple[np.ndarray, np.ndarray, np.ndarray]] = []
+        self.placed: list[tuple[np.ndarray, np.ndarray, np.ndarray]] = []  # the same for (word, cell)
+        self.bits = features.word_bits(len(ids))
+        if not ids:
+            return
+        n, k = arrays["descriptors"].shape[:2]
+        self.per_card = k
+        self.points = arrays["points"].astype(np.float32).reshape(-1, 2)
+        self.descriptors = np.ascontiguousarray(arrays["descriptors"].reshape(-1, 32))
+        gids = np.nonzero((np.arange(k)[None, :] < arrays["count"][:, None]).ravel())[0].astype(np.int64)
+        words = features.words(self.descriptors[gids], self.bits)
+        owners = gids // k
+        where = cells(self.points[gids])
+        share = np.zeros((features.TABLES, len(gids)), np.float32)
+        for t in range(features.TABLES):
+            order = np.argsort(words[t], kind="stable")
+            w, g = words[t][order], gids[order]
+            df = _cards_with(w, owners[order], n)
+            rare = df <= max(STOP_CARDS, STOP_SHARE * n)   # a word most cards have tells none apart: left out
+            self.tables.append((w[rare], g[rare], np.log((n + 1) / df[rare]).astype(np.float32)))
+            # the same word at the same place of the card: the print every card shares
+            placed = words[t] * CELLS[0] * CELLS[1] + where
+            placed_df = _cards_with(placed, owners, n)
+            share[t] = placed_df / n
+            order = np.argsort(placed, kind="stable")
+            self.placed.append((placed[order], gids[order], np.log((n + 1) / placed_df[order]).astype(np.float32)))
+        self.common = np.zeros(n * k, bool)
+        if n >= COMMON_MIN_CARDS:
+            self.common[gids] = np.median(share, axis=0) * n >= max(COMMON_SHARE * n, COMMON_CARDS)
+        # the thumbnails less their mean (what every card shows), each of unit length
+        thumbs = arrays["coarse"].astype(np.float32)
+        self.mean = thumbs.mean(axis=0) if n >= COMMON_MIN_CARDS else np.zeros(thumbs.shape[1], np.float32)
+        self.thumb_mean = (describe.unthumb(arrays["thumb"]).mean(axis=0) if n >= COMMON_MIN_CARDS
+                           else np.zeros(arrays["thumb"].shape[1:], np.float32))
+        centred = thumbs - self.mean
+        centred -= centred.mean(axis=1, keepdims=True)
+        self.coarse = centred / np.maximum(np.linalg.norm(centred, axis=1, keepdims=True), 1e-9)
 
     def __len__(self) -> int:
         return len(self.ids)
+
+    def reference(self, card_id: str) -> np.ndarray | None:
+        """The stored reference image of ``card_id`` (grey), or None if it is gone."""
+        if self.root is None:
+            return None
+        gray = cv2.imread(str(self.root / "refs" / f"{card_id}.png"), cv2.IMREAD_GRAYSCALE)
+        return None if gray is None else describe.canonical(gray)
+
+
+def cells(points: np.ndarray) -> np.ndarray:
+    """The cell of the card (a CELLS grid) each point lies in."""
+    cx = np.clip((points[:, 0] * CELLS[0] / locate.CARD_W).astype(np.int64), 0, CELLS[0] - 1)
+    cy = np.clip((points[:, 1] * CELLS[1] / locate.CARD_H).astype(np.int64), 0, CELLS[1] - 1)
+    return cy * CELLS[0] + cx
+
+
+def _cards_with(keys: np.ndarray, owners: np.ndarray, n: int) -> np.ndarray:
+    """For each key, in how many cards it occurs (a card counted once however often it has it)."""
+    per_card = np.unique(keys * n + owners)
+    distinct, cards = np.unique(per_card // n, return_counts=True)
+    return cards[np.searchsorted(distinct, keys)]
 
 
 class Index:
@@ -94,7 +162,7 @@ class Index:
 
     # -- reading ---------------------------------------------------------------------------
     def _set(self, ids: list[str], arrays: dict) -> None:
-        self.current = Snapshot(ids, arrays)
+        self.current = Snapshot(ids, arrays, self.root)
 
     @property
     def ids(self) -> list[str]:
@@ -162,10 +230,12 @@ class Index:
                 yield Snapshot([], {f: None for f in FIELDS})
 
     def add(self, entries: dict[str, np.ndarray]) -> None:
-        """Store rectified grey reference cards (CARD_H × CARD_W ``uint8``) by card id, in one write."""
+        """Store grey reference card images (``uint8``, any size; stored at CARD_H × CARD_W)
+        by card id, in one write."""
         for card_id in entries:
             if not CARD_ID.match(card_id):
                 raise ValueError(f"{card_id!r} is not a card id (lower-case letters, digits, '-', '_', '.').")
+        entries = {card_id: describe.canonical(gray) for card_id, gray in entries.items()}
         described = {card_id: describe.describe(gray) for card_id, gray in entries.items()}  # before the lock
         with self._changing() as snap:
             refs = self.root / "refs"
@@ -188,7 +258,8 @@ class Index:
         """Describe every stored reference image again (after a change of ``FORMAT``)."""
         with self._changing(reload=False) as empty:
             refs = sorted((self.root / "refs").glob("*.png"))
-            self._store(empty, {p.stem: describe.describe(cv2.imread(str(p), cv2.IMREAD_GRAYSCALE)) for p in refs})
+            self._store(empty, {p.stem: describe.describe(describe.canonical(cv2.imread(str(p), cv2.IMREAD_GRAYSCALE)))
+                                for p in refs})
         return len(refs)
 
     def _store(self, snap: Snapshot, described: dict[str, dict]) -> None:

@@ -1,21 +1,23 @@
-"""Finding the card in a photo and rectifying it to a flat, upright, fixed-size image.
+"""Finding card-shaped outlines in a photo and rectifying them to a flat, upright, fixed-size image.
 
-The card is a convex quadrilateral (a rectangle seen in perspective). Candidates come from
-the closed outlines in an edge map; each outline's convex hull is reduced to four sides by
-keeping its four longest edges and intersecting them, which restores a corner hidden under a
-finger. Which candidate is the card, which way up, and whether the outline is the card's edge
-or its printed frame line is decided by comparing each rectified candidate with the game's
-shared frame (the mean of the enrolled cards, see ``describe.frame_template``).
+A card is a convex quadrilateral (a rectangle seen in perspective). Candidates come from
+the closed outlines in an edge map and from thin dark lines; each outline's convex hull is
+reduced to four sides by keeping its four longest edges and intersecting them, which
+restores a corner hidden under a finger. Nothing here knows how a card is printed: which
+outline is the card, and which way up, is decided by the local features that match an
+enrolled card (``vision.match``). The outlines serve to describe the card at a steady scale
+(``recognize``), to read its title, to enrol a card from a photo, and to tell "no card" from
+"a card I do not know".
 """
 from __future__ import annotations
 
 import cv2
 import numpy as np
 
-CARD_W, CARD_H = 200, 280          # canonical size of a rectified card (63 × 88 mm, portrait)
+CARD_W, CARD_H = 240, 336          # canonical size of a rectified card (63 × 88 mm, portrait)
 ASPECT = 63 / 88
 FIND_SIDE = 512                    # the edge map is built at this size
-INSETS = (1.0, 0.94)               # the outline found may be a frame line printed inside the edge
+MIN_SUPPORT = 0.35                 # each side of an outline must run along an edge for this share
 CANON = np.array([[0, 0], [CARD_W, 0], [CARD_W, CARD_H], [0, CARD_H]], np.float32)
 
 
@@ -64,12 +66,14 @@ def _outlines(gray: np.ndarray):
 
 
 def candidates(bgr: np.ndarray, min_share: float = 0.04) -> list[np.ndarray]:
-    """Plausible card outlines in ``bgr`` (corner arrays in its pixel coordinates), largest first."""
+    """Plausible card outlines in ``bgr`` (corner arrays in its pixel coordinates), best first:
+    by area, weighed by how well their sides follow edges of the photo (``_support``)."""
     h, w = bgr.shape[:2]
     scale = min(1.0, FIND_SIDE / max(h, w))
     small = cv2.resize(bgr, (round(w * scale), round(h * scale)), interpolation=cv2.INTER_AREA)
     gray = cv2.GaussianBlur(cv2.cvtColor(small, cv2.COLOR_BGR2GRAY), (3, 3), 0)
     area = gray.shape[0] * gray.shape[1]
+    edges = cv2.dilate(cv2.Canny(gray, 30, 90), np.ones((5, 5), np.uint8))
     found: list[tuple[float, np.ndarray]] = []
     for c in _outlines(gray):
         hull = cv2.convexHull(c)
@@ -85,21 +89,46 @@ def candidates(bgr: np.ndarray, min_share: float = 0.04) -> list[np.ndarray]:
             continue
         if any(np.abs(quad - q).max() < 4 for _, q in found):
             continue
-        found.append((cv2.contourArea(quad), quad))
+        support = _support(edges, quad)
+        if support.min() < MIN_SUPPORT:
+            continue
+        found.append((cv2.contourArea(quad) * float(support.mean()) ** 2, quad))
     found.sort(key=lambda t: -t[0])
     return [q / scale for _, q in found[:24]]
 
 
-def homography(quad: np.ndarray, turn: int = 0, inset: float = 1.0) -> np.ndarray:
-    """Canonical card coordinates → image coordinates, for ``quad`` turned ``turn`` quarter turns.
+def _support(edges: np.ndarray, quad: np.ndarray, samples: int = 48) -> np.ndarray:
+    """For each side of ``quad``, the share of its length that runs along an edge of the photo.
 
-    ``inset`` < 1 says the quad is a frame line covering that share of the card's width and
-    height, so the card itself extends beyond it.
-    """
-    q = np.roll(quad, -turn, axis=0).astype(np.float32)
-    dx, dy = CARD_W * (1 - inset) / 2, CARD_H * (1 - inset) / 2
-    inner = np.array([[dx, dy], [CARD_W - dx, dy], [CARD_W - dx, CARD_H - dy], [dx, CARD_H - dy]], np.float32)
-    return cv2.getPerspectiveTransform(inner, q)
+    A card's sides are straight edges all along (but where a finger covers them); the hull
+    of a heap of clutter has sides that cut across the table."""
+    h, w = edges.shape
+    t = np.linspace(0.05, 0.95, samples)[:, None]
+    out = np.empty(4)
+    for i in range(4):
+        pts = quad[i] * (1 - t) + quad[(i + 1) % 4] * t
+        x = np.clip(pts[:, 0].round().astype(int), 0, w - 1)
+        y = np.clip(pts[:, 1].round().astype(int), 0, h - 1)
+        out[i] = np.mean(edges[y, x] > 0)
+    return out
+
+
+def homography(quad: np.ndarray, turn: int = 0) -> np.ndarray:
+    """Canonical card coordinates → image coordinates, for ``quad`` turned ``turn`` quarter turns."""
+    return cv2.getPerspectiveTransform(CANON, np.roll(quad, -turn, axis=0).astype(np.float32))
+
+
+def portrait_turn(quad: np.ndarray) -> int:
+    """The quarter turn (0 or 1) that puts the outline's shorter sides at top and bottom."""
+    sides = np.linalg.norm(quad - np.roll(quad, -1, axis=0), axis=1)
+    return 0 if sides[0] + sides[2] <= sides[1] + sides[3] else 1
+
+
+def card_shaped(quad: np.ndarray, slack: float = 0.25) -> bool:
+    """Whether the outline's sides are in about a card's proportion (63 : 88)."""
+    sides = np.linalg.norm(quad - np.roll(quad, -1, axis=0), axis=1)
+    across, along = sorted((sides[0] + sides[2], sides[1] + sides[3]))
+    return abs(across / along - ASPECT) <= slack * ASPECT
 
 
 def rectify(image: np.ndarray, H: np.ndarray, size: tuple[int, int] = (CARD_W, CARD_H), margin: int = 0) -> np.ndarray:

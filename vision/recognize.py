@@ -1,12 +1,22 @@
 """From photo bytes to the enrolled card it shows — or a reasoned "unknown card".
 
 Steps, holding one of the process's few slots for image work (``gate``): decode safely
-(``image``), find the card's outlines (``locate``) and pick and line up the card by the
-game's frame (``frame``), rank every enrolled card by the coarse vector (one matrix
-product), re-rank the best ``SHORTLIST`` by the fine image and the title band, each with a
-small search over shifts, and turn the best score and its lead over the runner-up into a
-confidence (``confidence``). Below ``ACCEPT`` the answer is "unknown card", with the
-reason — unless the title, read when the images leave doubt (``title``), names the card.
+(``image``); describe the photo by its local features, once as a whole and once more for
+each of the largest card-shaped outlines (``locate``) straightened to the reference size, so
+that a small or tilted card is described at the scale its reference was; shortlist the
+enrolled cards by shared visual words and verify each geometrically and by its pixels
+(``match``); when two cards both verify (same art, near-identical titles) compare them only
+where they differ. When that finds no card it is sure of, a second, wider look describes
+the next outlines too and verifies twice as many cards. Nothing depends on how the cards are printed: what all enrolled cards
+share is learned from them and left out (``index.Snapshot``).
+
+The confidence is the weakest of three calibrated checks (``confidence``): enough inliers
+beyond those of a typical other shortlisted card (the frame and the rules-text font let any
+card of a game line up with any other a little), enough agreement of the aligned pixels
+and, when another card verified as well, a clear lead where the two differ. Below ``ACCEPT`` the answer is "unknown card" with the reason
+and the suggestions — unless the title, read when the images leave doubt (``title``), names
+the card. The thresholds are fitted by ``bench/vision.py --calibrate`` on card designs that
+the benchmark's report does not include (see docs/vision.md).
 """
 from __future__ import annotations
 
@@ -18,34 +28,39 @@ from dataclasses import dataclass, field
 import cv2
 import numpy as np
 
-from . import describe, gate, image, locate, title
-from .frame import locate_card
-from .index import Index, Snapshot
+from . import describe, features, gate, image, locate, match, title
+from .index import Index, Snapshot, cells
 
-SHORTLIST = 12
-MARGIN = 8                       # px of context around the rectified card for the shift search
 ACCEPT = 0.5                     # confidence needed to name a card
 TIE_BREAK = 0.9                  # below this image confidence the title is read too (when it can be)
 TITLE_SIMILAR = 0.9              # a title read must be this like a card's name (0..1, accents folded)
 TITLE_ONLY = 0.95                # ... and this alike, naming no other card, to name a card on its own
 TITLE_OCR = 0.6                  # and read with this confidence
 UNFRAMED_OUTLINES = 4            # outlines whose title is read when no card is enrolled
-TRY_OUTLINES = 3                 # outlines identified before giving up on a confident match
-# Confidence = logistic(W_SCORE·score + W_LEAD·lead + BIAS), fitted on the generated photos of
-# bench/vision.py (see docs/benchmarks.md); lead is the margin over the best *other* card.
-W_SCORE, W_LEAD, BIAS = 19.66, 19.69, -7.48
-IMAGE_BLUR_LIMIT = 0.002         # the same over the whole photo (at FIND_SIDE), when no card was found
-BLUR_LIMIT = 0.005               # mean squared Laplacian of the flattened card: below it, blame the blur
+CARD_OUTLINES = 2                # card-shaped outlines described again, straightened
+SECOND_OUTLINES = 6              # ... and up to this many when the first look finds no card it is sure of
+OUTLINE_SIZE = (300, 420)        # ... at this size (px)
+LOCAL_MEAN = 8                   # cards verified at least, for their mean picture to count
+RIVAL_SHARE = 0.5                # a second card with this share of the best inliers or dense score is a rival
+# Calibrated checks (bench/vision.py --calibrate, on held-out designs): each is a logistic
+# step centred on its threshold, and the confidence is the lowest of them.
+MIN_EXCESS, EXCESS_STEP = 16.0, 3.0
+MIN_DENSE, DENSE_STEP = 0.175, 0.03
+MIN_MARGIN, MARGIN_STEP = 0.15, 0.02
+IMAGE_BLUR_LIMIT = 0.002         # mean squared Laplacian of the whole photo (at FIND_SIDE), when no card was found
+BLUR_LIMIT = 0.005               # the same of the flattened card: below it, blame the blur
 
 
 @dataclass
 class Candidate:
     card_id: str
-    score: float
+    score: float                     # correlation of the aligned pixels (−1 … 1)
     confidence: float
+    inliers: int = 0                 # features verified by the homography
 
     def as_dict(self) -> dict:
-        return {"card_id": self.card_id, "score": round(self.score, 4), "confidence": round(self.confidence, 4)}
+        return {"card_id": self.card_id, "score": round(self.score, 4), "confidence": round(self.confidence, 4),
+                "inliers": self.inliers}
 
 
 @dataclass
@@ -59,6 +74,8 @@ class Result:
     source: str | None = None        # image | title | image+title: what named the card
     title: str | None = None         # the title as read (only when the title was read)
     outlines: list[np.ndarray] = field(default_factory=list, repr=False)  # canonical card → photo, best first
+    margin: float | None = field(default=None, repr=False)  # the first card's lead over a rival (``match.tell_apart``)
+    excess: float = field(default=0.0, repr=False)          # its inliers beyond a typical other card's
 
     @property
     def card_id(self) -> str | None:
@@ -80,34 +97,18 @@ MESSAGES = {
 }
 
 
-def confidence(score: float, lead: float) -> float:
-    z = W_SCORE * score + W_LEAD * lead + BIAS
-    return 1 / (1 + math.exp(-max(-60.0, min(60.0, z))))
+def _step(x: float, at: float, width: float) -> float:
+    return 1 / (1 + math.exp(-max(-60.0, min(60.0, (x - at) / width))))
 
 
-def _shortlist(index: Snapshot, flat: np.ndarray) -> list[int]:
-    core = flat[MARGIN:-MARGIN, MARGIN:-MARGIN]
-    q = cv2.resize(core, describe.COARSE, interpolation=cv2.INTER_AREA).ravel() - index.mean
-    scores = index.coarse @ describe.zn(q)
-    k = min(SHORTLIST, len(scores))
-    top = np.argpartition(-scores, k - 1)[:k]
-    return list(top[np.argsort(-scores[top])])
-
-
-def _fine_scores(index: Snapshot, flat: np.ndarray, rows: list[int]) -> list[float]:
-    """Fine image and title band, each with the shared frame taken out and a small shift search."""
-    fw, fh = describe.FINE
-    mf = round(MARGIN * fw / locate.CARD_W)
-    full = cv2.resize(flat, (fw + 2 * mf, fh + 2 * mf), interpolation=cv2.INTER_AREA)
-    full -= np.pad(index.frame_fine, mf)
-    x0, y0, x1, y1 = describe.title_box()
-    band = flat[y0:y1 + 2 * MARGIN, x0:x1 + 2 * MARGIN] - np.pad(index.frame_title, MARGIN)
-    out = []
-    for r in rows:
-        s_fine = describe.best_shift_score(full, index.arrays["fine"][r] - index.frame_fine)
-        s_title = describe.best_shift_score(band, index.arrays["title"][r] - index.frame_title)
-        out.append(min(s_fine, s_title))  # both must agree: twins differ in the title, look-alike titles in the art
-    return out
+def confidence(m: match.Match) -> float:
+    """The weakest of the calibrated checks passed by ``m`` (0 … 1; ``ACCEPT`` at every threshold)."""
+    if m.H is None:
+        return 0.0
+    c = min(_step(m.excess, MIN_EXCESS, EXCESS_STEP), _step(m.dense, MIN_DENSE, DENSE_STEP))
+    if m.margin is not None:
+        c = min(c, _step(m.margin, MIN_MARGIN, MARGIN_STEP))
+    return c
 
 
 #: Card ids whose names are like a title read from a photo, best first, with similarity 0..1.
@@ -184,29 +185,124 @@ def _by_title(gray: np.ndarray, result: Result, read_title: title.Reader, match_
 
 
 def _recognize(gray: np.ndarray, bgr: np.ndarray, index: Snapshot) -> Result:
-    if not len(index):  # no frame to compare with: the largest card-shaped outlines, for the title
-        found = locate_card(gray, bgr, None)
+    quads = [q for q in locate.candidates(bgr) if locate.card_shaped(q, 0.3)]
+    outlines = [locate.homography(q, locate.portrait_turn(q)) for q in quads]
+    if not len(index):  # nothing to compare with: the largest card-shaped outlines, for the title
         return Result(reason="nothing_enrolled", message=MESSAGES["nothing_enrolled"],
-                      outlines=found[:UNFRAMED_OUTLINES])
-    found = locate_card(gray, bgr, index.frame, index.frame_weight, index.frame_fine)
-    if not found:
-        reason = "too_blurry" if blurred(gray) else "no_card"
-        return Result(reason=reason, message=MESSAGES[reason])
-    best: tuple[list[Candidate], float, np.ndarray] | None = None
-    for outline in found[:TRY_OUTLINES]:
-        cands, sharp = _identify(gray, outline, index)
-        if best is None or cands[0].confidence > best[0][0].confidence:
-            best = (cands, sharp, outline)
-        if cands[0].confidence >= ACCEPT:
-            break
-    cands, sharp, H = best
+                      outlines=outlines[:UNFRAMED_OUTLINES])
+    described = _describe(gray, outlines[:CARD_OUTLINES])
+    checked = _check(gray, index, described, (match.SHORTLIST, match.PLACED_SHORTLIST, match.COARSE_SHORTLIST), [])
+    if not checked or confidence(checked[0]) < ACCEPT and len(outlines) > CARD_OUTLINES or checked[0].H is None:
+        # a second, wider look: the next outlines described as well, twice the shortlists
+        more = _describe(gray, outlines[CARD_OUTLINES:SECOND_OUTLINES], whole=False)
+        described = (np.concatenate([described[0], more[0]]),
+                     np.ascontiguousarray(np.concatenate([described[1], more[1]])),
+                     described[2] + more[2], described[3] + more[3])
+        checked = _check(gray, index, described, (2 * match.SHORTLIST, 2 * match.PLACED_SHORTLIST,
+                                                  2 * match.COARSE_SHORTLIST), checked)
+    if not checked or checked[0].H is None:
+        if not quads:
+            reason = "too_blurry" if blurred(gray) else "no_card"
+            return Result(reason=reason, message=MESSAGES[reason])
+        if not checked:
+            reason = "too_blurry" if _sharpness(gray, outlines[0]) < BLUR_LIMIT else "no_confident_match"
+            return Result(reason=reason, message=MESSAGES[reason], outlines=outlines[:2])
+    best = _decide(index, checked, gray)
+    cands = [Candidate(index.ids[m.row], m.dense, confidence(m), m.inliers) for m in checked[:5]]
+    H = best.H if best.H is not None else outlines[0]
     corners = cv2.perspectiveTransform(locate.CANON[None], H)[0]
+    sure = cands[0].confidence >= ACCEPT
     result = Result(candidates=cands, corners=[[round(float(x), 1), round(float(y), 1)] for x, y in corners],
-                    source="image", outlines=[H])
+                    source="image", outlines=[H] if sure else ([H] if best.H is not None else []) + outlines[:1],
+                    margin=best.margin, excess=best.excess)
     if cands[0].confidence < ACCEPT:
-        result.reason = "too_blurry" if sharp < BLUR_LIMIT else "no_confident_match"
+        result.reason = "too_blurry" if _sharpness(gray, H) < BLUR_LIMIT else "no_confident_match"
         result.message = MESSAGES[result.reason]
     return result
+
+
+def _check(gray: np.ndarray, index: Snapshot, described: tuple, sizes: tuple[int, int, int],
+           done: list[match.Match]) -> list[match.Match]:
+    """Shortlist (``sizes``: by words, by placed words, by thumbnail), verify the cards not
+    ``done`` yet, and rank all by inliers (with ``excess``)."""
+    pts, desc, views, placed = described
+    by_words, by_place, by_thumbnail = sizes
+    listed = match.shortlist(index, *match.correspondences(index, desc), size=by_words)
+    if placed:
+        found = [match.placed_correspondences(index, d, where) for d, where in placed]
+        listed += match.shortlist(index, np.concatenate([g for g, _ in found]),
+                                  np.concatenate([w for _, w in found]), size=by_place)
+    listed += match.coarse_shortlist(index, views, size=by_thumbnail)
+    rows = {m.row for m in done}
+    fresh = []
+    for m in listed:
+        if m.row not in rows:
+            rows.add(m.row)
+            fresh.append(m)
+    checked = list(done) + [match.verify(index, m, pts, desc, gray) for m in fresh]
+    checked.sort(key=lambda m: (-m.inliers, -m.votes))
+    if len(checked) >= LOCAL_MEAN:
+        # the pictures less the mean of the cards shortlisted with them: with several games
+        # enrolled, that is the mean of the photographed card's own game
+        thumbs = describe.unthumb(index.arrays["thumb"][[m.row for m in checked]])
+        total = thumbs.sum(axis=0)
+        for k, m in enumerate(checked):
+            if m.H is not None:
+                m.dense = min(m.dense, match.compare(index, m, (total - thumbs[k]) / (len(checked) - 1)))
+    for i, m in enumerate(checked):  # what sets a card apart is its inliers beyond a typical other card's
+        m.excess = m.inliers - float(np.median([o.inliers for o in checked[:i] + checked[i + 1:]] or [0]))
+    return checked
+
+
+def _describe(gray: np.ndarray, outlines: list[np.ndarray], whole: bool = True) -> tuple:
+    """The photo's features: of the whole photo (unless not ``whole``), and of each outline
+    straightened to ``OUTLINE_SIZE`` (positions mapped back into the photo); the outlines'
+    thumbnails, each way up (``describe.coarse``); and the outlines' descriptors with the
+    cells of the card they lie in, each way up (``index.cells``)."""
+    pts, desc = features.photo(gray) if whole else (np.zeros((0, 2), np.float32), np.zeros((0, 32), np.uint8))
+    all_pts, all_desc, views, placed = [pts], [desc], [], []
+    w, h = OUTLINE_SIZE
+    to_card = np.diag([locate.CARD_W / w, locate.CARD_H / h, 1.0])
+    for H in outlines:
+        straight = locate.rectify(gray, H, OUTLINE_SIZE)
+        small = cv2.resize(straight, (locate.CARD_W, locate.CARD_H), interpolation=cv2.INTER_AREA)
+        views += [describe.coarse(small), describe.coarse(cv2.rotate(small, cv2.ROTATE_180))]
+        p, d = features.photo(straight, features.CARD_FEATURES)
+        if len(p):
+            on_card = cv2.perspectiveTransform(p[None], to_card)[0]
+            all_pts.append(cv2.perspectiveTransform(on_card[None], H)[0])
+            all_desc.append(d)
+            turned = np.array([locate.CARD_W, locate.CARD_H], np.float32) - on_card
+            placed += [(d, cells(on_card)), (d, cells(turned))]
+    return (np.concatenate(all_pts).astype(np.float32), np.ascontiguousarray(np.concatenate(all_desc)),
+            views, placed)
+
+
+def _decide(index: Snapshot, checked: list[match.Match], gray: np.ndarray) -> match.Match:
+    """Put the card that best explains the photo first; when others verified nearly as well
+    (twins, look-alike titles), the one that wins where they differ, with its lead."""
+    best = checked[0]
+    if best.H is None:
+        return best
+    rivals = [m for m in checked[1:] if m.H is not None and (
+        m.inliers >= RIVAL_SHARE * best.inliers or m.dense >= RIVAL_SHARE * best.dense > 0)]
+    for r in rivals:  # a small tournament: the winner of each comparison meets the next rival
+        if match.tell_apart(index, r, best, gray) > 0:
+            best = r
+    if rivals:
+        best.margin = min(match.tell_apart(index, best, r, gray) for r in [checked[0], *rivals] if r is not best)
+        for r in [checked[0], *rivals]:
+            if r is not best:
+                r.margin = -best.margin
+    checked.remove(best)
+    checked.insert(0, best)
+    return best
+
+
+def _sharpness(gray: np.ndarray, H: np.ndarray) -> float:
+    """Mean squared Laplacian of the flattened card seen through ``H``."""
+    flat = describe.flatten(locate.rectify(gray, H, (200, 280)))
+    return float(np.mean(cv2.Laplacian(flat, cv2.CV_32F) ** 2))
 
 
 def blurred(gray: np.ndarray) -> bool:
@@ -218,29 +314,6 @@ def blurred(gray: np.ndarray) -> bool:
     fine_energy = float(np.mean(cv2.Laplacian(small, cv2.CV_32F) ** 2))
     coarse_energy = float(np.mean(cv2.Laplacian(coarse, cv2.CV_32F) ** 2))
     return fine_energy < IMAGE_BLUR_LIMIT and fine_energy < 0.15 * coarse_energy
-
-
-def _identify(gray: np.ndarray, H: np.ndarray, index: Snapshot) -> tuple[list[Candidate], float]:
-    """The best five enrolled cards for the card seen through ``H``, and how sharp it is."""
-    best: tuple[float, list] | None = None
-    sharp = 0.0
-    for turn in (0, 2):  # the frame usually tells up from down; check the other way too
-        Ht = H if turn == 0 else H @ _half_turn()
-        flat = describe.flatten(locate.rectify(gray, Ht, margin=MARGIN), locate.CARD_W)
-        if turn == 0:
-            core = flat[MARGIN:-MARGIN, MARGIN:-MARGIN]
-            sharp = float(np.mean(cv2.Laplacian(core, cv2.CV_32F) ** 2))
-        rows = _shortlist(index, flat)
-        scores = _fine_scores(index, flat, rows)
-        ranked = sorted(zip(scores, (index.ids[r] for r in rows)), reverse=True)
-        if best is None or ranked[0][0] > best[0]:
-            best = (ranked[0][0], ranked)
-    ranked = best[1]
-    cands = []
-    for i, (s, card_id) in enumerate(ranked[:5]):
-        rival = ranked[1][0] if i == 0 and len(ranked) > 1 else ranked[0][0] if i else 0.0
-        cands.append(Candidate(card_id, s, confidence(s, s - rival)))
-    return cands, sharp
 
 
 def _half_turn() -> np.ndarray:

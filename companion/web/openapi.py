@@ -225,8 +225,10 @@ def spec() -> dict:
                     "candidates": {"type": "array", "items": {"type": "object", "properties": {
                         "card_id": {"type": "string"}, "name": {"type": ["string", "null"]},
                         "confidence": {"type": "number", "minimum": 0, "maximum": 1,
-                                       "description": "Estimated probability that this is the card"},
-                        "score": {"type": "number"}, "deck": {"type": ["string", "null"]},
+                                       "description": "The weakest of the calibrated checks; 0.5 or more names the card"},
+                        "score": {"type": "number", "description": "Correlation of the aligned card with its reference"},
+                        "inliers": {"type": "integer", "description": "Features the homography verified"},
+                        "deck": {"type": ["string", "null"]},
                         "kind": {"type": ["string", "null"]}}}},
                     "elapsed_ms": {"type": "number"},
                     "corners": {"type": ["array", "null"], "description": "The card's corners in the photo (px)"},

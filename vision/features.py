@@ -1,0 +1,81 @@
+"""Local features: ORB keypoints and binary descriptors, and the visual words made of them.
+
+ORB (FAST corners with rotated BRIEF descriptors over an image pyramid) is unchanged by a
+card turned any way in the picture, by its size in the photo and by moderate perspective,
+and it describes a whole phone photo in ~15 ms. A reference card keeps ``REF_FEATURES``
+keypoints spread over a grid of cells, so that a busy printed border cannot take them all
+and leave the art with none.
+
+*Visual words* (``words``) are fixed subsets of a descriptor's bits (``word_bits`` bits in
+each of ``TABLES`` different subsets): two descriptors of the same point of the same card
+share a word in some table with good probability, two unrelated ones rarely. Looking the
+photo's words up among every enrolled card's ranks the whole index in a few milliseconds,
+without finding the card first, and yields the candidate correspondences that the
+geometric check then verifies (``vision.match``).
+"""
+from __future__ import annotations
+
+import math
+
+import cv2
+import numpy as np
+
+REF_FEATURES = 400             # keypoints kept per reference card
+GRID = (4, 6)                  # cells across and down that share them
+PHOTO_FEATURES = 3000          # keypoints described in the whole photo
+CARD_FEATURES = 900            # ... and in each rectified card outline
+TABLES = 12                    # word tables (bit subsets)
+_ORDER = np.random.default_rng(20240616).permuted(np.tile(np.arange(256), (TABLES, 1)), axis=1)
+
+
+def word_bits(cards: int) -> int:
+    """Bits per word for an index of ``cards``: more cards, longer words, so that the
+    chance collisions to check stay about as many (16 bits at 300 cards, 20 at 5,000)."""
+    return int(min(21, max(16, 16 + math.ceil(math.log2(max(cards, 1) / 300)))))
+
+
+def _orb(n: int, fast: int = 12) -> cv2.ORB:
+    return cv2.ORB_create(nfeatures=n, scaleFactor=1.25, nlevels=8, edgeThreshold=15, patchSize=31,
+                          fastThreshold=fast)
+
+
+def _arrays(kps, desc) -> tuple[np.ndarray, np.ndarray]:
+    if desc is None or not kps:
+        return np.zeros((0, 2), np.float32), np.zeros((0, 32), np.uint8)
+    return np.array([k.pt for k in kps], np.float32), desc
+
+
+def reference(gray: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Keypoint positions (K × 2 float32, pixels of ``gray``) and descriptors (K × 32 uint8) of a
+    rectified reference card, at most ``REF_FEATURES``, spread over ``GRID`` cells."""
+    kps = _orb(REF_FEATURES * 6, fast=8).detect(gray, None)
+    h, w = gray.shape
+    gx, gy = GRID
+    quota = max(1, REF_FEATURES // (gx * gy))
+    cells: dict[tuple[int, int], list] = {}
+    for kp in sorted(kps, key=lambda k: -k.response):
+        cell = (min(gx - 1, int(kp.pt[0] * gx / w)), min(gy - 1, int(kp.pt[1] * gy / h)))
+        bucket = cells.setdefault(cell, [])
+        if len(bucket) < quota:
+            bucket.append(kp)
+    kept = [kp for bucket in cells.values() for kp in bucket]
+    return _arrays(*_orb(REF_FEATURES).compute(gray, kept))
+
+
+def photo(gray: np.ndarray, n: int = PHOTO_FEATURES) -> tuple[np.ndarray, np.ndarray]:
+    """Keypoint positions and descriptors of a grey image (a photo, or a rectified outline)."""
+    return _arrays(*_orb(n, fast=10).detectAndCompute(gray, None))
+
+
+def words(desc: np.ndarray, bits: int) -> np.ndarray:
+    """The visual word of each descriptor in each table: (TABLES, n) int64."""
+    out = np.zeros((TABLES, len(desc)), np.int64)
+    for t in range(TABLES):
+        for k, b in enumerate(_ORDER[t, :bits]):
+            out[t] |= ((desc[:, b >> 3] >> (7 - (b & 7))) & 1).astype(np.int64) << k
+    return out
+
+
+def hamming(a: np.ndarray, b: np.ndarray) -> np.ndarray:
+    """Bit distances between rows of two equally long (n × 32 uint8) descriptor arrays."""
+    return np.bitwise_count(a.view(np.uint64) ^ b.view(np.uint64)).sum(axis=1)
