@@ -6,7 +6,9 @@ import signal
 import socket
 import subprocess
 import sys
+import json
 import time
+import urllib.error
 import urllib.request
 from pathlib import Path
 
@@ -60,3 +62,16 @@ class LiveServer:
 
     def output(self) -> str:
         return Path(self.log.name).read_text(errors="replace")
+
+
+def call(server: LiveServer, method: str, path: str, body=None, token: str | None = None):
+    """One JSON request to ``server``: ``(status, answer)``, errors included."""
+    data = json.dumps(body).encode() if body is not None else None
+    request = urllib.request.Request(server.url + path, data=data, method=method,
+                                     headers={"Content-Type": "application/json",
+                                              **({"Authorization": f"Bearer {token}"} if token else {})})
+    try:
+        with urllib.request.urlopen(request, timeout=10) as response:
+            return response.status, json.loads(response.read())
+    except urllib.error.HTTPError as exc:
+        return exc.code, json.loads(exc.read())

@@ -4,35 +4,20 @@ A whole round at a 1.6 table, as a group would play it, with the referee refusin
 books forbid: no level without a cause, one door a turn, curses and Bad Stuff that act,
 death as a state, Charity that skips the dead. Every request is a real HTTP request.
 """
-import json
-import urllib.error
-import urllib.request
-
 import pytest
 
-from tests.liveserver import LiveServer
-
-#: every test here runs on the embedded SQLite store and on PostgreSQL (tests/pg.py)
-STORE_BACKENDS = ("sqlite", "postgres")
+from liveserver import LiveServer, call
 
 
-@pytest.fixture(scope="module")
-def server(tmp_path_factory):
-    live = LiveServer(tmp_path_factory.mktemp("flow") / "data").start()
+@pytest.fixture(scope="module", params=["sqlite", "postgres"])
+def server(request, tmp_path_factory):
+    """The real server, on its embedded SQLite store and on PostgreSQL (tests/pg.py)."""
+    data = tmp_path_factory.mktemp("flow") / "data"
+    data.mkdir()
+    extra = ("--database-url", request.getfixturevalue("pg_cluster").new_database()) if request.param == "postgres" else ()
+    live = LiveServer(data, extra=extra).start()
     yield live
     live.kill()
-
-
-def call(server, method, path, body=None, token=None):
-    data = json.dumps(body).encode() if body is not None else None
-    request = urllib.request.Request(server.url + path, data=data, method=method,
-                                     headers={"Content-Type": "application/json",
-                                              **({"Authorization": f"Bearer {token}"} if token else {})})
-    try:
-        with urllib.request.urlopen(request, timeout=10) as response:
-            return response.status, json.loads(response.read())
-    except urllib.error.HTTPError as exc:
-        return exc.code, json.loads(exc.read())
 
 
 @pytest.fixture
@@ -103,6 +88,7 @@ def test_a_round_refereed_through_the_api(table):
 ])
 def test_bad_input_gets_a_clear_error_and_changes_nothing(server, table, body, status, words):
     act, seats = table
+    body = dict(body)  # the parameters are shared by both stores' runs
     before = act("Ann", "dice.roll")["table"]["version"]
     answer = act("Ann", body.pop("action"), expect=status, **body)
     assert words in answer["error"]

@@ -9,12 +9,10 @@ answers totals, the outcome with ties to the monsters, and the flee results.
 import json
 import subprocess
 import sys
-import urllib.error
-import urllib.request
 
 import pytest
 
-from tests.liveserver import LiveServer
+from liveserver import LiveServer, call
 
 TIE = {"profile": "munchkin-quest",
        "fighter": {"name": "Ann", "level": 3, "items": [{"name": "Sword", "bonus": 2}], "die": 2, "health": 4},
@@ -28,18 +26,6 @@ def server(tmp_path_factory):
     live = LiveServer(tmp_path_factory.mktemp("quest") / "data").start()
     yield live
     live.kill()
-
-
-def call(server, method, path, body=None, token=None):
-    data = json.dumps(body).encode() if body is not None else None
-    request = urllib.request.Request(server.url + path, data=data, method=method,
-                                     headers={"Content-Type": "application/json",
-                                              **({"Authorization": f"Bearer {token}"} if token else {})})
-    try:
-        with urllib.request.urlopen(request, timeout=10) as response:
-            return response.status, json.loads(response.read())
-    except urllib.error.HTTPError as exc:
-        return exc.code, json.loads(exc.read())
 
 
 @pytest.fixture

@@ -61,32 +61,23 @@ class Match:
 def correspondences(snap: Snapshot, desc: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """Enrolled features that share a word with a photo feature and are within
     ``MAX_HAMMING`` bits of it (their numbers, with repeats), and each such word's weight."""
-    words = features.words(desc, snap.bits)
-    found, weights = [], []
-    for t, (sorted_words, gids, idf) in enumerate(snap.tables):
-        lo = np.searchsorted(sorted_words, words[t], "left")
-        n = np.searchsorted(sorted_words, words[t], "right") - lo
-        total = int(n.sum())
-        if not total:
-            continue
-        at = np.repeat(lo, n) + np.arange(total) - np.repeat(np.cumsum(n) - n, n)
-        g = gids[at]
-        ok = features.hamming(snap.descriptors[g], desc[np.repeat(np.arange(len(desc)), n)]) < MAX_HAMMING
-        found.append(g[ok])
-        weights.append(idf[at[ok]])
-    if not found:
-        return np.zeros(0, np.int64), np.zeros(0, np.float32)
-    return np.concatenate(found), np.concatenate(weights)
+    return _look_up(snap, desc, features.words(desc, snap.bits), snap.tables)
 
 
 def placed_correspondences(snap: Snapshot, desc: np.ndarray, where: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """Like ``correspondences``, for features of a straightened outline at the cells ``where``
     (``index.cells``): only enrolled features with the same word *at the same place* count."""
-    words = features.words(desc, snap.bits) * CELLS[0] * CELLS[1] + where[None, :]
+    keys = features.words(desc, snap.bits) * CELLS[0] * CELLS[1] + where[None, :]
+    return _look_up(snap, desc, keys, snap.placed)
+
+
+def _look_up(snap: Snapshot, desc: np.ndarray, keys: np.ndarray, tables) -> tuple[np.ndarray, np.ndarray]:
+    """The enrolled features filed under the photo features' ``keys`` in each of ``tables``
+    (sorted keys, feature numbers, weights) and near enough to them in bits."""
     found, weights = [], []
-    for t, (sorted_keys, gids, idf) in enumerate(snap.placed):
-        lo = np.searchsorted(sorted_keys, words[t], "left")
-        n = np.searchsorted(sorted_keys, words[t], "right") - lo
+    for t, (sorted_keys, gids, idf) in enumerate(tables):
+        lo = np.searchsorted(sorted_keys, keys[t], "left")
+        n = np.searchsorted(sorted_keys, keys[t], "right") - lo
         total = int(n.sum())
         if not total:
             continue
