@@ -275,6 +275,24 @@ def test_flee_escapes_on_5_or_6_and_a_bad_stuff_that_cannot_apply_costs_one_more
     assert verdict["health_lost"] == {"fighter": 2} and verdict["rolled_by_app"] == []
 
 
+def test_a_bad_stuff_nobody_described_is_the_cards_to_apply_not_one_more_health():
+    """Every monster card has a Bad Stuff: when the players did not type it in, the app cannot tell
+    that it does not apply, so it costs no extra health; they say so when it does not apply."""
+    verdict = quest_fight.evaluate({"fighter": {"level": 1, "die": 1}, "monsters": [{"name": "Orc", "level": 3, "dice": [6]}],
+                                    "flee": {"fighter": [2]}})
+    (orc,) = verdict["flee"]
+    assert orc["caught"] and orc["applies"] and orc["health"] == 0 and verdict["health_lost"] == {"fighter": 1}
+    undescribed = {k: v for k, v in ORC.items() if k != "bad_stuff"}
+    for not_applicable, health in ((False, 3), (True, 2)):
+        state = explored(new_table("Ann"), monster=undescribed)
+        state = act(state, "s0", "quest.fight.dice", fighter_die=1, monster_dice=["1"])
+        state = act(state, "s0", "quest.fight.resolve")
+        uid = state.combat["monsters"][0]["uid"]
+        state = act(state, "s0", "quest.fight.flee", fighter_rolls=["2"], room="entrance",
+                    **({"not_applicable": [uid]} if not_applicable else {}))
+        assert q(state, "s0")["health"] == health
+
+
 def test_bad_stuff_in_the_table_fight_takes_the_worn_item_or_more_health():
     state = act(new_table("Ann"), "s0", "quest.draw")
     state = act(state, "s0", "quest.item.add", name="Helmet", slot="headgear", bonus=1)

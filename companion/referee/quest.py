@@ -251,8 +251,12 @@ def bad_stuff_of(raw) -> dict:
 
 def bad_stuff_parts(p: dict, bad: dict, profile) -> tuple[list[tuple[str, object]], bool]:
     """What ``bad`` takes from the character ``p`` (pairs of what and how much), and whether any of it
-    could apply. A Bad Stuff in words only counts as applying (the table does it by hand)."""
+    could apply. A Bad Stuff in words only counts as applying (the table does it by hand), and so does
+    one nobody described: every monster card has one, and the players apply it as the card says
+    (they say when it cannot apply: ``not_applicable``)."""
     parts: list[tuple[str, object]] = []
+    if not bad:
+        return parts, True
     if bad.get("death"):
         return [("death", True)], True
     if bad.get("health"):

@@ -884,6 +884,8 @@ def _bad_stuff(draft: Draft, seat: str, monster: dict, cannot_apply: bool) -> li
     text = (monster.get("bad_stuff") or {}).get("text")
     if applies and text:
         lines.append(said("{text}", text=text))
+    elif applies and not monster.get("bad_stuff"):
+        lines.append(said("the Bad Stuff as {monster}'s card says", monster=monster["name"]))
     if not applies and not draft.chars[seat]["dead"]:
         lines.append(said("the Bad Stuff cannot apply: 1 more health lost"))
         if hurt(draft, seat, 1):
