@@ -331,10 +331,20 @@ def vision():
     """Recognise cards from photos: enrol reference images, recognise photos."""
 
 
-def _vision(data_dir):
+def _vision(data_dir, check: bool = True):
+    """The scanning module and the data directory's index; ``check``: refuse, with what to do,
+    an index written by an earlier version of the app."""
+    from vision.index import OutdatedIndex
+
     from . import scanning
 
-    return scanning, scanning.index_for(datadir.resolve(data_dir))
+    index = scanning.index_for(datadir.resolve(data_dir))
+    if check:
+        try:
+            index.refresh()
+        except OutdatedIndex as exc:
+            raise click.ClickException(str(exc)) from exc
+    return scanning, index
 
 
 @vision.command("enroll")
@@ -433,5 +443,5 @@ def vision_remove(card_id, data_dir):
 @data_dir_option
 def vision_rebuild(data_dir):
     """Describe every stored reference image again (after an upgrade changed the index format)."""
-    _, index = _vision(data_dir)
+    _, index = _vision(data_dir, check=False)
     click.echo(f"Rebuilt the index from {index.rebuild()} reference image(s).")

@@ -230,3 +230,27 @@ def test_without_title_reading_the_unenrolled_card_is_unknown(app, enrolled):
     index = scanning.index_for(app.config["DATA_DIR"])
     answer = scanning.recognize(connect(app.config["DATABASE"]), index, photo(missing["id"], seed=6), read_titles=False)
     assert answer["card_id"] is None and answer["title"] is None
+
+
+def test_an_index_from_an_earlier_version_is_named_and_rebuilt_not_a_crash(app, client, enrolled):
+    """After an upgrade that changed the index format, a scan answers 503 with what the operator
+    does, the CLI says the same, and `companion vision rebuild` brings the cards back."""
+    from click.testing import CliRunner
+
+    from companion.cli import main
+
+    path = Path(app.config["DATA_DIR"]) / "vision" / "index.npz"
+    with open(path, "wb") as fh:  # what an earlier version wrote: another format number
+        import numpy as np
+
+        np.savez(fh, format=np.int64(1), ids=np.array(["net-troll"]))
+    answer = client.post("/api/v1/vision/recognize", data=photo("net-troll"), content_type="image/jpeg")
+    assert answer.status_code == 503 and answer.json["reason"] == "index_outdated"
+    assert "companion vision rebuild" in answer.json["error"]
+    runner = CliRunner()
+    listed = runner.invoke(main, ["vision", "list", "--data-dir", app.config["DATA_DIR"]])
+    assert listed.exit_code == 1 and "companion vision rebuild" in listed.output and "Traceback" not in listed.output
+    rebuilt = runner.invoke(main, ["vision", "rebuild", "--data-dir", app.config["DATA_DIR"]])
+    assert rebuilt.exit_code == 0 and f"from {len(enrolled)} reference image(s)" in rebuilt.output
+    answer = client.post("/api/v1/vision/recognize", data=photo("net-troll"), content_type="image/jpeg")
+    assert answer.status_code == 200 and answer.json["card_id"] == "net-troll"

@@ -48,6 +48,18 @@ except ImportError:  # Windows: one process at a time changes the index (the loc
     fcntl = None
 
 FORMAT = 2
+
+
+class OutdatedIndex(RuntimeError):
+    """The index file was written by another version of the describing code: its stored
+    reference images must be described again (``Index.rebuild``). ``reason`` as the upload
+    refusals have (web: 503, the operator runs ``companion vision rebuild``)."""
+
+    reason = "index_outdated"
+
+    def __init__(self):
+        super().__init__("The card image index is from another version of the app; "
+                         "run `companion vision rebuild`.")
 FIELDS = ("points", "descriptors", "count", "coarse", "thumb")
 CARD_ID = re.compile(r"^[a-z0-9][a-z0-9._-]{0,79}$")
 COMMON_SHARE = 0.05              # a feature whose words this share of the cards also have is the cards' common print
@@ -196,9 +208,8 @@ class Index:
             if stamp == self._stamp and not force:
                 return
             with np.load(fh, allow_pickle=False) as data:
-                if int(data["format"]) != FORMAT:
-                    raise RuntimeError("The card image index is from another version; "
-                                       "run `companion vision rebuild`.")
+                if "format" not in data.files or int(data["format"]) != FORMAT:
+                    raise OutdatedIndex()
                 self._set([str(i) for i in data["ids"]], {f: data[f] for f in FIELDS})
             self._stamp = stamp
 

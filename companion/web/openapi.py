@@ -204,7 +204,12 @@ def spec() -> dict:
                               "400": _json(_ref("ImageError"), "Empty or damaged image (reason empty, corrupt)"),
                               "413": _json(_ref("ImageError"), "Too many bytes or pixels (reason too_large, "
                                                                "too_many_pixels)"),
-                              "415": _json(_ref("ImageError"), "Not a JPEG, PNG or WebP image (reason not_an_image)")}}},
+                              "415": _json(_ref("ImageError"), "Not a JPEG, PNG or WebP image (reason not_an_image)"),
+                              "422": _json(_ref("ImageError"), "Too small or too long and thin for a card (reason "
+                                                               "too_small, bad_aspect)"),
+                              "503": _json(_ref("ImageError"), "The scanner is busy (reason busy, with Retry-After), "
+                                                               "or its index needs `companion vision rebuild` "
+                                                               "(reason index_outdated)")}}},
             "/api/v1/spectate/{token}": {"get": {
                 "summary": "Read-only state by spectator token",
                 "parameters": [{"name": "token", "in": "path", "required": True, "schema": {"type": "string"}}],
@@ -237,7 +242,8 @@ def spec() -> dict:
                     "title": {"type": ["string", "null"], "description": "The title as read, when it was read"}}},
                 "ImageError": {"type": "object", "required": ["error", "reason"], "properties": {
                     "error": {"type": "string"},
-                    "reason": {"enum": ["empty", "corrupt", "not_an_image", "too_large", "too_many_pixels"]}}},
+                    "reason": {"enum": ["empty", "corrupt", "not_an_image", "too_large", "too_many_pixels",
+                                        "too_small", "bad_aspect", "busy", "index_outdated"]}}},
                 "Error": {"type": "object", "required": ["error"], "properties": {
                     "error": {"type": "string"}, "rule": {"type": ["string", "null"]},
                     "citation": {"type": "string"}, "rule_summary": {"type": "string"},

@@ -18,6 +18,7 @@ from flask_babel import lazy_gettext as _l
 from card_db import store as card_store
 from vision import gate as vision_gate
 from vision import image as vision_image
+from vision import index as vision_index
 
 from .. import csrf, i18n, scanning, store
 from ..db import get_db, get_store
@@ -35,9 +36,9 @@ csrf.exempt(api)
 
 #: Why an upload is refused (``ImageError.reason``, or ``busy``) and the status that answers it.
 STATUS = {"empty": 400, "corrupt": 400, "not_an_image": 415, "too_large": 413, "too_many_pixels": 413,
-          "too_small": 422, "bad_aspect": 422, "busy": 503}
+          "too_small": 422, "bad_aspect": 422, "busy": 503, "index_outdated": 503}
 #: The exceptions that refuse an upload; each has a ``reason`` from ``STATUS``.
-REFUSALS = (vision_image.ImageError, vision_gate.Busy)
+REFUSALS = (vision_image.ImageError, vision_gate.Busy, vision_index.OutdatedIndex)
 #: What a phone reads for each reason (the API answers the reason code and the English message).
 #: A reason not listed here shows the exception's English message, which names the limits.
 REASON_TEXT = {
@@ -55,6 +56,8 @@ REASON_TEXT = {
     "too_small": _l("The image is too small to show a card (at least 32 pixels each way)."),
     "bad_aspect": _l("The image is too long and thin to be a photo of a card (at most 8 to 1)."),
     "busy": _l("The scanner is busy with other photos; try again in a moment."),
+    "index_outdated": _l("The scanner's card images were enrolled with an earlier version of the app: the server's "
+                         "operator runs `companion vision rebuild` once."),
 }
 
 
