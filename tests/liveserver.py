@@ -75,3 +75,29 @@ def call(server: LiveServer, method: str, path: str, body=None, token: str | Non
             return response.status, json.loads(response.read())
     except urllib.error.HTTPError as exc:
         return exc.code, json.loads(exc.read())
+
+
+def api_table(server: LiveServer, profile: str, name: str):
+    """A table opened by Ann over the JSON API and joined by Bob and Cid.
+
+    Returns ``(table_id, tokens, seats, act)``; ``act(who, action, expect=200, **params)`` posts
+    one action as that player and checks the status.
+    """
+    status, body = call(server, "POST", "/api/v1/tables", {"name": name, "profile": profile,
+                                                            "host": {"name": "Ann", "sex": "female"}})
+    assert status == 201, body
+    tokens, seats = {"Ann": body["token"]}, {"Ann": body["seat"]}
+    join = body["join_url"].rsplit("/", 1)[-1]
+    for player in ("Bob", "Cid"):
+        status, joined = call(server, "POST", f"/api/v1/join/{join}", {"name": player, "sex": "male"})
+        assert status == 201, joined
+        tokens[player], seats[player] = joined["token"], joined["seat"]
+    table_id = body["table"]["id"]
+
+    def act(who, action, expect=200, **params):
+        status, answer = call(server, "POST", f"/api/v1/tables/{table_id}/actions", {"action": action, **params},
+                              tokens[who])
+        assert status == expect, answer
+        return answer
+
+    return table_id, tokens, seats, act

@@ -16,6 +16,7 @@ import pytest
 from playwright.sync_api import expect
 
 from test_browser import PHONE, browser, server  # noqa: F401 (fixtures)
+from test_quest_browser import open_quest_table
 
 pytestmark = [pytest.mark.browser, pytest.mark.slow]
 
@@ -156,13 +157,7 @@ def test_axe_finds_nothing_serious_on_any_page(browser, server, lang):
     audit.check(bob, "removed from the table")
 
     # Munchkin Quest: its sheet, map and turn, then its fight (#15)
-    host.goto(url + "/")
-    host.fill("input[name=name]", "Dungeon")
-    host.select_option("select[name=profile]", "munchkin-quest")
-    host.fill("input[name=player_name]", "Alice")
-    host.check("input[name=sex][value=female]")
-    host.click("button.primary")
-    host.wait_for_selector("#my-health")
+    open_quest_table(host, url)
     audit.check(host, "Munchkin Quest table page")
     host.locator("#turn button[data-action='quest.draw']").click()
     # the answer to the draw is in (its toast) before the form is filled: it would morph the form anew

@@ -6,7 +6,7 @@ death as a state, Charity that skips the dead. Every request is a real HTTP requ
 """
 import pytest
 
-from liveserver import LiveServer, call
+from liveserver import LiveServer, api_table
 
 
 @pytest.fixture(scope="module", params=["sqlite", "postgres"])
@@ -22,22 +22,7 @@ def server(request, tmp_path_factory):
 
 @pytest.fixture
 def table(server):
-    status, body = call(server, "POST", "/api/v1/tables", {"name": "Game night", "profile": "munchkin-1.6",
-                                                            "host": {"name": "Ann", "sex": "female"}})
-    assert status == 201, body
-    tokens, seats = {"Ann": body["token"]}, {"Ann": body["seat"]}
-    join = body["join_url"].rsplit("/", 1)[-1]
-    for name in ("Bob", "Cid"):
-        status, joined = call(server, "POST", f"/api/v1/join/{join}", {"name": name, "sex": "male"})
-        assert status == 201
-        tokens[name], seats[name] = joined["token"], joined["seat"]
-    table_id = body["table"]["id"]
-
-    def act(who, action, expect=200, **params):
-        status, answer = call(server, "POST", f"/api/v1/tables/{table_id}/actions", {"action": action, **params}, tokens[who])
-        assert status == expect, answer
-        return answer
-
+    _, _, seats, act = api_table(server, "munchkin-1.6", "Game night")
     return act, seats
 
 

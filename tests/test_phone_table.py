@@ -12,6 +12,7 @@ from playwright.sync_api import expect
 
 from test_browser import browser, open_table, phone, server  # noqa: F401 (fixtures)
 from test_phone_feedback import HEIGHT, api, join_by_api, table_id
+from test_quest_browser import open_quest_table
 
 pytestmark = [pytest.mark.browser, pytest.mark.slow]
 
@@ -171,13 +172,7 @@ def test_what_a_player_is_typing_survives_another_players_change(browser, server
     field only."""
     errors: list[str] = []
     alice = phone(browser, errors)
-    alice.goto(server.url + "/")
-    alice.fill("input[name=name]", "Dungeon")
-    alice.select_option("select[name=profile]", "munchkin-quest")
-    alice.fill("input[name=player_name]", "Alice")
-    alice.check("input[name=sex][value=female]")
-    alice.click("button.primary")
-    alice.wait_for_selector("#my-health")
+    open_quest_table(alice, server.url)
     bob = join_in_browser(browser, errors, alice, "Bob")
     alice.locator('.player[data-name="Bob"]').wait_for()
     alice.locator("#turn button[data-action='quest.draw']").click()

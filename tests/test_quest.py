@@ -5,32 +5,18 @@ it checks. The referee is pure: these tests drive ``companion.referee.table`` di
 dice are always given, never random. tests/test_quest_http.py plays the same rules through
 the JSON API and the CLI.
 """
-import pytest
-
+import test_game_flow as game_flow
 from companion.referee import history, quest_fight
 from companion.referee import table as t
 from companion.referee.profiles import get_profile
-from companion.referee.rules import Refused
+from test_game_flow import act, refused
 
 QUEST = get_profile("munchkin-quest")
 ORC = {"name": "Orc", "level": 3, "bonus": 1, "dice": 1, "treasures": 2, "bad_stuff": {"health": 1}}
 
 
 def new_table(*names):
-    state = t.apply(None, t.create("tid", "Quest night", "munchkin-quest"))
-    for i, name in enumerate(names):
-        state = t.apply(state, t.join(state, f"s{i}", name, "female" if i % 2 == 0 else "male"))
-    return state
-
-
-def act(state, actor, action, **params):
-    return t.apply(state, t.decide(state, actor, action, params))
-
-
-def refused(state, actor, action, **params) -> Refused:
-    with pytest.raises(Refused) as exc:
-        t.decide(state, actor, action, params)
-    return exc.value
+    return game_flow.new_table(*names, profile="munchkin-quest")
 
 
 def q(state, seat):

@@ -19,6 +19,17 @@ from test_browser import DOCS, browser, decode_qr, phone, server  # noqa: F401 (
 pytestmark = [pytest.mark.browser, pytest.mark.slow]
 
 
+def open_quest_table(page, url: str) -> None:
+    """Alice opens the Munchkin Quest table "Dungeon" from the home page of ``url``."""
+    page.goto(url + "/")
+    page.fill("input[name=name]", "Dungeon")
+    page.select_option("select[name=profile]", "munchkin-quest")
+    page.fill("input[name=player_name]", "Alice")
+    page.check("input[name=sex][value=female]")
+    page.click("button.primary")
+    page.wait_for_selector("#my-health")
+
+
 def tap(page, action: str, within: str = "#board"):
     page.locator(f"{within} button[data-action='{action}']").first.click()
 
@@ -30,13 +41,7 @@ def health_of(page, name: str):
 def test_a_quest_turn_on_three_phones(browser, server, tmp_path):  # noqa: F811
     errors: list[str] = []
     alice = phone(browser, errors)
-    alice.goto(server.url + "/")
-    alice.fill("input[name=name]", "Dungeon")
-    alice.select_option("select[name=profile]", "munchkin-quest")
-    alice.fill("input[name=player_name]", "Alice")
-    alice.check("input[name=sex][value=female]")
-    alice.click("button.primary")
-    alice.wait_for_selector("#my-health")
+    open_quest_table(alice, server.url)
     join_url = decode_qr(alice, tmp_path)
     others = []
     for name in ("Bob", "Cid"):

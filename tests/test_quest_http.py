@@ -12,7 +12,7 @@ import sys
 
 import pytest
 
-from liveserver import LiveServer, call
+from liveserver import LiveServer, api_table, call
 
 TIE = {"profile": "munchkin-quest",
        "fighter": {"name": "Ann", "level": 3, "items": [{"name": "Sword", "bonus": 2}], "die": 2, "health": 4},
@@ -30,22 +30,7 @@ def server(tmp_path_factory):
 
 @pytest.fixture
 def quest(server):
-    status, body = call(server, "POST", "/api/v1/tables", {"name": "Dungeon", "profile": "munchkin-quest",
-                                                            "host": {"name": "Ann", "sex": "female"}})
-    assert status == 201, body
-    tokens, seats = {"Ann": body["token"]}, {"Ann": body["seat"]}
-    join = body["join_url"].rsplit("/", 1)[-1]
-    for name in ("Bob", "Cid"):
-        status, joined = call(server, "POST", f"/api/v1/join/{join}", {"name": name, "sex": "male"})
-        assert status == 201
-        tokens[name], seats[name] = joined["token"], joined["seat"]
-    table_id = body["table"]["id"]
-
-    def act(who, action, expect=200, **params):
-        status, answer = call(server, "POST", f"/api/v1/tables/{table_id}/actions", {"action": action, **params},
-                              tokens[who])
-        assert status == expect, answer
-        return answer
+    table_id, tokens, _, act = api_table(server, "munchkin-quest", "Dungeon")
 
     def player(table, name):
         return next(p for p in table["players"] if p["name"] == name)

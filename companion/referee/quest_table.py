@@ -611,12 +611,9 @@ def fight_action(state: TableState, actor: str, action: str, params: dict) -> Ev
     fight = state.combat
     draft = Draft(state)
     after = copy.deepcopy(fight)
-    if action == "combat.end":
-        if actor not in (fight["fighter"], state.host):
-            raise Refused("Only the fighter or the host can call the fight off.", rule="table.host", status=403)
+    if action == "combat.end":  # who may was checked for both games (table._decide_combat)
         return _fight_event(draft, None, said("{who} calls the fight off"), actor)
-    if fight["stage"] != "fight":
-        raise Refused("The fight is lost: flee now.", rule="quest.flee", status=409)
+    _still_fighting(fight)
     if action == "combat.oneshot.add":
         raw = params.get("one_shot") or {}
         side = params.get("side")
@@ -660,6 +657,12 @@ def fight_action(state: TableState, actor: str, action: str, params: dict) -> Ev
     raise Refused("{action} is not part of {game}.", status=409, action=action, game="Munchkin Quest")
 
 
+def _still_fighting(fight: dict) -> None:
+    """After a lost fight only fleeing is left (quest.flee)."""
+    if fight["stage"] != "fight":
+        raise Refused("The fight is lost: flee now.", rule="quest.flee", status=409)
+
+
 def _participant(state: TableState, actor: str, fight: dict, what: str) -> None:
     owners = {m.get("owner") for m in fight["monsters"]}
     if actor not in (fight["fighter"], fight["helper"], state.host) and actor not in owners:
@@ -670,8 +673,7 @@ def _participant(state: TableState, actor: str, fight: dict, what: str) -> None:
 def _use_potion(state: TableState, actor: str, action: str, params: dict) -> Event:
     """A potion or scroll on the belt is usable in a fight (quest.gear): a one-shot for either side."""
     fight = state.combat
-    if fight["stage"] != "fight":
-        raise Refused("The fight is lost: flee now.", rule="quest.flee", status=409)
+    _still_fighting(fight)
     draft = Draft(state)
     item = Q.gear_item(draft.chars[actor], params.get("uid"))
     if item["where"] != "belt":
@@ -688,8 +690,7 @@ def _use_potion(state: TableState, actor: str, action: str, params: dict) -> Eve
 @decides("quest.fight.monster")
 def _fight_monster(state: TableState, actor: str, action: str, params: dict) -> Event:
     fight = state.combat
-    if fight["stage"] != "fight":
-        raise Refused("The fight is lost: flee now.", rule="quest.flee", status=409)
+    _still_fighting(fight)
     draft = Draft(state)
     monster = Q.new_monster(monster_param(params) or {}, f"m{state.version + 1}", fight["room"], state.players)
     draft.put("monsters", monster["uid"], monster)
@@ -713,8 +714,7 @@ def _dice(raw, where: str) -> list[int]:
 def _fight_dice(state: TableState, actor: str, action: str, params: dict) -> Event:
     fight = state.combat
     _participant(state, actor, fight, "gives the fight's dice")
-    if fight["stage"] != "fight":
-        raise Refused("The fight is lost: flee now.", rule="quest.flee", status=409)
+    _still_fighting(fight)
     after = copy.deepcopy(fight)
     dice = after["dice"]
     roll = params.get("roll", False)
@@ -753,8 +753,7 @@ def _fight_dice(state: TableState, actor: str, action: str, params: dict) -> Eve
 def _fight_resolve(state: TableState, actor: str, action: str, params: dict) -> Event:
     fight = state.combat
     _participant(state, actor, fight, "settles the fight")
-    if fight["stage"] != "fight":
-        raise Refused("The fight is lost: flee now.", rule="quest.flee", status=409)
+    _still_fighting(fight)
     missing = missing_dice(fight)
     if missing:
         raise Refused("Dice are missing ({names}): give them or let the app roll.", rule="quest.combat", status=409,

@@ -532,11 +532,11 @@ def _check_own_turn(state: TableState, seat: str, what: str) -> None:
 
 @decides(*(name for name in CATALOGUE if name.startswith("combat.") and name != "combat.start"))
 def _decide_combat(state: TableState, actor: str, action: str, params: dict) -> Event:
+    if action == "combat.end" and actor not in (state.combat["fighter"], state.host):  # either game
+        raise Refused("Only the fighter or the host can call the fight off.", rule="table.host", status=403)
     if state.profile.quest:
         return quest_table.fight_action(state, actor, action, params)
     if action == "combat.end":
-        if actor not in (state.combat["fighter"], state.host):
-            raise Refused("Only the fighter or the host can call the fight off.", rule="table.host", status=403)
         return _fight_event(state, None, [], said("{who} calls the fight off"), None, actor)
     if action in ("combat.help.accept",) and state.players[actor].dead:
         raise Refused("{name} is dead: no cards and no levels until the next player's turn begins.",
