@@ -41,11 +41,13 @@ CARD_OUTLINES = 2                # card-shaped outlines described again, straigh
 SECOND_OUTLINES = 6              # ... and up to this many when the first look finds no card it is sure of
 OUTLINE_SIZE = (300, 420)        # ... at this size (px)
 LOCAL_MEAN = 8                   # cards verified at least, for their mean picture to count
+LOOKALIKE = 0.6                  # thumbnails correlating this well: the same art (a twin) ...
+LOOKALIKES = 4                   # ... and this many of them verified beside the best card
 RIVAL_SHARE = 0.5                # a second card with this share of the best inliers or dense score is a rival
 # Calibrated checks (bench/vision.py --calibrate, on held-out designs): each is a logistic
 # step centred on its threshold, and the confidence is the lowest of them.
-MIN_EXCESS, EXCESS_STEP = 16.0, 3.0
-MIN_DENSE, DENSE_STEP = 0.175, 0.03
+MIN_EXCESS, EXCESS_STEP = 12.0, 3.0
+MIN_DENSE, DENSE_STEP = 0.15, 0.03
 MIN_MARGIN, MARGIN_STEP = 0.15, 0.02
 IMAGE_BLUR_LIMIT = 0.002         # mean squared Laplacian of the whole photo (at FIND_SIDE), when no card was found
 BLUR_LIMIT = 0.005               # the same of the flattened card: below it, blame the blur
@@ -199,7 +201,7 @@ def _recognize(gray: np.ndarray, bgr: np.ndarray, index: Snapshot) -> Result:
                      np.ascontiguousarray(np.concatenate([described[1], more[1]])),
                      described[2] + more[2], described[3] + more[3])
         checked = _check(gray, index, described, (2 * match.SHORTLIST, 2 * match.PLACED_SHORTLIST,
-                                                  2 * match.COARSE_SHORTLIST), checked)
+                                                  2 * match.COARSE_SHORTLIST), [])
     if not checked or checked[0].H is None:
         if not quads:
             reason = "too_blurry" if blurred(gray) else "no_card"
@@ -239,7 +241,9 @@ def _check(gray: np.ndarray, index: Snapshot, described: tuple, sizes: tuple[int
         if m.row not in rows:
             rows.add(m.row)
             fresh.append(m)
-    checked = list(done) + [match.verify(index, m, pts, desc, gray) for m in fresh]
+    photo = match.PhotoFeatures(pts, desc)
+    checked = list(done) + [match.verify(index, m, photo, gray) for m in fresh]
+    checked += [match.verify(index, m, photo, gray) for m in _lookalikes(index, checked, rows)]
     checked.sort(key=lambda m: (-m.inliers, -m.votes))
     if len(checked) >= LOCAL_MEAN:
         # the pictures less the mean of the cards shortlisted with them: with several games
@@ -252,6 +256,20 @@ def _check(gray: np.ndarray, index: Snapshot, described: tuple, sizes: tuple[int
     for i, m in enumerate(checked):  # what sets a card apart is its inliers beyond a typical other card's
         m.excess = m.inliers - float(np.median([o.inliers for o in checked[:i] + checked[i + 1:]] or [0]))
     return checked
+
+
+def _lookalikes(index: Snapshot, checked: list[match.Match], rows: set[int]) -> list[match.Match]:
+    """The cards that look like the best verified one — same art, another title: their
+    thumbnails correlate above ``LOOKALIKE`` — and that no shortlist brought (up to
+    ``LOOKALIKES``), to be verified as well: a twin must be compared where the two differ
+    (``_decide``), not named for its twin because the word votes happened to miss it."""
+    best = max(checked, key=lambda m: m.inliers, default=None)
+    if best is None or best.H is None:
+        return []
+    alike = np.nonzero(index.coarse @ index.coarse[best.row] >= LOOKALIKE)[0]
+    fresh = [int(r) for r in alike[np.argsort(-(index.coarse[alike] @ index.coarse[best.row]))] if r not in rows]
+    rows.update(fresh[:LOOKALIKES])
+    return [match.Match(r, 0.0) for r in fresh[:LOOKALIKES]]
 
 
 def _describe(gray: np.ndarray, outlines: list[np.ndarray], whole: bool = True) -> tuple:
@@ -280,12 +298,20 @@ def _describe(gray: np.ndarray, outlines: list[np.ndarray], whole: bool = True) 
 
 def _decide(index: Snapshot, checked: list[match.Match], gray: np.ndarray) -> match.Match:
     """Put the card that best explains the photo first; when others verified nearly as well
-    (twins, look-alike titles), the one that wins where they differ, with its lead."""
+    (look-alike titles), or verified at all while they look like it (twins), the one that
+    wins where they differ, with its lead."""
     best = checked[0]
     if best.H is None:
         return best
+    alike = index.coarse @ index.coarse[best.row]
+    for m in checked[1:]:
+        if m.H is None and alike[m.row] >= LOOKALIKE:
+            # a twin that did not verify on its own: its art lies where the best card's does
+            m.H, m.inliers, m.excess, m.seen = best.H, best.inliers, best.excess, best.seen
+            m.dense = match.compare(index, m, index.thumb_mean)
     rivals = [m for m in checked[1:] if m.H is not None and (
-        m.inliers >= RIVAL_SHARE * best.inliers or m.dense >= RIVAL_SHARE * best.dense > 0)]
+        m.inliers >= RIVAL_SHARE * best.inliers or m.dense >= RIVAL_SHARE * best.dense > 0
+        or alike[m.row] >= LOOKALIKE)]
     for r in rivals:  # a small tournament: the winner of each comparison meets the next rival
         if match.tell_apart(index, r, best, gray) > 0:
             best = r
