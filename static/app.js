@@ -202,63 +202,158 @@
     if (feed) feed.classList.toggle("whole");
   });
 })();
-// Scanning a card: shrink the photo in the browser (a phone photo is 3–12 MB; 1600 px is
-// plenty), upload it with a progress bar, and show the answer with its one-tap buttons.
+// Scanning a card: the photo, from the live camera view or from the phone's camera app, is
+// shrunk in the browser (a phone photo is 3–12 MB; 1600 px is plenty), uploaded with a
+// progress bar, and the answer is shown with its one-tap buttons.
 (function () {
   "use strict";
+  // How long the browser may take to open the camera (a permission prompt included) before
+  // the phone's camera app is used instead.
+  var CAMERA_TIMEOUT_MS = 15000;
+  // The back camera, at about the size the upload keeps (a fake or a small camera gives less).
+  var CAMERA = { audio: false, video: { facingMode: { ideal: "environment" }, width: { ideal: 1920 }, height: { ideal: 1080 } } };
+  // A JPEG of source (a decoded photo or the live video) at most maxSide px on its longer side.
+  function jpeg(source, width, height, maxSide) {
+    var scale = Math.min(1, maxSide / Math.max(width, height));
+    var canvas = document.createElement("canvas");
+    canvas.width = Math.round(width * scale);
+    canvas.height = Math.round(height * scale);
+    canvas.getContext("2d").drawImage(source, 0, 0, canvas.width, canvas.height);
+    return new Promise(function (resolve) { canvas.toBlob(resolve, "image/jpeg", 0.88); });
+  }
   function shrink(file, maxSide) {
     if (!window.createImageBitmap) return Promise.resolve(file);
     return createImageBitmap(file, { imageOrientation: "from-image" }).then(function (bitmap) {
-      var scale = Math.min(1, maxSide / Math.max(bitmap.width, bitmap.height));
-      var canvas = document.createElement("canvas");
-      canvas.width = Math.round(bitmap.width * scale);
-      canvas.height = Math.round(bitmap.height * scale);
-      canvas.getContext("2d").drawImage(bitmap, 0, 0, canvas.width, canvas.height);
-      return new Promise(function (resolve) {
-        canvas.toBlob(function (blob) { resolve(blob || file); }, "image/jpeg", 0.88);
-      });
-    }).catch(function () { return file; }); // not decodable here: let the server say why
+      return jpeg(bitmap, bitmap.width, bitmap.height, maxSide);
+    }).then(function (blob) { return blob || file; }, function () {
+      return file; // not decodable here: let the server say why
+    });
   }
-  document.addEventListener("change", function (e) {
-    var input = e.target;
-    if (input.id !== "scan-photo" || !input.files || !input.files.length) return;
-    var form = input.form;
+  function maxSide(form) { return parseInt(form.dataset.maxSide, 10) || 1600; }
+  // The one way a scan photo reaches the server, whichever camera took it.
+  function upload(form, blob) {
     var progress = document.getElementById("scan-progress");
     var status = document.getElementById("scan-status");
     var target = document.getElementById("scan-result");
     var msg = form.dataset; // the words, in the phone's language, come from the page
-    status.textContent = msg.msgPreparing;
-    shrink(input.files[0], parseInt(form.dataset.maxSide, 10) || 1600).then(function (blob) {
-      var data = new FormData();
-      data.append("csrf_token", form.elements.csrf_token.value);
-      data.append("photo", blob, "photo.jpg");
-      var xhr = new XMLHttpRequest();
-      xhr.open("POST", form.action);
-      xhr.setRequestHeader("HX-Request", "true");
-      progress.hidden = false;
-      progress.value = 0;
-      xhr.upload.onprogress = function (p) {
-        if (p.lengthComputable) progress.value = Math.round(100 * p.loaded / p.total);
-        status.textContent = p.loaded < p.total ? msg.msgUploading : msg.msgRecognising;
-      };
-      xhr.onload = function () {
-        progress.hidden = true;
-        status.textContent = "";
-        if (/<html/i.test(xhr.responseText)) { // an error page from outside the scan view
-          status.textContent = xhr.status === 413 ? msg.msgTooLarge : msg.msgFailed.replace("{status}", xhr.status);
-          return;
-        }
-        target.innerHTML = xhr.responseText;
-        if (window.htmx) window.htmx.process(target);
-        target.scrollIntoView({ behavior: "smooth", block: "nearest" });
-      };
-      xhr.onerror = function () {
-        progress.hidden = true;
-        status.textContent = msg.msgOffline;
-      };
-      xhr.send(data);
-      input.value = "";
+    var data = new FormData();
+    data.append("csrf_token", form.elements.csrf_token.value);
+    data.append("photo", blob, "photo.jpg");
+    var xhr = new XMLHttpRequest();
+    xhr.open("POST", form.action);
+    xhr.setRequestHeader("HX-Request", "true");
+    progress.hidden = false;
+    progress.value = 0;
+    xhr.upload.onprogress = function (p) {
+      if (p.lengthComputable) progress.value = Math.round(100 * p.loaded / p.total);
+      status.textContent = p.loaded < p.total ? msg.msgUploading : msg.msgRecognising;
+    };
+    xhr.onload = function () {
+      progress.hidden = true;
+      status.textContent = "";
+      if (/<html/i.test(xhr.responseText)) { // an error page from outside the scan view
+        status.textContent = xhr.status === 413 ? msg.msgTooLarge : msg.msgFailed.replace("{status}", xhr.status);
+        return;
+      }
+      target.innerHTML = xhr.responseText;
+      if (window.htmx) window.htmx.process(target);
+      target.scrollIntoView({ behavior: "smooth", block: "nearest" });
+    };
+    xhr.onerror = function () {
+      progress.hidden = true;
+      status.textContent = msg.msgOffline;
+    };
+    xhr.send(data);
+  }
+  document.addEventListener("change", function (e) {
+    var input = e.target;
+    if (input.id !== "scan-photo" || !input.files || !input.files.length) return;
+    document.getElementById("scan-status").textContent = input.form.dataset.msgPreparing;
+    shrink(input.files[0], maxSide(input.form)).then(function (blob) { upload(input.form, blob); });
+    input.value = "";
+  });
+
+  // The live camera view (templates/_scan_form.html's <dialog>). Browsers offer the camera
+  // only in a secure context (https, or the server's own machine): on a LAN over plain http
+  // there is no navigator.mediaDevices and the button stays the file input, which opens the
+  // phone's camera app. When the camera is refused, missing or too slow, the page says so
+  // and the file input takes over for the rest of the page's life.
+  var camera = null;     // the live stream while the viewfinder shows it
+  var opening = false;   // the browser is being asked for the camera
+  function liveCamera(form) {
+    return !!(navigator.mediaDevices && navigator.mediaDevices.getUserMedia) && !form.dataset.cameraFailed;
+  }
+  function stop(stream) { stream.getTracks().forEach(function (track) { track.stop(); }); }
+  function stopCamera() {
+    if (camera) stop(camera);
+    camera = null;
+  }
+  function fallBack(form) {
+    form.dataset.cameraFailed = "1";
+    document.getElementById("scan-status").textContent = form.dataset.msgNoCamera;
+    // Still within the player's tap: open the camera app now (a browser refuses it later).
+    if (!navigator.userActivation || navigator.userActivation.isActive) form.elements.photo.click();
+  }
+  function openCamera(form) {
+    var dialog = document.getElementById("viewfinder");
+    var video = document.getElementById("viewfinder-video");
+    var status = document.getElementById("scan-status");
+    var settled = false;
+    function settle() { // the first of the camera, a refusal and the time-out decides
+      if (settled) return false;
+      settled = true;
+      opening = false;
+      clearTimeout(timer);
+      return true;
+    }
+    opening = true;
+    status.textContent = form.dataset.msgCameraStarting;
+    var timer = setTimeout(function () { if (settle()) fallBack(form); }, CAMERA_TIMEOUT_MS);
+    navigator.mediaDevices.getUserMedia(CAMERA).then(function (stream) {
+      if (!settle()) return stop(stream); // too late: the camera app has taken over
+      status.textContent = "";
+      if (document.visibilityState === "hidden") return stop(stream); // the player left while the browser asked
+      camera = stream;
+      stream.getVideoTracks().forEach(function (track) { // the system took the camera away
+        track.addEventListener("ended", function () { if (dialog.open) dialog.close(); });
+      });
+      video.srcObject = stream;
+      dialog.showModal();
+      document.getElementById("viewfinder-take").focus();
+    }).catch(function () { // NotAllowedError, NotFoundError, NotReadableError, …
+      if (settle()) fallBack(form);
     });
+  }
+  // The label's tap (and Enter on the focused input) clicks the file input: with a live
+  // camera, the viewfinder opens instead of the file picker.
+  document.addEventListener("click", function (e) {
+    var target = e.target;
+    if (target.id === "scan-photo" && liveCamera(target.form)) {
+      e.preventDefault();
+      if (!opening && !camera) openCamera(target.form);
+    } else if (target.id === "viewfinder-cancel") {
+      document.getElementById("viewfinder").close();
+    } else if (target.id === "viewfinder-take") {
+      var video = document.getElementById("viewfinder-video");
+      if (!video.videoWidth) return; // no picture yet
+      var form = target.form;
+      var photo = jpeg(video, video.videoWidth, video.videoHeight, maxSide(form)); // drawn now, before the camera stops
+      document.getElementById("viewfinder").close();
+      document.getElementById("scan-status").textContent = form.dataset.msgPreparing;
+      photo.then(function (blob) { if (blob) upload(form, blob); });
+    }
+  });
+  // However the viewfinder closes (photo, Cancel, Escape, page hidden), the camera stops and
+  // the focus returns to the scan button.
+  document.addEventListener("close", function (e) {
+    if (e.target.id !== "viewfinder") return;
+    stopCamera();
+    document.getElementById("viewfinder-video").srcObject = null;
+    document.getElementById("scan-photo").focus();
+  }, true);
+  document.addEventListener("visibilitychange", function () {
+    var dialog = document.getElementById("viewfinder");
+    if (document.visibilityState === "hidden" && dialog && dialog.open) dialog.close();
   });
   // Other photo inputs (teaching the scanner a card): shrink the chosen photo in place, so
   // the plain form posts a few hundred KB instead of the camera's megabytes.
