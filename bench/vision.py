@@ -24,12 +24,14 @@ Reported per design and tier:
 
 ``--scale 1000,5000`` then enrols that many cards (the lattice deck plus cards of every
 design) and recognises the lattice photos again: enrolment time, index size, load time,
-top-1, false accepts and latency at each size.
+top-1, false accepts and latency at each size; with ``--index-only`` it only enrols (in runs
+of 500) and times the load in a fresh process, as a new server worker or a CLI call pays it.
 
 Run:  python bench/vision.py                  (300 cards × 5 designs, 90 photos per tier: ~15 min)
       python bench/vision.py --quick          (60 cards, 20 photos per tier: ~2 min)
       python bench/vision.py --calibrate      (fit the thresholds on CALIBRATION and print them)
       python bench/vision.py --scale 1000,5000
+      python bench/vision.py --scale 1000,5000 --index-only   (enrolment and load only)
 """
 from __future__ import annotations
 
@@ -39,6 +41,7 @@ import json
 import os
 import platform
 import random
+import subprocess
 import sys
 import tempfile
 import time
@@ -195,6 +198,7 @@ def main():
     ap.add_argument("--calibrate", action="store_true", help="fit the thresholds on the calibration designs")
     ap.add_argument("--designs", default=None, help="comma-separated (default: the reported ones)")
     ap.add_argument("--scale", default="", help="also enrol this many cards (comma-separated) and recognise again")
+    ap.add_argument("--index-only", action="store_true", help="with --scale: enrol and load, recognise nothing")
     ap.add_argument("--ocr", action="store_true", help="also read titles (needs the [ocr] extra)")
     args = ap.parse_args()
     if args.quick:
@@ -212,7 +216,7 @@ def main():
             raise SystemExit("--ocr needs the [ocr] extra: pip install '.[ocr]'")
     rows = []
     with tempfile.TemporaryDirectory() as tmp, Pool(os.cpu_count() or 1) as pool:
-        for design in designs:
+        for design in designs if not args.index_only else []:
             cards = cd.deck(design, args.cards, seed=1)
             titles = {c.title.casefold() for c in cards}
             strangers = [c for c in cd.deck(design, 80, seed=99, prefix="stranger")
@@ -232,12 +236,23 @@ def main():
             (CACHE.parent / "calibration-rows.json").write_text(json.dumps(rows))
             calibrate(rows)
             return
-        report(rows, designs)
+        if not args.index_only:
+            report(rows, designs)
         for n in [int(s) for s in args.scale.split(",") if s]:
-            scale(n, tmp, size, pool, reader)
+            scale(n, tmp, size, pool, reader, recognise=not args.index_only)
 
 
-def scale(n, tmp, size, pool, reader):
+def load_seconds(root: Path) -> float:
+    """How long a fresh process (a new server worker, a ``companion vision`` call) takes to
+    load the index at ``root``."""
+    code = ("import sys, time; from vision.index import Index; t = time.perf_counter(); "
+            "Index(sys.argv[1]).refresh(); print(time.perf_counter() - t)")
+    done = subprocess.run([sys.executable, "-c", code, str(root)], capture_output=True, text=True, check=True,
+                          cwd=Path(__file__).resolve().parent.parent)
+    return float(done.stdout)
+
+
+def scale(n, tmp, size, pool, reader, recognise=True):
     """The lattice deck among ``n`` enrolled cards of every design: recognition and costs."""
     lattice = cd.deck("lattice", 300, seed=1)
     cards = [("lattice", c) for c in lattice]
@@ -252,17 +267,20 @@ def scale(n, tmp, size, pool, reader):
     for k in range(0, len(cards), 500):  # enrolled in runs of 500, as a user adding sets would
         index.add({c.id: scan(d, c) for d, c in cards[k:k + 500]})
     enrol_s = time.perf_counter() - t0
-    t0 = time.perf_counter()
-    fresh = Index(root).refresh()
-    load_s = time.perf_counter() - t0
+    load_s = load_seconds(root)
     size_mb = (root / "index.npz").stat().st_size / 2 ** 20
     refs_mb = sum(p.stat().st_size for p in (root / "refs").iterdir()) / 2 ** 20
+    costs = (f"{n} cards enrolled: enrolment {enrol_s:.0f} s, index {size_mb:.0f} MB (+ reference images "
+             f"{refs_mb:.0f} MB), loads in {load_s:.2f} s (fresh process)")
+    if not recognise:
+        print(costs, flush=True)
+        return
+    fresh = Index(root).refresh()
     titles = {c.title.casefold() for c in lattice}
     strangers = [c for c in cd.deck("lattice", 80, seed=99, prefix="stranger") if c.title.casefold() not in titles][:60]
     photos = photo_set("lattice", lattice, strangers, 30, 0.1, size, base_seed=0, pool=pool)
     rows = run(fresh, photos, "lattice", reader, title_matcher([c for _, c in cards]) if reader else None)
-    print(f"\n{n} cards enrolled: enrolment {enrol_s:.0f} s, index {size_mb:.0f} MB (+ reference images "
-          f"{refs_mb:.0f} MB), loads in {load_s:.1f} s")
+    print(f"\n{costs}")
     print(HEAD)
     print(f"| lattice among {n} | all | {summary(rows)} |")
 

@@ -13,8 +13,9 @@ from hypothesis import strategies as st
 from PIL import Image
 
 from bench import card_photos as cp
-from vision import enroll, header, image, locate, recognize
-from vision.index import Index
+from vision import describe, enroll, features, header, image, locate, recognize
+from vision import index as vision_index
+from vision.index import Index, OutdatedIndex
 
 SIZE = (800, 600)
 
@@ -159,6 +160,99 @@ def test_index_persists_replaces_and_removes(tmp_path, deck):
     assert other.refresh().ids == [deck[0].id]
     assert not idx.reference_path(deck[1].id).exists()
     assert Index(tmp_path).rebuild() == 1
+
+
+def reference_words(desc, bits):
+    """Each table's word, bit by bit: bit k is descriptor bit ``_ORDER[t, k]`` (first byte's highest first)."""
+    out = np.zeros((features.TABLES, len(desc)), np.int64)
+    for t in range(features.TABLES):
+        for k, b in enumerate(features._ORDER[t, :bits]):
+            out[t] |= ((desc[:, b >> 3] >> (7 - (b & 7))) & 1).astype(np.int64) << k
+    return out
+
+
+def reference_tables(arrays):
+    """What recognition reads, computed the plain way (sort every word, count cards with
+    np.unique): how the index built it on every load up to format 2."""
+    def cards_with(keys, owners, n):
+        per_card = np.unique(keys * n + owners)
+        distinct, cards = np.unique(per_card // n, return_counts=True)
+        return cards[np.searchsorted(distinct, keys)]
+
+    n, k = arrays["descriptors"].shape[:2]
+    places = vision_index.CELLS[0] * vision_index.CELLS[1]
+    points = arrays["points"].astype(np.float32).reshape(-1, 2)
+    gids = np.nonzero((np.arange(k)[None, :] < arrays["count"][:, None]).ravel())[0].astype(np.int64)
+    words = reference_words(arrays["descriptors"].reshape(-1, 32)[gids], features.word_bits(n))
+    owners, where = gids // k, vision_index.cells(points[gids])
+    tables, placed, share = [], [], np.zeros((features.TABLES, len(gids)), np.float32)
+    for t in range(features.TABLES):
+        order = np.argsort(words[t], kind="stable")
+        df = cards_with(words[t][order], owners[order], n)
+        rare = df <= max(vision_index.STOP_CARDS, vision_index.STOP_SHARE * n)
+        tables.append((words[t][order][rare], gids[order][rare], np.log((n + 1) / df[rare]).astype(np.float32)))
+        keys = words[t] * places + where
+        df = cards_with(keys, owners, n)
+        share[t] = df / n
+        order = np.argsort(keys, kind="stable")
+        placed.append((keys[order], gids[order], np.log((n + 1) / df[order]).astype(np.float32)))
+    common = np.zeros(n * k, bool)
+    if n >= vision_index.COMMON_MIN_CARDS:
+        common[gids] = (np.median(share, axis=0) * n
+                        >= max(vision_index.COMMON_SHARE * n, vision_index.COMMON_CARDS))
+    many = n >= vision_index.COMMON_MIN_CARDS
+    mean = arrays["coarse"].astype(np.float32).mean(axis=0) if many else np.zeros(arrays["coarse"].shape[1], np.float32)
+    thumb_mean = (describe.unthumb(arrays["thumb"]).mean(axis=0) if many
+                  else np.zeros(arrays["thumb"].shape[1:], np.float32))
+    return tables, placed, common, mean, thumb_mean
+
+
+def same(a, b):
+    return a.dtype == b.dtype and a.shape == b.shape and np.array_equal(a, b)
+
+
+@settings(max_examples=30, deadline=None)
+@given(st.integers(0, 300), st.integers(16, 21), st.integers(0, 2 ** 32 - 1))
+def test_visual_words_are_the_descriptor_bits_they_name(n, bits, seed):
+    desc = np.random.default_rng(seed).integers(0, 256, (n, 32), dtype=np.uint8)
+    assert same(features.words(desc, bits), reference_words(desc, bits))
+
+
+@pytest.mark.parametrize("cards", [5, 40])
+def test_the_stored_tables_are_those_a_plain_sort_and_count_gives(tmp_path, deck, index, cards):
+    """The index file carries the word tables, placed tables and common print, computed
+    when it was written; loaded in another process they are exactly what sorting every
+    feature's word and counting the cards gives, so storing them cannot change recognition.
+    Five cards have no common print, forty (with twins) have."""
+    if cards == len(deck):
+        root = index.root
+    else:
+        root = tmp_path
+        Index(root).add({c.id: scan(c) for c in deck[:cards]})
+    loaded = Index(root).refresh().current
+    tables, placed, common, mean, thumb_mean = reference_tables(loaded.arrays)
+    for got, want in ((loaded.tables, tables), (loaded.placed, placed)):
+        assert len(got) == len(want) == features.TABLES
+        assert all(same(a, b) for g, w in zip(got, want) for a, b in zip(g, w))
+    assert same(loaded.common, common) and (common.any() if cards >= 12 else not common.any())
+    assert same(loaded.mean, mean) and same(loaded.thumb_mean, thumb_mean)
+
+
+def test_an_index_of_the_previous_format_is_refused_then_rebuilt(tmp_path, deck):
+    """A format-2 file (descriptions without the stored tables) is OutdatedIndex for reading
+    and for enrolling; ``rebuild`` describes the reference images again and stores the tables."""
+    idx = Index(tmp_path)
+    idx.add({c.id: scan(c) for c in deck[:3]})
+    with np.load(idx.path) as data:
+        old = {f: data[f] for f in (*vision_index.FIELDS, "ids")}
+    with open(idx.path, "wb") as fh:
+        np.savez(fh, format=np.int64(2), **old)
+    with pytest.raises(OutdatedIndex):
+        Index(tmp_path).refresh()
+    with pytest.raises(OutdatedIndex):
+        Index(tmp_path).add({deck[3].id: scan(deck[3])})
+    assert Index(tmp_path).rebuild() == 3
+    assert sorted(Index(tmp_path).refresh().ids) == sorted(c.id for c in deck[:3])
 
 
 def test_index_refuses_bad_card_ids(tmp_path, deck):

@@ -4,7 +4,7 @@ A reference is described by its local features (``features.reference``): up to
 ``features.REF_FEATURES`` keypoints with their 32-byte ORB descriptors, about 14 KB a card.
 Nothing about the card's design is assumed: which of those features every card shares (a
 printed frame, a border pattern, the rules-text font) is learned from the enrolled set
-when the index is loaded (``index.Snapshot``).
+each time the index is written (``index.derive``).
 
 ``flatten`` takes the logarithm of the grey levels and subtracts a blurred copy, so uneven
 light (a multiplication) becomes a slowly varying offset and is removed; what is left is the

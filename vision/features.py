@@ -15,6 +15,7 @@ geometric check then verifies (``vision.match``).
 """
 from __future__ import annotations
 
+import functools
 import math
 
 import cv2
@@ -67,12 +68,41 @@ def photo(gray: np.ndarray, n: int = PHOTO_FEATURES) -> tuple[np.ndarray, np.nda
     return _arrays(*_orb(n, fast=10).detectAndCompute(gray, None))
 
 
-def words(desc: np.ndarray, bits: int) -> np.ndarray:
-    """The visual word of each descriptor in each table: (TABLES, n) int64."""
-    out = np.zeros((TABLES, len(desc)), np.int64)
+@functools.lru_cache(maxsize=None)
+def _word_lookups(bits: int) -> tuple[tuple[tuple[int, np.ndarray], ...], ...]:
+    """Per table, for each descriptor byte that holds some of its word's bits: what each of
+    the byte's 256 values adds to the word (``uint32``, read-only)."""
+    value = np.arange(256)
+    tables = []
     for t in range(TABLES):
-        for k, b in enumerate(_ORDER[t, :bits]):
-            out[t] |= ((desc[:, b >> 3] >> (7 - (b & 7))) & 1).astype(np.int64) << k
+        per_byte: dict[int, np.ndarray] = {}
+        for k, b in enumerate(_ORDER[t, :bits].tolist()):
+            add = per_byte.setdefault(b >> 3, np.zeros(256, np.uint32))
+            add |= (((value >> (7 - (b & 7))) & 1) << k).astype(np.uint32)
+        for add in per_byte.values():
+            add.flags.writeable = False
+        tables.append(tuple(sorted(per_byte.items())))
+    return tuple(tables)
+
+
+def words(desc: np.ndarray, bits: int) -> np.ndarray:
+    """The visual word of each descriptor in each table: (TABLES, n) int64.
+
+    Bit ``k`` of table ``t``'s word is bit ``_ORDER[t, k]`` of the descriptor (bit 0 is the
+    first byte's highest). The bits are gathered a byte at a time through lookup tables
+    (``_word_lookups``), not one at a time: the 2 million features of 5,000 cards take
+    ~1 s instead of ~5.
+    """
+    out = np.empty((TABLES, len(desc)), np.int64)
+    columns = np.ascontiguousarray(desc.T)
+    word = np.empty(len(desc), np.uint32)
+    part = np.empty_like(word)
+    for t, lookups in enumerate(_word_lookups(bits)):
+        word.fill(0)
+        for byte, add in lookups:
+            np.take(add, columns[byte], out=part)
+            word |= part
+        out[t] = word
     return out
 
 

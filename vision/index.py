@@ -3,39 +3,43 @@
 Layout in the data directory::
 
     vision/index.npz          ids and the stacked descriptions (see ``describe.describe``):
-                              ORB keypoints and descriptors, ~14 KB a card
-
+                              ORB keypoints and descriptors, ~14 KB a card; and the tables
+                              derived from them (``derive``: visual words, common print,
+                              mean pictures), ~50 KB a card more
     vision/index.lock         taken by whoever changes the index (empty)
     vision/refs/<card id>.png  the rectified reference image each description came from
 
 Several processes share the directory: the server's workers (an enrolment from a card
 page) and ``companion vision enroll`` while the server runs. Every change is a
 read-modify-write of ``index.npz``, so it happens under an exclusive ``fcntl.flock`` on
-``index.lock``: the writer reloads the file as it is *now*, adds its rows, and replaces the
-file (a temporary file renamed over it, so a reader never sees half an index). Two
-enrolments at the same moment therefore both land, one after the other. Readers take no
-lock: each recognition compares the file's identity (inode, size, modification time) with
-the one it loaded, one ``stat``, and reloads when another process has written. Loading
-builds the visual-word tables (``Snapshot``): ~1 s for 300 cards, ~5 s for 1,000, 45 s for
-5,000 (on a busy machine; storing the tables would make it a file read).
+``index.lock``: the writer reads the descriptions in the file as it is *now*, adds its rows,
+derives the tables of the whole new set, and replaces the file (a temporary file renamed
+over it, so a reader never sees half an index). Two enrolments at the same moment therefore
+both land, one after the other. Readers take no lock: each recognition compares the file's
+identity (inode, size, modification time) with the one it loaded, one ``stat``, and reloads
+when another process has written. Loading is a file read (uncompressed ``np.savez``: the
+tables are two thirds of the file, and decompressing would cost more than reading) and the
+unpacking of the word tables into the arrays recognition searches: ~0.3 s for 1,000 cards,
+~2 s for 5,000 on a 2-core machine shared with other work (docs/benchmarks.md). Deriving
+the tables makes a write ~2 s longer at 1,000 cards and ~8 s at 5,000.
 
 A lock file rather than the rows in the SQLite database: the reference images are files in
 this directory anyway, the index is read whole as arrays, and
 ``vision/`` stays free of the database (see DESIGN.md). The kernel drops the lock when its
 holder dies, so a killed enrolment leaves no stale lock behind. Several *machines* need this
-directory on storage whose locks they share. When the description format changes
-(``FORMAT``), ``Index.rebuild`` re-describes the stored images.
+directory on storage whose locks they share. When the file's format changes (``FORMAT``;
+3 since it holds the derived tables), ``Index.rebuild`` re-describes the stored images.
 """
 from __future__ import annotations
 
-import io
 import os
 import re
 import tempfile
 import threading
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
+from typing import BinaryIO
 
 import cv2
 import numpy as np
@@ -47,7 +51,7 @@ try:
 except ImportError:  # Windows: one process at a time changes the index (the lock is within it only)
     fcntl = None
 
-FORMAT = 2
+FORMAT = 3
 
 
 class OutdatedIndex(RuntimeError):
@@ -75,7 +79,8 @@ class Snapshot:
     ``Index`` swaps in a new snapshot in one assignment when the file changes, so a
     recognition running in another thread keeps the ids and the arrays that belong together.
 
-    Built here from the stored features: the *visual-word tables* (per table, every enrolled
+    Besides the stored descriptions (``arrays``) it holds what ``derive`` computed from them
+    when the file was written: the *visual-word tables* (per table, every enrolled
     feature's word sorted, the feature's number and the word's weight ``idf``, the log of how
     rare the word is among the cards; words that many cards have are left out, as a search
     engine leaves out "the": they tell no card apart and would cost the most); the same
@@ -88,9 +93,10 @@ class Snapshot:
     the enrolled set, not assumed: with a single game's cards it is that game's frame, with
     cards of several designs each design's, and with few cards nothing. Likewise ``mean``
     and ``thumb_mean``, the mean pictures, are subtracted before pictures are compared.
+    The tables are stored compactly (``derive``); here they are only unpacked.
     """
 
-    def __init__(self, ids: list[str], arrays: dict, root: Path | None = None):
+    def __init__(self, ids: list[str], arrays: dict, derived: dict | None = None, root: Path | None = None):
         self.ids = ids
         self.arrays = arrays
         self.root = root
@@ -104,32 +110,12 @@ class Snapshot:
         self.per_card = k
         self.points = arrays["points"].astype(np.float32).reshape(-1, 2)
         self.descriptors = np.ascontiguousarray(arrays["descriptors"].reshape(-1, 32))
-        gids = np.nonzero((np.arange(k)[None, :] < arrays["count"][:, None]).ravel())[0].astype(np.int64)
-        words = features.words(self.descriptors[gids], self.bits)
-        owners = gids // k
-        where = cells(self.points[gids])
-        share = np.zeros((features.TABLES, len(gids)), np.float32)
-        for t in range(features.TABLES):
-            order = np.argsort(words[t], kind="stable")
-            w, g = words[t][order], gids[order]
-            df = _cards_with(w, owners[order], n)
-            rare = df <= max(STOP_CARDS, STOP_SHARE * n)   # a word most cards have tells none apart: left out
-            self.tables.append((w[rare], g[rare], np.log((n + 1) / df[rare]).astype(np.float32)))
-            # the same word at the same place of the card: the print every card shares
-            placed = words[t] * CELLS[0] * CELLS[1] + where
-            placed_df = _cards_with(placed, owners, n)
-            share[t] = placed_df / n
-            order = np.argsort(placed, kind="stable")
-            self.placed.append((placed[order], gids[order], np.log((n + 1) / placed_df[order]).astype(np.float32)))
-        self.common = np.zeros(n * k, bool)
-        if n >= COMMON_MIN_CARDS:
-            self.common[gids] = np.median(share, axis=0) * n >= max(COMMON_SHARE * n, COMMON_CARDS)
+        self.tables = _unpack(derived, "words", n)
+        self.placed = _unpack(derived, "placed", n)
+        self.common = derived["common"]
+        self.mean, self.thumb_mean = derived["mean"], derived["thumb_mean"]
         # the thumbnails less their mean (what every card shows), each of unit length
-        thumbs = arrays["coarse"].astype(np.float32)
-        self.mean = thumbs.mean(axis=0) if n >= COMMON_MIN_CARDS else np.zeros(thumbs.shape[1], np.float32)
-        self.thumb_mean = (describe.unthumb(arrays["thumb"]).mean(axis=0) if n >= COMMON_MIN_CARDS
-                           else np.zeros(arrays["thumb"].shape[1:], np.float32))
-        centred = thumbs - self.mean
+        centred = arrays["coarse"].astype(np.float32) - self.mean
         centred -= centred.mean(axis=1, keepdims=True)
         self.coarse = centred / np.maximum(np.linalg.norm(centred, axis=1, keepdims=True), 1e-9)
 
@@ -144,18 +130,86 @@ class Snapshot:
         return None if gray is None else describe.canonical(gray)
 
 
+def derive(arrays: dict) -> dict[str, np.ndarray]:
+    """What recognition needs beyond the descriptions of (at least one) card, computed once
+    when the index is written and stored in the file beside them (see ``Snapshot``).
+
+    Each word table is kept as runs of one key: the key, how many features it has (``counts``),
+    in how many cards (``cards``, whence ``idf``) and the features' numbers in order
+    (``features``), all tables' runs one after the other (``runs``: how many each table has).
+    Unpacked (``_unpack``) these are exactly the arrays sorting every feature's word would
+    give, at about a third of their size (keys and feature numbers ``uint32``, the counts in
+    the smallest type that holds them). Also ``common`` and the mean pictures.
+    """
+    n, k = arrays["descriptors"].shape[:2]
+    gids = np.nonzero((np.arange(k)[None, :] < arrays["count"][:, None]).ravel())[0].astype(np.int64)
+    words = features.words(arrays["descriptors"].reshape(-1, 32)[gids], features.word_bits(n))
+    where = cells(arrays["points"].astype(np.float32).reshape(-1, 2)[gids])
+    stop = max(STOP_CARDS, STOP_SHARE * n)  # a word most cards have tells none apart: not looked up
+    packed: dict[str, list[tuple]] = {"words": [], "placed": []}
+    share = np.empty((len(gids), features.TABLES), np.float32)
+    per_feature = np.empty(n * k, np.int64)
+    for t in range(features.TABLES):
+        key, count, cards, feature = _runs(words[t], gids, k)
+        rare = cards <= stop
+        packed["words"].append((key[rare], count[rare], cards[rare], feature[np.repeat(rare, count)]))
+        # the same word at the same place of the card: the print every card shares
+        key, count, cards, feature = _runs(words[t] * CELLS[0] * CELLS[1] + where, gids, k)
+        packed["placed"].append((key, count, cards, feature))
+        per_feature[feature] = np.repeat(cards, count)
+        share[:, t] = per_feature[gids] / n
+    common = np.zeros(n * k, bool)
+    if n >= COMMON_MIN_CARDS:
+        common[gids] = np.median(share, axis=1) * n >= max(COMMON_SHARE * n, COMMON_CARDS)
+    thumbs = arrays["coarse"].astype(np.float32)
+    derived = {
+        "common": common,
+        "mean": thumbs.mean(axis=0) if n >= COMMON_MIN_CARDS else np.zeros(thumbs.shape[1], np.float32),
+        "thumb_mean": (describe.unthumb(arrays["thumb"]).mean(axis=0) if n >= COMMON_MIN_CARDS
+                       else np.zeros(arrays["thumb"].shape[1:], np.float32)),
+    }
+    for name, tables in packed.items():
+        key, count, cards, feature = (np.concatenate(part) for part in zip(*tables))
+        derived.update({f"{name}_keys": key.astype(np.uint32), f"{name}_features": feature.astype(np.uint32),
+                        f"{name}_counts": count.astype(np.min_scalar_type(count.max(initial=0))),
+                        f"{name}_cards": cards.astype(np.min_scalar_type(n)),
+                        f"{name}_runs": np.array([len(table[0]) for table in tables], np.int64)})
+    return derived
+
+
+def _runs(keys: np.ndarray, gids: np.ndarray, per_card: int) -> tuple[np.ndarray, ...]:
+    """``keys`` (one per feature of ``gids``, below 2**32) sorted into runs of one key: each
+    run's key, length and number of distinct cards, and the feature numbers in key order
+    (ties in feature order, as a stable sort leaves them)."""
+    order = np.argsort(keys.astype(np.uint16), kind="stable")  # two passes of numpy's radix sort,
+    order = order[np.argsort((keys[order] >> 16).astype(np.uint16), kind="stable")]  # ~3x a general one
+    key, feature = keys[order], gids[order]
+    first = np.ones(len(key), bool)
+    np.not_equal(key[1:], key[:-1], out=first[1:])
+    new_card = first.copy()  # a card's features are in a row within a run: count where the card changes
+    owner = feature // per_card
+    new_card[1:] |= owner[1:] != owner[:-1]
+    starts = np.flatnonzero(first)
+    cards = np.add.reduceat(new_card, starts, dtype=np.int64) if len(starts) else np.zeros(0, np.int64)
+    return key[starts], np.diff(starts, append=len(key)), cards, feature
+
+
+def _unpack(derived: dict, name: str, n: int) -> list[tuple[np.ndarray, np.ndarray, np.ndarray]]:
+    """The word tables ``name`` of ``derive`` as recognition reads them: per table the sorted
+    keys, the feature numbers (both ``int64``) and each entry's ``idf`` (``float32``)."""
+    runs = np.cumsum(derived[f"{name}_runs"])[:-1]
+    keys, counts, cards = (np.split(derived[f"{name}_{part}"], runs) for part in ("keys", "counts", "cards"))
+    entries = np.cumsum([c.sum(dtype=np.int64) for c in counts])[:-1]
+    return [(np.repeat(key.astype(np.int64), count), feature.astype(np.int64),
+             np.repeat(np.log((n + 1) / card.astype(np.int64)).astype(np.float32), count))
+            for key, count, card, feature in zip(keys, counts, cards, np.split(derived[f"{name}_features"], entries))]
+
+
 def cells(points: np.ndarray) -> np.ndarray:
     """The cell of the card (a CELLS grid) each point lies in."""
     cx = np.clip((points[:, 0] * CELLS[0] / locate.CARD_W).astype(np.int64), 0, CELLS[0] - 1)
     cy = np.clip((points[:, 1] * CELLS[1] / locate.CARD_H).astype(np.int64), 0, CELLS[1] - 1)
     return cy * CELLS[0] + cx
-
-
-def _cards_with(keys: np.ndarray, owners: np.ndarray, n: int) -> np.ndarray:
-    """For each key, in how many cards it occurs (a card counted once however often it has it)."""
-    per_card = np.unique(keys * n + owners)
-    distinct, cards = np.unique(per_card // n, return_counts=True)
-    return cards[np.searchsorted(distinct, keys)]
 
 
 class Index:
@@ -170,11 +224,11 @@ class Index:
         self.lock_path = self.root / "index.lock"
         self._lock = threading.Lock()  # one loader or writer at a time in this process
         self._stamp: tuple | None = None
-        self._set([], {f: None for f in FIELDS})
+        self._set([], {f: None for f in FIELDS}, None)
 
     # -- reading ---------------------------------------------------------------------------
-    def _set(self, ids: list[str], arrays: dict) -> None:
-        self.current = Snapshot(ids, arrays, self.root)
+    def _set(self, ids: list[str], arrays: dict, derived: dict | None) -> None:
+        self.current = Snapshot(ids, arrays, derived, self.root)
 
     @property
     def ids(self) -> list[str]:
@@ -195,22 +249,21 @@ class Index:
                 self._load()
         return self
 
-    def _load(self, force: bool = False) -> None:
+    def _load(self) -> None:
         """Read the file as it is now, unless it is the one already loaded (hold ``_lock``)."""
         try:
             fh = open(self.path, "rb")
         except FileNotFoundError:
-            self._set([], {f: None for f in FIELDS})
+            self._set([], {f: None for f in FIELDS}, None)
             self._stamp = None
             return
         with fh:
             stamp = _identity(os.fstat(fh.fileno()))
-            if stamp == self._stamp and not force:
+            if stamp == self._stamp:
                 return
-            with np.load(fh, allow_pickle=False) as data:
-                if "format" not in data.files or int(data["format"]) != FORMAT:
-                    raise OutdatedIndex()
-                self._set([str(i) for i in data["ids"]], {f: data[f] for f in FIELDS})
+            with _opened(fh) as data:
+                self._set([str(i) for i in data["ids"]], {f: data[f] for f in FIELDS},
+                          {f: data[f] for f in data.files if f not in (*FIELDS, "format", "ids")})
             self._stamp = stamp
 
     def __len__(self) -> int:
@@ -225,20 +278,26 @@ class Index:
 
     # -- writing ---------------------------------------------------------------------------
     @contextmanager
-    def _changing(self, reload: bool = True) -> Iterator[Snapshot]:
-        """Hold the index for a change, in this process and across processes. Yields the
-        index as the file is now (another process may just have written), or, without
-        ``reload``, an empty one to start again from."""
+    def _changing(self, reload: bool = True) -> Iterator[tuple[list[str], dict]]:
+        """Hold the index for a change, in this process and across processes. Yields the ids
+        and descriptions as the file is now (another process may just have written), or,
+        without ``reload``, none, to start again from. The stored tables are not read: the
+        write derives them anew."""
         self.root.mkdir(parents=True, exist_ok=True)
         # the thread lock first: under gevent a second greenlet waits for it, not in flock
         with self._lock, open(self.lock_path, "ab") as held:
             if fcntl is not None:
                 fcntl.flock(held, fcntl.LOCK_EX)  # released when the file is closed, or its process dies
-            if reload:
-                self._load(force=True)
-                yield self.current
-            else:
-                yield Snapshot([], {f: None for f in FIELDS})
+            yield self._stored() if reload else ([], {f: None for f in FIELDS})
+
+    def _stored(self) -> tuple[list[str], dict]:
+        """The ids and descriptions in the file now (none without a file)."""
+        try:
+            fh = open(self.path, "rb")
+        except FileNotFoundError:
+            return [], {f: None for f in FIELDS}
+        with fh, _opened(fh) as data:
+            return [str(i) for i in data["ids"]], {f: data[f] for f in FIELDS}
 
     def add(self, entries: dict[str, np.ndarray]) -> None:
         """Store grey reference card images (``uint8``, any size; stored at CARD_H × CARD_W)
@@ -248,36 +307,38 @@ class Index:
                 raise ValueError(f"{card_id!r} is not a card id (lower-case letters, digits, '-', '_', '.').")
         entries = {card_id: describe.canonical(gray) for card_id, gray in entries.items()}
         described = {card_id: describe.describe(gray) for card_id, gray in entries.items()}  # before the lock
-        with self._changing() as snap:
+        with self._changing() as (ids, arrays):
             refs = self.root / "refs"
             refs.mkdir(exist_ok=True)
             for card_id, gray in entries.items():
-                _replace(refs / f"{card_id}.png", cv2.imencode(".png", gray)[1].tobytes())
-            self._store(snap, described)
+                png = cv2.imencode(".png", gray)[1].tobytes()
+                _replace(refs / f"{card_id}.png", lambda fh, png=png: fh.write(png))
+            self._store(ids, arrays, described)
 
     def remove(self, card_id: str) -> bool:
-        with self._changing() as snap:
-            if card_id not in snap.position:
+        with self._changing() as (ids, arrays):
+            if card_id not in ids:
                 return False
-            keep = [i for i, c in enumerate(snap.ids) if c != card_id]
-            ids = [snap.ids[i] for i in keep]
-            self._write(ids, {f: snap.arrays[f][keep] for f in FIELDS})
+            keep = [i for i, c in enumerate(ids) if c != card_id]
+            self._write([ids[i] for i in keep], {f: arrays[f][keep] for f in FIELDS})
             self.reference_path(card_id).unlink(missing_ok=True)
         return True
 
     def rebuild(self) -> int:
         """Describe every stored reference image again (after a change of ``FORMAT``)."""
-        with self._changing(reload=False) as empty:
+        with self._changing(reload=False) as (ids, arrays):
             refs = sorted((self.root / "refs").glob("*.png"))
-            self._store(empty, {p.stem: describe.describe(describe.canonical(cv2.imread(str(p), cv2.IMREAD_GRAYSCALE)))
-                                for p in refs})
+            described = {p.stem: describe.describe(describe.canonical(cv2.imread(str(p), cv2.IMREAD_GRAYSCALE)))
+                         for p in refs}
+            self._store(ids, arrays, described)
         return len(refs)
 
-    def _store(self, snap: Snapshot, described: dict[str, dict]) -> None:
-        """Write ``snap`` with the rows of ``described`` replaced or added (hold ``_changing``)."""
-        ids = list(snap.ids)
-        rows = {f: (list(snap.arrays[f]) if snap.ids else []) for f in FIELDS}
-        position = dict(snap.position)
+    def _store(self, ids: list[str], arrays: dict, described: dict[str, dict]) -> None:
+        """Write ``ids`` and ``arrays`` with the rows of ``described`` replaced or added (hold
+        ``_changing``)."""
+        ids = list(ids)
+        rows = {f: (list(arrays[f]) if ids else []) for f in FIELDS}
+        position = {card_id: i for i, card_id in enumerate(ids)}
         for card_id, desc in described.items():
             if card_id not in position:
                 position[card_id] = len(ids)
@@ -290,15 +351,17 @@ class Index:
         self._write(ids, {f: np.stack(rows[f]) if ids else None for f in FIELDS})
 
     def _write(self, ids: list[str], arrays: dict) -> None:
-        """Replace the file (or remove it, when no card is left) and make it ``current``."""
+        """Replace the file (or remove it, when no card is left) and make it ``current``. The
+        tables derived from the descriptions are stored too, so that loading only reads
+        (not compressed: it would cost more time than the disk it saves)."""
+        derived = derive(arrays) if ids else None
         if ids:
-            buf = io.BytesIO()
-            np.savez(buf, format=np.int64(FORMAT), ids=np.array(ids), **arrays)
-            self._stamp = _replace(self.path, buf.getvalue())
+            self._stamp = _replace(self.path, lambda fh: np.savez(fh, format=np.int64(FORMAT), ids=np.array(ids),
+                                                                  **arrays, **derived))
         else:
             self.path.unlink(missing_ok=True)
             self._stamp = None
-        self._set(ids, arrays)
+        self._set(ids, arrays, derived)
 
 
 def _identity(st: os.stat_result) -> tuple:
@@ -306,12 +369,23 @@ def _identity(st: os.stat_result) -> tuple:
     return st.st_ino, st.st_size, st.st_mtime_ns
 
 
-def _replace(path: Path, data: bytes) -> tuple:
-    """Write ``data`` to ``path`` atomically (a temporary file renamed over it); its identity."""
+@contextmanager
+def _opened(fh) -> Iterator[np.lib.npyio.NpzFile]:
+    """The index file open for reading its arrays; ``OutdatedIndex`` if another ``FORMAT``."""
+    with np.load(fh, allow_pickle=False) as data:
+        if "format" not in data.files or int(data["format"]) != FORMAT:
+            raise OutdatedIndex()
+        yield data
+
+
+def _replace(path: Path, write: Callable[[BinaryIO], object]) -> tuple:
+    """Make ``path`` what ``write`` writes to a file, atomically (a temporary file renamed
+    over it); its identity."""
     fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.stem}-", suffix=path.suffix)
     try:
         with os.fdopen(fd, "wb") as fh:
-            fh.write(data)
+            write(fh)
+            fh.flush()  # the size and time on disk are those of the whole file
             stamp = _identity(os.fstat(fh.fileno()))
         os.replace(tmp, path)
     except BaseException:
