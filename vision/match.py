@@ -190,7 +190,7 @@ def verify(snap: Snapshot, m: Match, photo: PhotoFeatures, gray: np.ndarray) -> 
     inl = mask.ravel().astype(bool)
     m.inliers, m.H = int(inl.sum()), H
     spread = _spread(src[inl])
-    refined = refine(snap, m, gray)
+    refined = refine(snap, m, gray) if m.inliers >= MIN_PAIRS else None
     if refined is not None:
         spread = max(spread, _spread(refined))
     if spread < MIN_SPREAD:

@@ -38,7 +38,7 @@ TITLE_ONLY = 0.95                # ... and this alike, naming no other card, to 
 TITLE_OCR = 0.6                  # and read with this confidence
 UNFRAMED_OUTLINES = 4            # outlines whose title is read when no card is enrolled
 CARD_OUTLINES = 2                # card-shaped outlines described again, straightened
-SECOND_OUTLINES = 6              # ... and up to this many when the first look finds no card it is sure of
+SECOND_OUTLINES = 4              # ... and up to this many when the first look finds no card it is sure of
 OUTLINE_SIZE = (300, 420)        # ... at this size (px)
 LOCAL_MEAN = 8                   # cards verified at least, for their mean picture to count
 LOOKALIKE = 0.6                  # thumbnails correlating this well: the same art (a twin) ...
@@ -192,16 +192,14 @@ def _recognize(gray: np.ndarray, bgr: np.ndarray, index: Snapshot) -> Result:
     if not len(index):  # nothing to compare with: the largest card-shaped outlines, for the title
         return Result(reason="nothing_enrolled", message=MESSAGES["nothing_enrolled"],
                       outlines=outlines[:UNFRAMED_OUTLINES])
-    described = _describe(gray, outlines[:CARD_OUTLINES])
-    checked = _check(gray, index, described, (match.SHORTLIST, match.PLACED_SHORTLIST, match.COARSE_SHORTLIST), [])
+    look = _look(gray, index, outlines[:CARD_OUTLINES])
+    checked = _check(gray, index, look, (match.SHORTLIST, match.PLACED_SHORTLIST, match.COARSE_SHORTLIST), [])
     if not checked or confidence(checked[0]) < ACCEPT and len(outlines) > CARD_OUTLINES or checked[0].H is None:
-        # a second, wider look: the next outlines described as well, twice the shortlists
-        more = _describe(gray, outlines[CARD_OUTLINES:SECOND_OUTLINES], whole=False)
-        described = (np.concatenate([described[0], more[0]]),
-                     np.ascontiguousarray(np.concatenate([described[1], more[1]])),
-                     described[2] + more[2], described[3] + more[3])
-        checked = _check(gray, index, described, (2 * match.SHORTLIST, 2 * match.PLACED_SHORTLIST,
-                                                  2 * match.COARSE_SHORTLIST), [])
+        # a second, wider look: the next outlines described as well, twice the shortlists;
+        # the cards verified already are verified again with the richer features
+        look = look + _look(gray, index, outlines[CARD_OUTLINES:SECOND_OUTLINES], whole=False)
+        checked = _check(gray, index, look, (2 * match.SHORTLIST, 2 * match.PLACED_SHORTLIST,
+                                             2 * match.COARSE_SHORTLIST), [m for m in checked if m.H is None])
     if not checked or checked[0].H is None:
         if not quads:
             reason = "too_blurry" if blurred(gray) else "no_card"
@@ -223,25 +221,21 @@ def _recognize(gray: np.ndarray, bgr: np.ndarray, index: Snapshot) -> Result:
     return result
 
 
-def _check(gray: np.ndarray, index: Snapshot, described: tuple, sizes: tuple[int, int, int],
+def _check(gray: np.ndarray, index: Snapshot, look: "_Look", sizes: tuple[int, int, int],
            done: list[match.Match]) -> list[match.Match]:
     """Shortlist (``sizes``: by words, by placed words, by thumbnail), verify the cards not
     ``done`` yet, and rank all by inliers (with ``excess``)."""
-    pts, desc, views, placed = described
     by_words, by_place, by_thumbnail = sizes
-    listed = match.shortlist(index, *match.correspondences(index, desc), size=by_words)
-    if placed:
-        found = [match.placed_correspondences(index, d, where) for d, where in placed]
-        listed += match.shortlist(index, np.concatenate([g for g, _ in found]),
-                                  np.concatenate([w for _, w in found]), size=by_place)
-    listed += match.coarse_shortlist(index, views, size=by_thumbnail)
+    listed = match.shortlist(index, *look.words, size=by_words)
+    listed += match.shortlist(index, *look.placed, size=by_place)
+    listed += match.coarse_shortlist(index, look.views, size=by_thumbnail)
     rows = {m.row for m in done}
     fresh = []
     for m in listed:
         if m.row not in rows:
             rows.add(m.row)
             fresh.append(m)
-    photo = match.PhotoFeatures(pts, desc)
+    photo = match.PhotoFeatures(look.pts, look.desc)
     checked = list(done) + [match.verify(index, m, photo, gray) for m in fresh]
     checked += [match.verify(index, m, photo, gray) for m in _lookalikes(index, checked, rows)]
     checked.sort(key=lambda m: (-m.inliers, -m.votes))
@@ -272,13 +266,31 @@ def _lookalikes(index: Snapshot, checked: list[match.Match], rows: set[int]) -> 
     return [match.Match(r, 0.0) for r in fresh[:LOOKALIKES]]
 
 
-def _describe(gray: np.ndarray, outlines: list[np.ndarray], whole: bool = True) -> tuple:
-    """The photo's features: of the whole photo (unless not ``whole``), and of each outline
-    straightened to ``OUTLINE_SIZE`` (positions mapped back into the photo); the outlines'
-    thumbnails, each way up (``describe.coarse``); and the outlines' descriptors with the
-    cells of the card they lie in, each way up (``index.cells``)."""
+@dataclass
+class _Look:
+    """What the photo shows so far: its features (positions in the photo, descriptors), the
+    straightened outlines' thumbnails each way up (``describe.coarse``), and the enrolled
+    features their visual words found (``match.correspondences``; for the outlines' features
+    also by word at their place on the card, each way up, ``match.placed_correspondences``).
+    A wider look adds to it (``+``) rather than looking up again what was looked up."""
+    pts: np.ndarray
+    desc: np.ndarray
+    views: list[np.ndarray]
+    words: tuple[np.ndarray, np.ndarray]
+    placed: tuple[np.ndarray, np.ndarray]
+
+    def __add__(self, more: "_Look") -> "_Look":
+        return _Look(np.concatenate([self.pts, more.pts]), np.ascontiguousarray(np.concatenate([self.desc, more.desc])),
+                     self.views + more.views, *(tuple(np.concatenate([a, b]) for a, b in zip(mine, theirs))
+                                                for mine, theirs in ((self.words, more.words), (self.placed, more.placed))))
+
+
+def _look(gray: np.ndarray, index: Snapshot, outlines: list[np.ndarray], whole: bool = True) -> _Look:
+    """Describe the photo: the whole photo (unless not ``whole``), and each outline
+    straightened to ``OUTLINE_SIZE`` (positions mapped back into the photo), and look their
+    words up in ``index``."""
     pts, desc = features.photo(gray) if whole else (np.zeros((0, 2), np.float32), np.zeros((0, 32), np.uint8))
-    all_pts, all_desc, views, placed = [pts], [desc], [], []
+    all_pts, all_desc, views, placed_desc, placed_where = [pts], [desc], [], [], []
     w, h = OUTLINE_SIZE
     to_card = np.diag([locate.CARD_W / w, locate.CARD_H / h, 1.0])
     for H in outlines:
@@ -291,9 +303,14 @@ def _describe(gray: np.ndarray, outlines: list[np.ndarray], whole: bool = True) 
             all_pts.append(cv2.perspectiveTransform(on_card[None], H)[0])
             all_desc.append(d)
             turned = np.array([locate.CARD_W, locate.CARD_H], np.float32) - on_card
-            placed += [(d, cells(on_card)), (d, cells(turned))]
-    return (np.concatenate(all_pts).astype(np.float32), np.ascontiguousarray(np.concatenate(all_desc)),
-            views, placed)
+            placed_desc += [d, d]
+            placed_where += [cells(on_card), cells(turned)]
+    desc = np.ascontiguousarray(np.concatenate(all_desc))
+    placed = (match.placed_correspondences(index, np.concatenate(placed_desc), np.concatenate(placed_where))
+              if placed_desc else (np.zeros(0, np.int64), np.zeros(0, np.float32)))
+    return _Look(np.concatenate(all_pts).astype(np.float32), desc, views,
+                 match.correspondences(index, desc) if len(desc) else (np.zeros(0, np.int64), np.zeros(0, np.float32)),
+                 placed)
 
 
 def _decide(index: Snapshot, checked: list[match.Match], gray: np.ndarray) -> match.Match:
@@ -312,6 +329,8 @@ def _decide(index: Snapshot, checked: list[match.Match], gray: np.ndarray) -> ma
     rivals = [m for m in checked[1:] if m.H is not None and (
         m.inliers >= RIVAL_SHARE * best.inliers or m.dense >= RIVAL_SHARE * best.dense > 0
         or alike[m.row] >= LOOKALIKE)]
+    if all(confidence(m) < ACCEPT for m in [best, *rivals]):
+        rivals = []  # none could be named, whichever wins where they differ
     for r in rivals:  # a small tournament: the winner of each comparison meets the next rival
         if match.tell_apart(index, r, best, gray) > 0:
             best = r
