@@ -57,15 +57,27 @@ def name_matcher(conn):
     return match
 
 
+def _titles_can_name(conn, index: Index) -> bool:
+    """Whether reading a photo's title may name its card: titles name cards of the card
+    database, so not when every enrolled card is one the database does not know (cards of
+    another game, enrolled with ``--any-id``): there a title read could only name a
+    Munchkin card that is not on that table, and reading costs ~25 ms a try."""
+    ids = index.refresh().ids
+    if not ids:
+        return True
+    known = set(card_search.index_for(conn, "vision").card_ids)
+    return any(card_id in known for card_id in ids)
+
+
 def recognize(conn, index: Index, data: bytes, lang: str = "en", read_titles: bool = True) -> dict:
     """The recognition answer as a dict, each candidate with the card's name and deck.
 
     The title is read as well (fallback and tie-breaker) when the ``[ocr]`` extra is
-    installed and ``read_titles`` is true. Raises ``vision.image.ImageError`` for bytes
+    installed, ``read_titles`` is true and a title may name a card (``_titles_can_name``). Raises ``vision.image.ImageError`` for bytes
     that are not a usable image, ``vision.gate.Busy`` when this process has all the photos
     it recognises at once in hand already.
     """
-    reader = vision_title.reader() if read_titles else None
+    reader = vision_title.reader() if read_titles and _titles_can_name(conn, index) else None
     result = vision_recognize.recognize(data, index, reader, name_matcher(conn) if reader else None).as_dict()
     for cand in result["candidates"]:
         card = card_store.get(conn, cand["card_id"])

@@ -223,6 +223,21 @@ def test_title_reading_names_a_card_missing_from_the_enrolled_ones(client, enrol
     assert answer["card_id"] is None and answer["reason"] == "no_confident_match", answer
 
 
+def test_titles_are_not_read_when_no_enrolled_card_is_in_the_card_database(client, app, ocr):
+    """Cards of another game (``--any-id``): a title read could only name a Munchkin card, so
+    it is not read — the card database's Net Troll, photographed, is not named by its title."""
+    index = scanning.index_for(app.config["DATA_DIR"])
+    index.add({c.id: cv2.resize(cv2.cvtColor(cp.face(c), cv2.COLOR_BGR2GRAY), (locate.CARD_W, locate.CARD_H))
+               for c in cp.deck(3, seed=406, prefix="other-game")})
+    troll = cp.photo(cp.face(cp.card_for("net-troll", "Net Troll")), "easy", seed=5, size=(1024, 768))
+    answer = client.post("/api/v1/vision/recognize", data=troll, content_type="image/jpeg").json
+    assert answer["card_id"] is None and answer["title"] is None, answer
+    index.add({"net-troll": cv2.resize(cv2.cvtColor(cp.face(cp.card_for("enraged", "Wütend")), cv2.COLOR_BGR2GRAY),
+                                       (locate.CARD_W, locate.CARD_H))})  # one card of the database enrolled
+    answer = client.post("/api/v1/vision/recognize", data=troll, content_type="image/jpeg").json
+    assert answer["title"] == "Net Troll", answer
+
+
 def test_without_title_reading_the_unenrolled_card_is_unknown(app, enrolled):
     from companion.db import connect
 
