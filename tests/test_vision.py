@@ -312,6 +312,19 @@ def test_enrol_from_a_phone_photo_then_recognise(index, deck, tmp_path):
     assert result.card_id == newcomer.id, result.as_dict()
 
 
+@pytest.mark.parametrize("design", ["lattice", "split", "parchment"])
+def test_auto_takes_a_card_face_for_the_face_even_with_a_frame_printed_inside(tmp_path, design):
+    """A lattice border or an inner frame line is a card-shaped outline well inside the image:
+    ``auto`` must not take a face image for a photo and crop the card to that frame."""
+    from bench import card_designs as cd
+
+    for card in cd.deck(design, 6, seed=8):
+        face = cd.face(design, card)
+        ref = enroll.reference(cv2.imencode(".png", face)[1].tobytes(), Index(tmp_path), kind="auto")
+        whole = describe.canonical(cv2.cvtColor(face, cv2.COLOR_BGR2GRAY))
+        assert np.abs(ref.astype(float) - whole).mean() < 1
+
+
 def test_enrol_from_a_scan_file(tmp_path, deck):
     ok, buf = cv2.imencode(".png", cp.face(deck[0]))
     ref = enroll.reference(buf.tobytes(), Index(tmp_path), kind="scan")

@@ -6,7 +6,9 @@ card-shaped outline (``locate``) is straightened to the canonical size, long sid
 frame or layout is assumed; which way up the card was photographed does not matter to
 recognition (its features are the same turned), so a reference enrolled upside down is
 recognised all the same. ``auto`` decides by looking for an outline that leaves a real
-border of table around the card.
+border of table around the card — and takes an image of a card's proportions, or one whose
+outline is a frame printed square and centred on the card (a lattice border, an inner
+line), for the face it is.
 """
 from __future__ import annotations
 
@@ -21,7 +23,9 @@ from .index import Index
 
 KINDS = ("auto", "scan", "photo")
 EXTENSIONS = {".jpg", ".jpeg", ".png", ".webp"}
-PHOTO_SHARE = 0.8                # an outline covering less of the image than this is a card on a table
+PHOTO_SHARE = 0.8                # an outline covering less of the image than this is a card on a table ...
+FACE_ASPECT = 0.03               # ... unless the image has a card's proportions to within this share ...
+FACE_SQUARE = 0.015              # ... or the outline is this close to square and centred (a printed frame)
 
 
 class EnrollError(ValueError):
@@ -49,12 +53,25 @@ def _reference(data: bytes, kind: str) -> np.ndarray:
         for quad in locate.candidates(bgr):
             if not locate.card_shaped(quad, 0.2):
                 continue
-            if kind == "photo" or cv2.contourArea(quad) / (h * w) < PHOTO_SHARE:
+            if kind == "photo" or cv2.contourArea(quad) / (h * w) < PHOTO_SHARE and not _card_face(gray.shape, quad):
                 return locate.rectify(gray, locate.homography(quad, locate.portrait_turn(quad)))
             break
         if kind == "photo":
             raise EnrollError("No card found in the photo.")
     return describe.canonical(gray)
+
+
+def _card_face(shape: tuple[int, int], quad: np.ndarray) -> bool:
+    """Whether an image with the outline ``quad`` well inside it is a card face all the same
+    (``auto``): the image itself has a card's proportions, or the outline is square to the
+    image's sides and centred in it — a frame printed on the card (a border, an inner
+    line), not a card lying on a table, which no photo shows so exactly."""
+    h, w = shape
+    if abs(min(h, w) / max(h, w) - locate.ASPECT) <= FACE_ASPECT * locate.ASPECT:
+        return True
+    (x0, y0), (x1, y1) = quad.min(axis=0), quad.max(axis=0)
+    square = cv2.contourArea(quad) >= (1 - FACE_SQUARE) * (x1 - x0) * (y1 - y0)
+    return bool(square and abs(x0 - (w - x1)) <= FACE_SQUARE * w and abs(y0 - (h - y1)) <= FACE_SQUARE * h)
 
 
 def folder(path: str | os.PathLike) -> dict[str, Path]:

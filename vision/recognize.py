@@ -3,12 +3,14 @@
 Steps, holding one of the process's few slots for image work (``gate``): decode safely
 (``image``); describe the photo by its local features, once as a whole and once more for
 each of the largest card-shaped outlines (``locate``) straightened to the reference size, so
-that a small or tilted card is described at the scale its reference was; shortlist the
-enrolled cards by shared visual words and verify each geometrically and by its pixels
-(``match``); when two cards both verify (same art, near-identical titles) compare them only
-where they differ. When that finds no card it is sure of, a second, wider look describes
-the next outlines too and verifies twice as many cards. Nothing depends on how the cards are printed: what all enrolled cards
-share is learned from them and left out (``index.Snapshot``).
+that a small or tilted card is described at the scale its reference was, and look their
+visual words up (``_look``); shortlist the enrolled cards and verify each geometrically,
+looking again through the first homography, and by its pixels (``match``); verify the
+cards that look like the best one too (twins: ``_lookalikes``), and when two cards both
+verify (same art, near-identical titles) compare them only where they differ
+(``_decide``). When that finds no card it is sure of, a second, wider look adds the next
+outlines and verifies twice as many cards. Nothing depends on how the cards are printed:
+what all enrolled cards share is learned from them and left out (``index``).
 
 The confidence is the weakest of three calibrated checks (``confidence``): enough inliers
 beyond those of a typical other shortlisted card (the frame and the rules-text font let any
