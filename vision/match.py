@@ -129,6 +129,7 @@ def coarse_shortlist(snap: Snapshot, views: list[np.ndarray], size: int = COARSE
 
 
 LSH = {"algorithm": 6, "table_number": 6, "key_size": 12, "multi_probe_level": 1}  # FLANN's LSH index
+LSH_SEED = 20261125
 
 
 class PhotoFeatures:
@@ -139,11 +140,13 @@ class PhotoFeatures:
     hash tables of 12 bits, neighbouring buckets probed) rather than by brute force: ~1.5 ms
     a card instead of ~9 ms against 5,000 photo features, which pays for verifying more
     cards; it finds ~95 % of the partners brute force finds within ``MAX_HAMMING``, and
-    RANSAC needs only enough of them. FLANN seeds its hash tables itself: the same photo
-    gives the same answer every time."""
+    RANSAC needs only enough of them. FLANN draws its hash tables from OpenCV's random
+    generator, which goes on from whatever used it last: seeded here, the same photo gets
+    the same tables and so the same answer every time, whatever was recognised before."""
 
     def __init__(self, pts: np.ndarray, desc: np.ndarray):
         self.pts, self.desc = pts, desc
+        cv2.setRNGSeed(LSH_SEED)  # this thread's generator (OpenCV keeps one per thread)
         self._index = cv2.FlannBasedMatcher(LSH, {"checks": 64})
         if len(desc) >= MIN_PAIRS:
             self._index.add([desc])

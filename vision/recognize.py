@@ -40,7 +40,8 @@ TITLE_ONLY = 0.95                # ... and this alike, naming no other card, to 
 TITLE_OCR = 0.6                  # and read with this confidence
 UNFRAMED_OUTLINES = 4            # outlines whose title is read when no card is enrolled
 CARD_OUTLINES = 2                # card-shaped outlines described again, straightened
-SECOND_OUTLINES = 4              # ... and up to this many when the first look finds no card it is sure of
+SECOND_OUTLINES = 4              # ... and up to this many when the first look finds no card it is sure of,
+WIDER = 2                        # ... with shortlists this many times as long
 OUTLINE_SIZE = (300, 420)        # ... at this size (px)
 LOCAL_MEAN = 8                   # cards verified at least, for their mean picture to count
 LOOKALIKE = 0.6                  # thumbnails correlating this well: the same art (a twin) ...
@@ -197,11 +198,11 @@ def _recognize(gray: np.ndarray, bgr: np.ndarray, index: Snapshot) -> Result:
     look = _look(gray, index, outlines[:CARD_OUTLINES])
     checked = _check(gray, index, look, (match.SHORTLIST, match.PLACED_SHORTLIST, match.COARSE_SHORTLIST), [])
     if not checked or confidence(checked[0]) < ACCEPT and len(outlines) > CARD_OUTLINES or checked[0].H is None:
-        # a second, wider look: the next outlines described as well, twice the shortlists;
-        # the cards verified already are verified again with the richer features
+        # a second, wider look: the next outlines described as well, longer shortlists, and
+        # the cards that verified verified again with the richer features
         look = look + _look(gray, index, outlines[CARD_OUTLINES:SECOND_OUTLINES], whole=False)
-        checked = _check(gray, index, look, (2 * match.SHORTLIST, 2 * match.PLACED_SHORTLIST,
-                                             2 * match.COARSE_SHORTLIST), [m for m in checked if m.H is None])
+        checked = _check(gray, index, look, (WIDER * match.SHORTLIST, WIDER * match.PLACED_SHORTLIST,
+                                             WIDER * match.COARSE_SHORTLIST), checked)
     if not checked or checked[0].H is None:
         if not quads:
             reason = "too_blurry" if blurred(gray) else "no_card"
@@ -225,20 +226,21 @@ def _recognize(gray: np.ndarray, bgr: np.ndarray, index: Snapshot) -> Result:
 
 def _check(gray: np.ndarray, index: Snapshot, look: "_Look", sizes: tuple[int, int, int],
            done: list[match.Match]) -> list[match.Match]:
-    """Shortlist (``sizes``: by words, by placed words, by thumbnail), verify the cards not
-    ``done`` yet, and rank all by inliers (with ``excess``)."""
+    """Shortlist (``sizes``: by words, by placed words, by thumbnail) and verify; of the cards
+    ``done`` by an earlier look, those that did not verify count as they were, those that
+    did are verified again with this look's features; rank all by inliers (with ``excess``)."""
     by_words, by_place, by_thumbnail = sizes
     listed = match.shortlist(index, *look.words, size=by_words)
     listed += match.shortlist(index, *look.placed, size=by_place)
     listed += match.coarse_shortlist(index, look.views, size=by_thumbnail)
-    rows = {m.row for m in done}
-    fresh = []
-    for m in listed:
+    kept = [m for m in done if m.H is None]  # did not verify before: they will not now
+    rows, fresh = {m.row for m in kept}, []
+    for m in [match.Match(m.row, m.votes) for m in done if m.H is not None] + listed:
         if m.row not in rows:
             rows.add(m.row)
             fresh.append(m)
     photo = match.PhotoFeatures(look.pts, look.desc)
-    checked = list(done) + [match.verify(index, m, photo, gray) for m in fresh]
+    checked = kept + [match.verify(index, m, photo, gray) for m in fresh]
     checked += [match.verify(index, m, photo, gray) for m in _lookalikes(index, checked, rows)]
     checked.sort(key=lambda m: (-m.inliers, -m.votes))
     if len(checked) >= LOCAL_MEAN:
