@@ -178,6 +178,8 @@ def verify(snap: Snapshot, m: Match, photo: PhotoFeatures, gray: np.ndarray) -> 
     if len(g) < MIN_PAIRS or len(photo) < MIN_PAIRS:
         return m
     q, p, ham = photo.nearest(snap.descriptors[g])
+    if len(p) < MIN_PAIRS:
+        return m
     g = g[q]
     order = np.lexsort((ham, p))                     # each photo feature one enrolled feature, its closest
     p, g, ham = p[order], g[order], ham[order]
