@@ -101,8 +101,8 @@ class Snapshot:
         self.arrays = arrays
         self.root = root
         self.position = {card_id: i for i, card_id in enumerate(ids)}
-        self.tables: list[tuple[np.ndarray, np.ndarray, np.ndarray]] = []
-        self.placed: list[tuple[np.ndarray, np.ndarray, np.ndarray]] = []  # the same for (word, cell)
+        self.tables: list[tuple[np.ndarray, ...]] = []   # per word table, see ``_unpack``
+        self.placed: list[tuple[np.ndarray, ...]] = []   # the same for (word, cell)
         self.bits = features.word_bits(len(ids))
         if not ids:
             return
@@ -194,14 +194,16 @@ def _runs(keys: np.ndarray, gids: np.ndarray, per_card: int) -> tuple[np.ndarray
     return key[starts], np.diff(starts, append=len(key)), cards, feature
 
 
-def _unpack(derived: dict, name: str, n: int) -> list[tuple[np.ndarray, np.ndarray, np.ndarray]]:
-    """The word tables ``name`` of ``derive`` as recognition reads them: per table the sorted
-    keys, the feature numbers (both ``int64``) and each entry's ``idf`` (``float32``)."""
+def _unpack(derived: dict, name: str, n: int) -> list[tuple[np.ndarray, ...]]:
+    """The word tables ``name`` of ``derive`` as recognition reads them: per table the runs'
+    keys (sorted), where each run starts among the feature numbers and how long it is, the
+    feature numbers (all ``int64``) and each run's ``idf`` (``float32``). A photo's word
+    is found by one binary search among the distinct keys, not two among every feature's."""
     runs = np.cumsum(derived[f"{name}_runs"])[:-1]
     keys, counts, cards = (np.split(derived[f"{name}_{part}"], runs) for part in ("keys", "counts", "cards"))
     entries = np.cumsum([c.sum(dtype=np.int64) for c in counts])[:-1]
-    return [(np.repeat(key.astype(np.int64), count), feature.astype(np.int64),
-             np.repeat(np.log((n + 1) / card.astype(np.int64)).astype(np.float32), count))
+    return [(key.astype(np.int64), np.cumsum(count, dtype=np.int64) - count, count.astype(np.int64),
+             feature.astype(np.int64), np.log((n + 1) / card.astype(np.int64)).astype(np.float32))
             for key, count, card, feature in zip(keys, counts, cards, np.split(derived[f"{name}_features"], entries))]
 
 

@@ -77,24 +77,28 @@ def placed_correspondences(snap: Snapshot, desc: np.ndarray, where: np.ndarray) 
 
 def _look_up(snap: Snapshot, desc: np.ndarray, keys: np.ndarray, tables) -> tuple[np.ndarray, np.ndarray]:
     """The enrolled features filed under the photo features' ``keys`` in each of ``tables``
-    (sorted keys, feature numbers, weights) and near enough to them in bits, each weighed by
+    (``index._unpack``: runs of one key) and near enough to them in bits, each weighed by
     its word's rarity and by (1 − distance / ``MAX_HAMMING``)²: a blurred photo finds chance
     partners for any card's features at 40–55 bits, its own card's at fewer; counting close
     pairs more put the photographed card among the first six twice as often where the
     art is sparse (bench/vision.py, split design)."""
     found, weights = [], []
-    for t, (sorted_keys, gids, idf) in enumerate(tables):
-        lo = np.searchsorted(sorted_keys, keys[t], "left")
-        n = np.searchsorted(sorted_keys, keys[t], "right") - lo
+    for t, (run_keys, starts, counts, gids, idf) in enumerate(tables):
+        if not len(run_keys):
+            continue
+        pos = np.minimum(np.searchsorted(run_keys, keys[t]), len(run_keys) - 1)
+        asked = np.nonzero(run_keys[pos] == keys[t])[0]
+        run = pos[asked]
+        n = counts[run]
         total = int(n.sum())
         if not total:
             continue
-        at = np.repeat(lo, n) + np.arange(total) - np.repeat(np.cumsum(n) - n, n)
+        at = np.repeat(starts[run], n) + np.arange(total) - np.repeat(np.cumsum(n) - n, n)
         g = gids[at]
-        ham = features.hamming(snap.descriptors[g], desc[np.repeat(np.arange(len(desc)), n)])
+        ham = features.hamming(snap.descriptors[g], desc[np.repeat(asked, n)])
         ok = ham < MAX_HAMMING
         found.append(g[ok])
-        weights.append(idf[at[ok]] * (1 - ham[ok] / MAX_HAMMING) ** 2)
+        weights.append(np.repeat(idf[run], n)[ok] * (1 - ham[ok] / MAX_HAMMING) ** 2)
     if not found:
         return np.zeros(0, np.int64), np.zeros(0, np.float32)
     return np.concatenate(found), np.concatenate(weights)
