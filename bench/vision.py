@@ -32,6 +32,7 @@ Run:  python bench/vision.py                  (300 cards × 5 designs, 90 photos
       python bench/vision.py --calibrate      (fit the thresholds on CALIBRATION and print them)
       python bench/vision.py --scale 1000,5000
       python bench/vision.py --scale 1000,5000 --index-only   (enrolment and load only)
+      python bench/vision.py --cli            (the same, through `companion vision enroll` and `recognize --json`)
 """
 from __future__ import annotations
 
@@ -200,6 +201,8 @@ def main():
     ap.add_argument("--scale", default="", help="also enrol this many cards (comma-separated) and recognise again")
     ap.add_argument("--index-only", action="store_true", help="with --scale: enrol and load, recognise nothing")
     ap.add_argument("--ocr", action="store_true", help="also read titles (needs the [ocr] extra)")
+    ap.add_argument("--cli", action="store_true",
+                    help="enrol and recognise through `companion vision enroll --any-id` and `recognize --json`")
     args = ap.parse_args()
     if args.quick:
         args.cards, args.photos = 60, 20
@@ -226,10 +229,14 @@ def main():
                                base_seed=500_000 if args.calibrate else 0, pool=pool)
             gen_s = time.perf_counter() - t0
             t0 = time.perf_counter()
-            index = Index(Path(tmp) / design)
-            index.add({c.id: scan(design, c) for c in cards})
-            enrol_s = time.perf_counter() - t0
-            rows += run(index, photos, design, reader, title_matcher(cards) if reader else None)
+            if args.cli:
+                rows += through_cli(Path(tmp) / design, design, cards, photos)
+                enrol_s = time.perf_counter() - t0
+            else:
+                index = Index(Path(tmp) / design)
+                index.add({c.id: scan(design, c) for c in cards})
+                enrol_s = time.perf_counter() - t0
+                rows += run(index, photos, design, reader, title_matcher(cards) if reader else None)
             print(f"  {design}: {len(photos)} photos generated in {gen_s:.0f} s, {len(cards)} cards enrolled "
                   f"in {enrol_s:.1f} s", flush=True)
         if args.calibrate:
@@ -240,6 +247,38 @@ def main():
             report(rows, designs)
         for n in [int(s) for s in args.scale.split(",") if s]:
             scale(n, tmp, size, pool, reader, recognise=not args.index_only)
+
+
+def through_cli(work: Path, design, cards, photos):
+    """The same photos as ``run``, the way an operator does it: the card faces as image files
+    enrolled by ``companion vision enroll --any-id`` (``--kind auto``: the command decides
+    that each is a card face), every photo recognised by one ``companion vision recognize
+    --json`` call; latency is the answer's ``elapsed_ms`` (the process's start and the index
+    load are not in it)."""
+    faces, shots, data_dir = work / "faces", work / "photos", work / "data"
+    for folder in (faces, shots):
+        folder.mkdir(parents=True)
+    for c in cards:
+        cv2.imwrite(str(faces / f"{c.id}.png"), cd.face(design, c))
+    truth = {}
+    for k, (tier, card_id, data) in enumerate(photos):
+        path = shots / f"{k:04d}.jpg"
+        path.write_bytes(data)
+        truth[str(path)] = (tier, card_id)
+    cli = [sys.executable, "-m", "companion", "vision"]
+    subprocess.run([*cli, "enroll", str(faces), "--any-id", "--data-dir", str(data_dir)], check=True,
+                   capture_output=True)
+    out = subprocess.run([*cli, "recognize", "--json", "--data-dir", str(data_dir), *truth], check=True,
+                         capture_output=True, text=True).stdout
+    rows = []
+    for answer in map(json.loads, out.splitlines()):
+        tier, card_id = truth[answer["image"]]
+        top = answer["candidates"][0] if answer["candidates"] else None
+        rows.append({"design": design, "tier": tier, "truth": card_id, "named": answer["card_id"],
+                     "first": top["card_id"] if top else None,
+                     "suggested": [c["card_id"] for c in answer["candidates"]], "excess": 0.0,
+                     "dense": top["score"] if top else 0.0, "margin": None, "ms": answer["elapsed_ms"]})
+    return rows
 
 
 def load_seconds(root: Path) -> float:
