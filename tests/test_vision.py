@@ -234,8 +234,10 @@ def test_the_stored_tables_are_those_a_plain_sort_and_count_gives(tmp_path, deck
     for got, want in ((loaded.tables, tables), (loaded.placed, placed)):
         assert len(got) == len(want) == features.TABLES
         for (keys, starts, counts, gids, idf), want_table in zip(got, want):  # runs, spelled out per feature
-            assert same(np.cumsum(counts) - counts, starts) and (np.diff(keys) > 0).all()
-            assert all(same(a, b) for a, b in zip((np.repeat(keys, counts), gids, np.repeat(idf, counts)), want_table))
+            assert np.array_equal(np.cumsum(counts) - counts, starts) and (np.diff(keys) > 0).all()
+            assert gids.dtype == np.uint32
+            assert all(same(a, b) for a, b in zip((np.repeat(keys, counts), gids.astype(np.int64),
+                                                   np.repeat(idf, counts)), want_table))
     assert same(loaded.common, common) and (common.any() if cards >= 12 else not common.any())
     assert same(loaded.mean, mean) and same(loaded.thumb_mean, thumb_mean)
 

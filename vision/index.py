@@ -196,14 +196,17 @@ def _runs(keys: np.ndarray, gids: np.ndarray, per_card: int) -> tuple[np.ndarray
 
 def _unpack(derived: dict, name: str, n: int) -> list[tuple[np.ndarray, ...]]:
     """The word tables ``name`` of ``derive`` as recognition reads them: per table the runs'
-    keys (sorted), where each run starts among the feature numbers and how long it is, the
-    feature numbers (all ``int64``) and each run's ``idf`` (``float32``). A photo's word
-    is found by one binary search among the distinct keys, not two among every feature's."""
+    keys (sorted, ``int64`` as the photo's words are), where each run starts among the
+    feature numbers (``uint32``) and how long it is (as stored), the feature numbers
+    (``uint32`` as stored, not copied) and each run's ``idf`` (``float32``). A photo's word
+    is found by one binary search among the distinct keys, not two among every feature's;
+    the placed tables have about as many runs as features, so the narrow types halve the
+    memory a loaded index takes."""
     runs = np.cumsum(derived[f"{name}_runs"])[:-1]
     keys, counts, cards = (np.split(derived[f"{name}_{part}"], runs) for part in ("keys", "counts", "cards"))
     entries = np.cumsum([c.sum(dtype=np.int64) for c in counts])[:-1]
-    return [(key.astype(np.int64), np.cumsum(count, dtype=np.int64) - count, count.astype(np.int64),
-             feature.astype(np.int64), np.log((n + 1) / card.astype(np.int64)).astype(np.float32))
+    return [(key.astype(np.int64), (np.cumsum(count, dtype=np.int64) - count).astype(np.uint32), count,
+             feature, np.log((n + 1) / card.astype(np.int64)).astype(np.float32))
             for key, count, card, feature in zip(keys, counts, cards, np.split(derived[f"{name}_features"], entries))]
 
 

@@ -89,7 +89,7 @@ def _look_up(snap: Snapshot, desc: np.ndarray, keys: np.ndarray, tables) -> tupl
         pos = np.minimum(np.searchsorted(run_keys, keys[t]), len(run_keys) - 1)
         asked = np.nonzero(run_keys[pos] == keys[t])[0]
         run = pos[asked]
-        n = counts[run]
+        n = counts[run].astype(np.int64)
         total = int(n.sum())
         if not total:
             continue
