@@ -41,7 +41,9 @@ TITLE_OCR = 0.6                  # and read with this confidence
 UNFRAMED_OUTLINES = 4            # outlines whose title is read when no card is enrolled
 CARD_OUTLINES = 2                # card-shaped outlines described again, straightened
 SECOND_OUTLINES = 4              # ... and up to this many when the first look finds no card it is sure of,
-WIDER = 2                        # ... with shortlists this many times as long
+WIDER = 2                        # ... with shortlists this many times as long, and the photo at half size
+HALF_FEATURES = 1500             # described by this many features, whose words shortlist ...
+HALF_SHORTLIST = 3               # ... this many cards (times WIDER)
 OUTLINE_SIZE = (300, 420)        # ... at this size (px)
 LOCAL_MEAN = 8                   # cards verified at least, for their mean picture to count
 LOOKALIKE = 0.6                  # thumbnails correlating this well: the same art (a twin) ...
@@ -160,7 +162,7 @@ def _by_title(gray: np.ndarray, result: Result, read_title: title.Reader, match_
     for H in views:
         text, ocr = read_title(title.band(gray, H))
         matches = match_name(text) if len(text) >= 3 else []
-        if matches and (best is None or matches[0][1] * ocr > best[1] * best[2]):
+        if matches and (best is None or _title_rank(matches[0][1], ocr) > _title_rank(best[1], best[2])):
             runner_up = matches[1][1] if len(matches) > 1 else 0.0
             best = (matches[0][0], matches[0][1], ocr, text, runner_up)
         if best and best[1] >= 0.99 and best[2] >= 0.9:
@@ -189,6 +191,13 @@ def _by_title(gray: np.ndarray, result: Result, read_title: title.Reader, match_
     result.reason, result.message = None, ""
 
 
+def _title_rank(similar: float, ocr: float) -> tuple[bool, float]:
+    """How good one reading of the title is: one that may name a card (alike and read
+    surely enough) before any that may not — a band cut short through a poor homography
+    reads a confident half title — then by likeness times the reader's confidence."""
+    return similar >= TITLE_SIMILAR and ocr >= TITLE_OCR, similar * ocr
+
+
 def _recognize(gray: np.ndarray, bgr: np.ndarray, index: Snapshot) -> Result:
     quads = [q for q in locate.candidates(bgr) if locate.card_shaped(q, 0.3)]
     outlines = [locate.homography(q, locate.portrait_turn(q)) for q in quads]
@@ -196,13 +205,14 @@ def _recognize(gray: np.ndarray, bgr: np.ndarray, index: Snapshot) -> Result:
         return Result(reason="nothing_enrolled", message=MESSAGES["nothing_enrolled"],
                       outlines=outlines[:UNFRAMED_OUTLINES])
     look = _look(gray, index, outlines[:CARD_OUTLINES])
-    checked = _check(gray, index, look, (match.SHORTLIST, match.PLACED_SHORTLIST, match.COARSE_SHORTLIST), [])
-    if not checked or confidence(checked[0]) < ACCEPT and len(outlines) > CARD_OUTLINES or checked[0].H is None:
-        # a second, wider look: the next outlines described as well, longer shortlists, and
-        # the cards that verified verified again with the richer features
-        look = look + _look(gray, index, outlines[CARD_OUTLINES:SECOND_OUTLINES], whole=False)
+    checked = _check(gray, index, look, (match.SHORTLIST, match.PLACED_SHORTLIST, match.COARSE_SHORTLIST, 0), [])
+    if not checked or confidence(checked[0]) < ACCEPT:
+        # a second, wider look: the next outlines and the photo at half size described as
+        # well, longer shortlists, and the cards that verified verified again with the
+        # richer features
+        look = look + _look(gray, index, outlines[CARD_OUTLINES:SECOND_OUTLINES], whole=False, half=True)
         checked = _check(gray, index, look, (WIDER * match.SHORTLIST, WIDER * match.PLACED_SHORTLIST,
-                                             WIDER * match.COARSE_SHORTLIST), checked)
+                                             WIDER * match.COARSE_SHORTLIST, WIDER * HALF_SHORTLIST), checked)
     if not checked or checked[0].H is None:
         if not quads:
             reason = "too_blurry" if blurred(gray) else "no_card"
@@ -224,15 +234,17 @@ def _recognize(gray: np.ndarray, bgr: np.ndarray, index: Snapshot) -> Result:
     return result
 
 
-def _check(gray: np.ndarray, index: Snapshot, look: "_Look", sizes: tuple[int, int, int],
+def _check(gray: np.ndarray, index: Snapshot, look: "_Look", sizes: tuple[int, int, int, int],
            done: list[match.Match]) -> list[match.Match]:
-    """Shortlist (``sizes``: by words, by placed words, by thumbnail) and verify; of the cards
+    """Shortlist (``sizes``: by words, by placed words, by thumbnail, by words at half size)
+    and verify; of the cards
     ``done`` by an earlier look, those that did not verify count as they were, those that
     did are verified again with this look's features; rank all by inliers (with ``excess``)."""
-    by_words, by_place, by_thumbnail = sizes
+    by_words, by_place, by_thumbnail, by_half = sizes
     listed = match.shortlist(index, *look.words, size=by_words)
     listed += match.shortlist(index, *look.placed, size=by_place)
     listed += match.coarse_shortlist(index, look.views, size=by_thumbnail)
+    listed += match.shortlist(index, *look.half, size=by_half)
     kept = [m for m in done if m.H is None]  # did not verify before: they will not now
     rows, fresh = {m.row for m in kept}, []
     for m in [match.Match(m.row, m.votes) for m in done if m.H is not None] + listed:
@@ -275,24 +287,34 @@ class _Look:
     """What the photo shows so far: its features (positions in the photo, descriptors), the
     straightened outlines' thumbnails each way up (``describe.coarse``), and the enrolled
     features their visual words found (``match.correspondences``; for the outlines' features
-    also by word at their place on the card, each way up, ``match.placed_correspondences``).
+    also by word at their place on the card, each way up, ``match.placed_correspondences``;
+    for the features of the photo at half size, on their own: ``half``).
     A wider look adds to it (``+``) rather than looking up again what was looked up."""
     pts: np.ndarray
     desc: np.ndarray
     views: list[np.ndarray]
     words: tuple[np.ndarray, np.ndarray]
     placed: tuple[np.ndarray, np.ndarray]
+    half: tuple[np.ndarray, np.ndarray]
 
     def __add__(self, more: "_Look") -> "_Look":
         return _Look(np.concatenate([self.pts, more.pts]), np.ascontiguousarray(np.concatenate([self.desc, more.desc])),
-                     self.views + more.views, *(tuple(np.concatenate([a, b]) for a, b in zip(mine, theirs))
-                                                for mine, theirs in ((self.words, more.words), (self.placed, more.placed))))
+                     self.views + more.views, *(tuple(np.concatenate(pair) for pair in zip(mine, theirs))
+                                                for mine, theirs in ((self.words, more.words),
+                                                                     (self.placed, more.placed),
+                                                                     (self.half, more.half))))
 
 
-def _look(gray: np.ndarray, index: Snapshot, outlines: list[np.ndarray], whole: bool = True) -> _Look:
-    """Describe the photo: the whole photo (unless not ``whole``), and each outline
-    straightened to ``OUTLINE_SIZE`` (positions mapped back into the photo), and look their
-    words up in ``index``."""
+_NONE = (np.zeros(0, np.int64), np.zeros(0, np.float32))  # no correspondences
+
+
+def _look(gray: np.ndarray, index: Snapshot, outlines: list[np.ndarray], whole: bool = True,
+          half: bool = False) -> _Look:
+    """Describe the photo: the whole photo (unless not ``whole``), each outline straightened
+    to ``OUTLINE_SIZE`` (positions mapped back into the photo) and, with ``half``, the photo
+    at half size — a large card blurred by a shaking hand is sharp there, and near its
+    reference's size — and look their words up in ``index``. The half-size features are
+    shortlisted on their own: mixed with the full-size ones their votes are drowned."""
     pts, desc = features.photo(gray) if whole else (np.zeros((0, 2), np.float32), np.zeros((0, 32), np.uint8))
     all_pts, all_desc, views, placed_desc, placed_where = [pts], [desc], [], [], []
     w, h = OUTLINE_SIZE
@@ -310,11 +332,18 @@ def _look(gray: np.ndarray, index: Snapshot, outlines: list[np.ndarray], whole: 
             placed_desc += [d, d]
             placed_where += [cells(on_card), cells(turned)]
     desc = np.ascontiguousarray(np.concatenate(all_desc))
+    words = match.correspondences(index, desc) if len(desc) else _NONE
     placed = (match.placed_correspondences(index, np.concatenate(placed_desc), np.concatenate(placed_where))
-              if placed_desc else (np.zeros(0, np.int64), np.zeros(0, np.float32)))
-    return _Look(np.concatenate(all_pts).astype(np.float32), desc, views,
-                 match.correspondences(index, desc) if len(desc) else (np.zeros(0, np.int64), np.zeros(0, np.float32)),
-                 placed)
+              if placed_desc else _NONE)
+    halved = _NONE
+    if half:
+        p, d = features.photo(cv2.resize(gray, None, fx=0.5, fy=0.5, interpolation=cv2.INTER_AREA),
+                              HALF_FEATURES)
+        if len(p):
+            halved = match.correspondences(index, d)
+            all_pts.append(2 * p)
+            desc = np.ascontiguousarray(np.concatenate([desc, d]))
+    return _Look(np.concatenate(all_pts).astype(np.float32), desc, views, words, placed, halved)
 
 
 def _decide(index: Snapshot, checked: list[match.Match], gray: np.ndarray) -> match.Match:
