@@ -23,9 +23,11 @@ Reported per design and tier:
   p50/p95    milliseconds per photo, JPEG bytes to answer, one photo at a time
 
 ``--scale 1000,5000`` then enrols that many cards (the lattice deck plus cards of every
-design) and recognises the lattice photos again: enrolment time, index size, load time,
-top-1, false accepts and latency at each size; with ``--index-only`` it only enrols (in runs
-of 500) and times the load in a fresh process, as a new server worker or a CLI call pays it.
+design) and recognises the lattice photos again, and ``--strangers`` photos per tier of
+lattice cards that are not enrolled (a false accept rate needs more than the handful among
+the photos): enrolment time, index size, load time, top-1, false accepts and latency at each
+size; with ``--index-only`` it only enrols (in runs of 500) and times the load in a fresh
+process, as a new server worker or a CLI call pays it.
 
 Run:  python bench/vision.py                  (300 cards × 5 designs, 90 photos per tier: ~15 min)
       python bench/vision.py --quick          (60 cards, 20 photos per tier: ~2 min)
@@ -200,6 +202,8 @@ def main():
     ap.add_argument("--designs", default=None, help="comma-separated (default: the reported ones)")
     ap.add_argument("--scale", default="", help="also enrol this many cards (comma-separated) and recognise again")
     ap.add_argument("--index-only", action="store_true", help="with --scale: enrol and load, recognise nothing")
+    ap.add_argument("--strangers", type=int, default=20,
+                    help="with --scale: photos per tier of lattice cards not enrolled, besides those among the photos")
     ap.add_argument("--ocr", action="store_true", help="also read titles (needs the [ocr] extra)")
     ap.add_argument("--cli", action="store_true",
                     help="enrol and recognise through `companion vision enroll --any-id` and `recognize --json`")
@@ -246,7 +250,7 @@ def main():
         if not args.index_only:
             report(rows, designs)
         for n in [int(s) for s in args.scale.split(",") if s]:
-            scale(n, tmp, size, pool, reader, recognise=not args.index_only)
+            scale(n, tmp, size, pool, reader, recognise=not args.index_only, strangers=args.strangers)
 
 
 def through_cli(work: Path, design, cards, photos):
@@ -291,8 +295,9 @@ def load_seconds(root: Path) -> float:
     return float(done.stdout)
 
 
-def scale(n, tmp, size, pool, reader, recognise=True):
-    """The lattice deck among ``n`` enrolled cards of every design: recognition and costs."""
+def scale(n, tmp, size, pool, reader, recognise=True, strangers=20):
+    """The lattice deck among ``n`` enrolled cards of every design: recognition (``strangers``
+    more photos per tier of lattice cards not enrolled) and costs."""
     lattice = cd.deck("lattice", 300, seed=1)
     cards = [("lattice", c) for c in lattice]
     fill = [d for d in cd.DESIGNS if d != "lattice"]
@@ -316,8 +321,9 @@ def scale(n, tmp, size, pool, reader, recognise=True):
         return
     fresh = Index(root).refresh()
     titles = {c.title.casefold() for c in lattice}
-    strangers = [c for c in cd.deck("lattice", 80, seed=99, prefix="stranger") if c.title.casefold() not in titles][:60]
-    photos = photo_set("lattice", lattice, strangers, 30, 0.1, size, base_seed=0, pool=pool)
+    unknown = [c for c in cd.deck("lattice", 80, seed=99, prefix="stranger") if c.title.casefold() not in titles][:60]
+    photos = photo_set("lattice", lattice, unknown, 30, 0.1, size, base_seed=0, pool=pool)
+    photos += photo_set("lattice", lattice, unknown, strangers, 1.0, size, base_seed=1_000_000, pool=pool)
     rows = run(fresh, photos, "lattice", reader, title_matcher([c for _, c in cards]) if reader else None)
     print(f"\n{costs}")
     print(HEAD)

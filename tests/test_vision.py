@@ -171,9 +171,10 @@ def reference_words(desc, bits):
     return out
 
 
-def reference_tables(arrays):
+def reference_tables(arrays, group, groups):
     """What recognition reads, computed the plain way (sort every word, count cards with
-    np.unique): how the index built it on every load up to format 2."""
+    np.unique): how the index built it on every load up to format 2; the common print and the
+    mean pictures per print (``group``: each card's, of ``groups``, the last for cards of none)."""
     def cards_with(keys, owners, n):
         per_card = np.unique(keys * n + owners)
         distinct, cards = np.unique(per_card // n, return_counts=True)
@@ -185,6 +186,7 @@ def reference_tables(arrays):
     gids = np.nonzero((np.arange(k)[None, :] < arrays["count"][:, None]).ravel())[0].astype(np.int64)
     words = reference_words(arrays["descriptors"].reshape(-1, 32)[gids], features.word_bits(n))
     owners, where = gids // k, vision_index.cells(points[gids])
+    size = np.bincount(group)[group[owners]]  # the cards of each feature's print
     tables, placed, share = [], [], np.zeros((features.TABLES, len(gids)), np.float32)
     for t in range(features.TABLES):
         order = np.argsort(words[t], kind="stable")
@@ -193,18 +195,21 @@ def reference_tables(arrays):
         tables.append((words[t][order][rare], gids[order][rare], np.log((n + 1) / df[rare]).astype(np.float32)))
         keys = words[t] * places + where
         df = cards_with(keys, owners, n)
-        share[t] = df / n
+        share[t] = df / size
         order = np.argsort(keys, kind="stable")
         placed.append((keys[order], gids[order], np.log((n + 1) / df[order]).astype(np.float32)))
     common = np.zeros(n * k, bool)
-    if n >= vision_index.COMMON_MIN_CARDS:
-        common[gids] = (np.median(share, axis=0) * n
-                        >= max(vision_index.COMMON_SHARE * n, vision_index.COMMON_CARDS))
     many = n >= vision_index.COMMON_MIN_CARDS
-    mean = arrays["coarse"].astype(np.float32).mean(axis=0) if many else np.zeros(arrays["coarse"].shape[1], np.float32)
-    thumb_mean = (describe.unthumb(arrays["thumb"]).mean(axis=0) if many
-                  else np.zeros(arrays["thumb"].shape[1:], np.float32))
-    return tables, placed, common, mean, thumb_mean
+    if many:  # (in float32, as derive compares)
+        common[gids] = (np.median(share, axis=0) * size.astype(np.float32)
+                        >= np.maximum(vision_index.COMMON_SHARE * size, vision_index.COMMON_CARDS).astype(np.float32))
+    coarse, thumbs = arrays["coarse"].astype(np.float32), describe.unthumb(arrays["thumb"])
+    # each print's mean picture; the last group's (cards of no print) is that of all cards
+    means = np.stack([(coarse[group == g] if g < groups - 1 else coarse).mean(axis=0) if many
+                      else np.zeros_like(coarse[0]) for g in range(groups)])
+    thumb_means = np.stack([(thumbs[group == g] if g < groups - 1 else thumbs).mean(axis=0) if many
+                            else np.zeros_like(thumbs[0]) for g in range(groups)])
+    return tables, placed, common, means, thumb_means
 
 
 def same(a, b):
@@ -230,7 +235,7 @@ def test_the_stored_tables_are_those_a_plain_sort_and_count_gives(tmp_path, deck
         root = tmp_path
         Index(root).add({c.id: scan(c) for c in deck[:cards]})
     loaded = Index(root).refresh().current
-    tables, placed, common, mean, thumb_mean = reference_tables(loaded.arrays)
+    tables, placed, common, means, thumb_means = reference_tables(loaded.arrays, loaded.group, len(loaded.means))
     for got, want in ((loaded.tables, tables), (loaded.placed, placed)):
         assert len(got) == len(want) == features.TABLES
         for (keys, starts, counts, gids, idf), want_table in zip(got, want):  # runs, spelled out per feature
@@ -239,7 +244,7 @@ def test_the_stored_tables_are_those_a_plain_sort_and_count_gives(tmp_path, deck
             assert all(same(a, b) for a, b in zip((np.repeat(keys, counts), gids.astype(np.int64),
                                                    np.repeat(idf, counts)), want_table))
     assert same(loaded.common, common) and (common.any() if cards >= 12 else not common.any())
-    assert same(loaded.mean, mean) and same(loaded.thumb_mean, thumb_mean)
+    assert same(loaded.means, means) and same(loaded.thumb_means, thumb_means)
 
 
 def test_an_index_of_the_previous_format_is_refused_then_rebuilt(tmp_path, deck):
@@ -440,6 +445,44 @@ def test_twins_and_near_identical_names_are_told_apart_by_the_title(design_index
     for k, card in enumerate((*twins, *near)):
         result = recognize.recognize(design_photo(design, card, seed=90 + k, tier="easy"), idx)
         assert result.card_id == card.id, (card.title, result.as_dict())
+
+
+def test_a_game_among_many_others_keeps_its_own_print(tmp_path):
+    """Cards of several games in one index (#16): 16 lattice cards among 400 of four other
+    designs, so the lattice frame is on 4 % of the cards, below the share of the whole index
+    at which print counts as common. What the lattice cards share is learned among them (one
+    print, ``index.prints``): as much of their frame is common as when they are enrolled
+    alone, and their pictures are compared less their own mean picture, so a photo of a
+    lattice card that is not enrolled does not agree with an enrolled one through the frame
+    (its dense score was 0.26-0.64 when both were learned over the whole index) and is not
+    named; enrolled ones are."""
+    lattice = cd.deck("lattice", 16, seed=5)
+    scans = {c.id: design_scan("lattice", c) for c in lattice}
+    others = {c.id: design_scan(design, c) for design in ("poster", "ledger", "split", "parchment")
+              for c in cd.deck(design, 100, seed=8, prefix=f"{design}-other")}
+    alone, mixed = Index(tmp_path / "alone"), Index(tmp_path / "mixed")
+    alone.add(scans)
+    mixed.add({**scans, **others})
+
+    def frame(idx):  # the share of the lattice cards' features taken for common print
+        snap = idx.current
+        rows = np.array([snap.position[c.id] for c in lattice])
+        return snap.common[(rows[:, None] * snap.per_card + np.arange(snap.per_card)).ravel()].sum() / \
+            snap.arrays["count"][rows].sum()
+    assert frame(mixed) >= 0.8 * frame(alone) > 0.05, (frame(mixed), frame(alone))
+    snap = mixed.current
+    print_of = snap.group[[snap.position[c.id] for c in lattice]]
+    assert len(set(print_of)) == 1 and np.count_nonzero(snap.group == print_of[0]) == len(lattice)
+
+    titles = {c.title.casefold() for c in lattice}
+    strangers = [c for c in cd.deck("lattice", 12, seed=77, prefix="stranger") if c.title.casefold() not in titles][:5]
+    for i, card in enumerate(strangers):
+        result = recognize.recognize(design_photo("lattice", card, seed=500 + i), mixed)
+        assert result.card_id is None, result.as_dict()
+        assert not result.candidates or result.candidates[0].score < recognize.MIN_DENSE, result.as_dict()
+    for i, card in enumerate(lattice[1:16:5]):
+        result = recognize.recognize(design_photo("lattice", card, seed=520 + i), mixed)
+        assert result.card_id == card.id, result.as_dict()
 
 
 def test_enrolment_from_a_phone_photo_is_as_good_as_from_a_scan(tmp_path):

@@ -4,8 +4,8 @@ Layout in the data directory::
 
     vision/index.npz          ids and the stacked descriptions (see ``describe.describe``):
                               ORB keypoints and descriptors, ~14 KB a card; and the tables
-                              derived from them (``derive``: visual words, common print,
-                              mean pictures), ~50 KB a card more
+                              derived from them (``derive``: visual words, the prints cards
+                              share and what is common in each, mean pictures), ~50 KB a card more
     vision/index.lock         taken by whoever changes the index (empty)
     vision/refs/<card id>.png  the rectified reference image each description came from
 
@@ -28,7 +28,8 @@ this directory anyway, the index is read whole as arrays, and
 ``vision/`` stays free of the database (see DESIGN.md). The kernel drops the lock when its
 holder dies, so a killed enrolment leaves no stale lock behind. Several *machines* need this
 directory on storage whose locks they share. When the file's format changes (``FORMAT``;
-3 since it holds the derived tables), ``Index.rebuild`` re-describes the stored images.
+3 since it holds the derived tables, 4 since common print and mean pictures are per print),
+``Index.rebuild`` re-describes the stored images.
 """
 from __future__ import annotations
 
@@ -51,7 +52,7 @@ try:
 except ImportError:  # Windows: one process at a time changes the index (the lock is within it only)
     fcntl = None
 
-FORMAT = 3
+FORMAT = 4
 
 
 class OutdatedIndex(RuntimeError):
@@ -66,10 +67,13 @@ class OutdatedIndex(RuntimeError):
                          "run `companion vision rebuild`.")
 FIELDS = ("points", "descriptors", "count", "coarse", "thumb")
 CARD_ID = re.compile(r"^[a-z0-9][a-z0-9._-]{0,79}$")
-COMMON_SHARE = 0.05              # a feature whose words this share of the cards also have is the cards' common print
+COMMON_SHARE = 0.05              # a feature whose words this share of the cards of its print have is common print
 COMMON_CARDS = 6                 # ... and at least this many (twins, one card in several languages, are not print)
 COMMON_MIN_CARDS = 12            # with fewer cards enrolled nothing is taken for common print
 CELLS = (6, 8)                   # "the same place" on a card: the same cell of this grid
+PRINT_TABLES = 3                 # placed-word tables that tell which cards share a print (``prints``) ...
+PRINT_LINK = 8                   # ... by sharing this many placed words a table (chance: under 6) ...
+ANCHORS = 512                    # ... with some of these cards (evenly spread over the index)
 STOP_SHARE, STOP_CARDS = 0.02, 12  # words in more cards than this share (or number) are not looked up
 
 
@@ -86,13 +90,17 @@ class Snapshot:
     engine leaves out "the": they tell no card apart and would cost the most); the same
     tables of *placed words* (a word and the cell of the card it lies in, ``CELLS``), for
     features of a straightened outline, whose place on the card is known — a letter of the
-    rules text is in every card, but not at the same place; and ``common``: the features whose words many cards
-    have *at the same place* — the printed frame, a border pattern, corner medallions. (Art
-    made of motifs that many cards share is not common: the motifs lie elsewhere on each
-    card, and where they lie is what tells those cards apart.) Those are learned from
-    the enrolled set, not assumed: with a single game's cards it is that game's frame, with
-    cards of several designs each design's, and with few cards nothing. Likewise ``mean``
-    and ``thumb_mean``, the mean pictures, are subtracted before pictures are compared.
+    rules text is in every card, but not at the same place; ``group``: the *print* each card
+    shares with others (``prints``: cards of one game or edition, whose frame puts the same
+    words at the same places); and ``common``: the features whose words many cards of their
+    own print have *at the same place* — the printed frame, a border pattern, corner
+    medallions. (Art made of motifs that many cards share is not common: the motifs lie
+    elsewhere on each card, and where they lie is what tells those cards apart.) Those are
+    learned from the enrolled set, not assumed: with a single game's cards it is that game's
+    frame, with cards of several designs each design's — counted among that design's cards,
+    not all, so that a game with a few hundred cards among thousands keeps its frame — and
+    with few cards nothing. Likewise ``means`` and ``thumb_means``, each print's mean
+    pictures, are subtracted before a card's picture is compared.
     The tables are stored compactly (``derive``); here they are only unpacked.
     """
 
@@ -113,9 +121,10 @@ class Snapshot:
         self.tables = _unpack(derived, "words", n)
         self.placed = _unpack(derived, "placed", n)
         self.common = derived["common"]
-        self.mean, self.thumb_mean = derived["mean"], derived["thumb_mean"]
-        # the thumbnails less their mean (what every card shows), each of unit length
-        centred = arrays["coarse"].astype(np.float32) - self.mean
+        self.group = derived["group"].astype(np.int64)
+        self.means, self.thumb_means = derived["means"], derived["thumb_means"]
+        # the thumbnails less their print's mean (what every card of it shows), each of unit length
+        centred = arrays["coarse"].astype(np.float32) - self.means[self.group]
         centred -= centred.mean(axis=1, keepdims=True)
         self.coarse = centred / np.maximum(np.linalg.norm(centred, axis=1, keepdims=True), 1e-9)
 
@@ -139,7 +148,12 @@ def derive(arrays: dict) -> dict[str, np.ndarray]:
     (``features``), all tables' runs one after the other (``runs``: how many each table has).
     Unpacked (``_unpack``) these are exactly the arrays sorting every feature's word would
     give, at about a third of their size (keys and feature numbers ``uint32``, the counts in
-    the smallest type that holds them). Also ``common`` and the mean pictures.
+    the smallest type that holds them). Also each card's print (``group``), ``common`` and
+    each print's mean pictures.
+
+    A feature is common when, in most tables, at least ``COMMON_SHARE`` of the cards of its
+    own print (and ``COMMON_CARDS``) have its word at its place. With one game enrolled all
+    cards are one print, and this is the share of the whole index.
     """
     n, k = arrays["descriptors"].shape[:2]
     gids = np.nonzero((np.arange(k)[None, :] < arrays["count"][:, None]).ravel())[0].astype(np.int64)
@@ -147,27 +161,32 @@ def derive(arrays: dict) -> dict[str, np.ndarray]:
     where = cells(arrays["points"].astype(np.float32).reshape(-1, 2)[gids])
     stop = max(STOP_CARDS, STOP_SHARE * n)  # a word most cards have tells none apart: not looked up
     packed: dict[str, list[tuple]] = {"words": [], "placed": []}
-    share = np.empty((len(gids), features.TABLES), np.float32)
+    sharing = np.empty((len(gids), features.TABLES), np.int64)  # cards with the feature's placed word
     per_feature = np.empty(n * k, np.int64)
+    anchors = np.unique(np.linspace(0, n - 1, min(n, ANCHORS)).astype(np.int64))
+    shared = np.zeros((n, len(anchors)), np.int64)  # placed words each card shares with each anchor
     for t in range(features.TABLES):
         key, count, cards, feature = _runs(words[t], gids, k)
         rare = cards <= stop
         packed["words"].append((key[rare], count[rare], cards[rare], feature[np.repeat(rare, count)]))
-        # the same word at the same place of the card: the print every card shares
+        # the same word at the same place of the card: the print cards share
         key, count, cards, feature = _runs(words[t] * CELLS[0] * CELLS[1] + where, gids, k)
         packed["placed"].append((key, count, cards, feature))
         per_feature[feature] = np.repeat(cards, count)
-        share[:, t] = per_feature[gids] / n
+        sharing[:, t] = per_feature[gids]
+        if t < PRINT_TABLES:
+            shared += _shared(count, feature // k, anchors, n)
+    group, sizes = prints(shared >= PRINT_LINK * PRINT_TABLES, anchors)
     common = np.zeros(n * k, bool)
     if n >= COMMON_MIN_CARDS:
-        common[gids] = np.median(share, axis=1) * n >= max(COMMON_SHARE * n, COMMON_CARDS)
-    thumbs = arrays["coarse"].astype(np.float32)
-    derived = {
-        "common": common,
-        "mean": thumbs.mean(axis=0) if n >= COMMON_MIN_CARDS else np.zeros(thumbs.shape[1], np.float32),
-        "thumb_mean": (describe.unthumb(arrays["thumb"]).mean(axis=0) if n >= COMMON_MIN_CARDS
-                       else np.zeros(arrays["thumb"].shape[1:], np.float32)),
-    }
+        # common when enough cards have it, as a share of the cards of its own print (its group)
+        size = sizes[group[gids // k]]
+        share = (sharing / size[:, None]).astype(np.float32)
+        common[gids] = (np.median(share, axis=1) * size.astype(np.float32)
+                        >= np.maximum(COMMON_SHARE * size, COMMON_CARDS).astype(np.float32))
+    derived = {"common": common, "group": group.astype(np.min_scalar_type(len(sizes))),
+               "means": _means(arrays["coarse"].astype(np.float32), group, sizes, n),
+               "thumb_means": _means(describe.unthumb(arrays["thumb"]), group, sizes, n)}
     for name, tables in packed.items():
         key, count, cards, feature = (np.concatenate(part) for part in zip(*tables))
         derived.update({f"{name}_keys": key.astype(np.uint32), f"{name}_features": feature.astype(np.uint32),
@@ -175,6 +194,71 @@ def derive(arrays: dict) -> dict[str, np.ndarray]:
                         f"{name}_cards": cards.astype(np.min_scalar_type(n)),
                         f"{name}_runs": np.array([len(table[0]) for table in tables], np.int64)})
     return derived
+
+
+def _means(pictures: np.ndarray, group: np.ndarray, sizes: np.ndarray, n: int) -> np.ndarray:
+    """The mean picture of each print's cards (``prints``), and for the cards of none (the
+    last group) that of all cards: a card alone is not its own mean, and with one game
+    enrolled either is the mean of the whole index. None (zeros) with fewer than
+    ``COMMON_MIN_CARDS`` cards enrolled."""
+    means = np.zeros((len(sizes), *pictures.shape[1:]), np.float32)
+    if n >= COMMON_MIN_CARDS:
+        for g in range(len(sizes) - 1):
+            means[g] = pictures[group == g].mean(axis=0)
+        means[-1] = pictures.mean(axis=0)
+    return means
+
+
+def _shared(count: np.ndarray, owner: np.ndarray, anchors: np.ndarray, n: int) -> np.ndarray:
+    """How many runs of one placed word (``count`` features each, whose cards are ``owner``,
+    in run order) each card shares with each of the ``anchors`` (sorted card numbers): an
+    ``n`` × anchors count."""
+    run = np.repeat(np.arange(len(count)), count)
+    distinct = np.r_[True, (run[1:] != run[:-1]) | (owner[1:] != owner[:-1])] if len(run) else np.zeros(0, bool)
+    run, owner = run[distinct], owner[distinct]              # each card once per run
+    size = np.bincount(run, minlength=len(count))
+    start = np.cumsum(size) - size
+    slot = np.searchsorted(anchors, owner)
+    is_anchor = (slot < len(anchors)) & (anchors[np.minimum(slot, len(anchors) - 1)] == owner)
+    a_run, a_slot = run[is_anchor], slot[is_anchor]
+    a_run, a_slot = a_run[size[a_run] > 1], a_slot[size[a_run] > 1]  # a word no other card has links none
+    reps = size[a_run]
+    total = int(reps.sum())
+    at = np.repeat(start[a_run], reps) + np.arange(total) - np.repeat(np.cumsum(reps) - reps, reps)
+    pair = owner[at] * len(anchors) + np.repeat(a_slot, reps)
+    return np.bincount(pair, minlength=n * len(anchors)).reshape(n, len(anchors))
+
+
+def prints(linked: np.ndarray, anchors: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Which cards share a print (a frame, a border, a layout): each card's group and each
+    group's size, from ``linked`` (cards × ``anchors``: the card shares enough placed words
+    with the anchor card).
+
+    Anchors that link to each other, directly or through other anchors, are one print; each
+    card joins the print with which it shares the most anchors. Cards of no print of at least
+    ``COMMON_MIN_CARDS`` (posters whose art fills the card, a game with a handful of cards
+    enrolled, a card enrolled from a poor photo) make one group together, the last. So one
+    game's cards are one group whether they share a frame or not."""
+    among = linked[anchors]
+    among |= among.T
+    label = np.arange(len(anchors))
+    while True:                       # each anchor takes the lowest label of those it links to
+        lower = np.where(among, label[None, :], len(anchors)).min(axis=1, initial=len(anchors))
+        lower = np.minimum(lower, label)[np.minimum(lower, label)]
+        if np.array_equal(lower, label):
+            break
+        label = lower
+    _, print_of = np.unique(label, return_inverse=True)
+    card, anchor = np.nonzero(linked)
+    found = print_of.max(initial=0) + 1
+    votes = np.bincount(card * found + print_of[anchor], minlength=len(linked) * found).reshape(-1, found)
+    group = np.where(votes.max(axis=1, initial=0) > 0, votes.argmax(axis=1), -1)
+    sizes = np.bincount(group[group >= 0], minlength=found)
+    big = sizes >= COMMON_MIN_CARDS
+    number = np.full(len(sizes), big.sum())           # a small print's cards join the rest
+    number[big] = np.arange(big.sum())
+    group = np.where(group >= 0, number[np.maximum(group, 0)], big.sum())
+    return group, np.bincount(group, minlength=big.sum() + 1)
 
 
 def _runs(keys: np.ndarray, gids: np.ndarray, per_card: int) -> tuple[np.ndarray, ...]:

@@ -16,9 +16,10 @@
    the *inliers* — features that land where that card has them — count, once the card's
    outline through it is a plausible card (convex, not too small, not folded) and the
    inliers cover enough of the card. The photo is then warped onto the reference and the
-   flattened pixels compared (``dense``), the enrolled cards' mean picture taken out of
-   both: a card made of the same motifs as another matches some features, but not the
-   picture as a whole, and the frame every card shares says nothing either way.
+   flattened pixels compared (``dense``), the mean picture of the card's print (its game,
+   ``index.prints``) taken out of both: a card made of the same motifs as another matches
+   some features, but not the picture as a whole, and the frame its game's cards share
+   says nothing either way.
 4. ``tell_apart``: two cards that both verify (same art, a title that differs by a letter)
    are compared only where their references differ, each through its own homography.
 """
@@ -124,10 +125,11 @@ def coarse_shortlist(snap: Snapshot, views: list[np.ndarray], size: int = COARSE
     straightened outlines, each way up), best first."""
     if not views:
         return []
-    q = np.stack([v - snap.mean for v in views])
-    q -= q.mean(axis=1, keepdims=True)
-    q /= np.maximum(np.linalg.norm(q, axis=1, keepdims=True), 1e-9)
-    best = (snap.coarse @ q.T).max(axis=1)
+    q = np.stack(views)[None] - snap.means[:, None]  # each view less each print's mean
+    q -= q.mean(axis=2, keepdims=True)
+    q /= np.maximum(np.linalg.norm(q, axis=2, keepdims=True), 1e-9)
+    alike = (snap.coarse @ q.reshape(-1, q.shape[2]).T).reshape(len(snap.coarse), *q.shape[:2])
+    best = alike[np.arange(len(alike)), snap.group].max(axis=1)  # each card against the views less its print's mean
     top = np.argsort(-best)[:size]
     return [Match(int(r), 0.0) for r in top]
 
@@ -206,7 +208,7 @@ def verify(snap: Snapshot, m: Match, photo: PhotoFeatures, gray: np.ndarray) -> 
         m.inliers, m.H = 0, None
         return m
     m.seen = describe.unthumb(describe.thumb(locate.rectify(gray, m.H)))
-    m.dense = compare(snap, m, snap.thumb_mean)
+    m.dense = compare(snap, m, snap.thumb_means[snap.group[m.row]])
     return m
 
 

@@ -256,13 +256,18 @@ def _check(gray: np.ndarray, index: Snapshot, look: "_Look", sizes: tuple[int, i
     checked += [match.verify(index, m, photo, gray) for m in _lookalikes(index, checked, rows)]
     checked.sort(key=lambda m: (-m.inliers, -m.votes))
     if len(checked) >= LOCAL_MEAN:
-        # the pictures less the mean of the cards shortlisted with them: with several games
-        # enrolled, that is the mean of the photographed card's own game
-        thumbs = describe.unthumb(index.arrays["thumb"][[m.row for m in checked]])
-        total = thumbs.sum(axis=0)
+        # the pictures less the mean of the other cards shortlisted with them: what cards that
+        # look like the photo share with it says nothing. With several prints (games) enrolled,
+        # the mean of those of the card's own print, when there are enough of them
+        rows = [m.row for m in checked]
+        thumbs, prints = describe.unthumb(index.arrays["thumb"][rows]), index.group[rows]
         for k, m in enumerate(checked):
             if m.H is not None:
-                m.dense = min(m.dense, match.compare(index, m, (total - thumbs[k]) / (len(checked) - 1)))
+                mine = prints == prints[k]
+                if np.count_nonzero(mine) < LOCAL_MEAN:
+                    mine[:] = True
+                local = (thumbs[mine].sum(axis=0) - thumbs[k]) / (np.count_nonzero(mine) - 1)
+                m.dense = min(m.dense, match.compare(index, m, local))
     for i, m in enumerate(checked):  # what sets a card apart is its inliers beyond a typical other card's
         m.excess = m.inliers - float(np.median([o.inliers for o in checked[:i] + checked[i + 1:]] or [0]))
     return checked
@@ -358,7 +363,7 @@ def _decide(index: Snapshot, checked: list[match.Match], gray: np.ndarray) -> ma
         if m.H is None and alike[m.row] >= LOOKALIKE:
             # a twin that did not verify on its own: its art lies where the best card's does
             m.H, m.inliers, m.excess, m.seen = best.H, best.inliers, best.excess, best.seen
-            m.dense = match.compare(index, m, index.thumb_mean)
+            m.dense = match.compare(index, m, index.thumb_means[index.group[m.row]])
     rivals = [m for m in checked[1:] if m.H is not None and (
         m.inliers >= RIVAL_SHARE * best.inliers or m.dense >= RIVAL_SHARE * best.dense > 0
         or alike[m.row] >= LOOKALIKE)]
