@@ -51,9 +51,9 @@ LOOKALIKES = 4                   # ... and this many of them verified beside the
 RIVAL_SHARE = 0.5                # a second card with this share of the best inliers or dense score is a rival
 # Calibrated checks (bench/vision.py --calibrate, on held-out designs): each is a logistic
 # step centred on its threshold, and the confidence is the lowest of them.
-MIN_EXCESS, EXCESS_STEP = 12.0, 3.0
-MIN_DENSE, DENSE_STEP = 0.15, 0.03
-MIN_MARGIN, MARGIN_STEP = 0.15, 0.02
+MIN_EXCESS, EXCESS_STEP = 26.0, 3.0
+MIN_DENSE, DENSE_STEP = 0.125, 0.03
+MIN_MARGIN, MARGIN_STEP = 0.07, 0.02
 IMAGE_BLUR_LIMIT = 0.002         # mean squared Laplacian of the whole photo (at FIND_SIDE), when no card was found
 BLUR_LIMIT = 0.005               # the same of the flattened card: below it, blame the blur
 
