@@ -23,7 +23,7 @@ import pytest
 from playwright.sync_api import expect
 
 from liveserver import LiveServer
-from test_browser import CHROMIUM, DOCS, PHONE, open_table
+from test_browser import CHROMIUM, DOCS, open_table
 
 pytestmark = [pytest.mark.browser, pytest.mark.slow]
 
