@@ -334,6 +334,33 @@ def test_auto_takes_a_card_face_for_the_face_even_with_a_frame_printed_inside(tm
         assert np.abs(ref.astype(float) - whole).mean() < 1
 
 
+def test_a_photo_outlined_by_its_own_edges_is_not_enrolled_whole(tmp_path):
+    """Wood grain all round can draw an outline along the photo's own edges, card-shaped
+    enough at 3 : 4: enrolment (``auto``, as teaching from a card's page does, and
+    ``photo``) must flatten the card on the table, not keep the whole photo as the card —
+    the card taught from that photo is then recognised in another photo."""
+    from bench import card_designs as cd
+    from bench import vision as bench_vision
+
+    deck = cd.deck("lattice", 24, seed=1)
+    card = deck[4]
+    shot = cp.photo(cd.face("lattice", card), "easy", seed=13, size=(1600, 1200), table=cp.TABLES[13 % 4],
+                    others=bench_vision._others("lattice"))
+    bgr = image.load(shot, max_side=1600)
+    first = next(q for q in locate.candidates(bgr) if locate.card_shaped(q, 0.2))
+    assert enroll._whole_image(bgr.shape[:2], first)  # the case: the photo's own outline comes first
+    later = cp.photo(cd.face("lattice", card), "medium", seed=14, size=SIZE, table="cloth",
+                     others=bench_vision._others("lattice"))
+    whole = describe.canonical(cv2.cvtColor(bgr, cv2.COLOR_BGR2GRAY)).astype(np.float32)
+    for kind in ("auto", "photo"):
+        idx = Index(tmp_path / kind)
+        idx.add({c.id: bench_vision.scan("lattice", c) for c in deck if c is not card})
+        ref = enroll.reference(shot, idx, kind=kind)
+        assert float(describe.zn(ref) @ describe.zn(whole)) < 0.5, kind  # not the whole photo squeezed
+        idx.add({card.id: ref})
+        assert recognize.recognize(later, idx).card_id == card.id, kind
+
+
 def test_enrol_from_a_scan_file(tmp_path, deck):
     ok, buf = cv2.imencode(".png", cp.face(deck[0]))
     ref = enroll.reference(buf.tobytes(), Index(tmp_path), kind="scan")

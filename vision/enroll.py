@@ -8,7 +8,8 @@ recognition (its features are the same turned), so a reference enrolled upside d
 recognised all the same. ``auto`` decides by looking for an outline that leaves a real
 border of table around the card — and takes an image of a card's proportions, or one whose
 outline is a frame printed square and centred on the card (a lattice border, an inner
-line), for the face it is.
+line), for the face it is; in a camera's picture (3 : 4 or 9 : 16) an outline along the
+picture's own edges, which a table's texture can draw, is not taken for the card.
 """
 from __future__ import annotations
 
@@ -26,6 +27,8 @@ EXTENSIONS = {".jpg", ".jpeg", ".png", ".webp"}
 PHOTO_SHARE = 0.8                # an outline covering less of the image than this is a card on a table ...
 FACE_ASPECT = 0.03               # ... unless the image has a card's proportions to within this share ...
 FACE_SQUARE = 0.015              # ... or the outline is this close to square and centred (a printed frame)
+CAMERA_ASPECTS = (3 / 4, 9 / 16)  # a camera's picture (either way round): its own edge is not a card's ...
+EDGE_CORNER = 0.03               # ... an outline with every corner this close to one of the image's
 
 
 class EnrollError(ValueError):
@@ -50,15 +53,27 @@ def _reference(data: bytes, kind: str) -> np.ndarray:
     gray = cv2.cvtColor(bgr, cv2.COLOR_BGR2GRAY)
     if kind != "scan":
         h, w = gray.shape
+        camera = any(abs(min(h, w) / max(h, w) - a) <= 0.01 for a in CAMERA_ASPECTS)
         for quad in locate.candidates(bgr):
             if not locate.card_shaped(quad, 0.2):
                 continue
+            if (kind == "photo" or camera) and _whole_image(gray.shape, quad):
+                continue  # a photo outlined by its own edges (the table's texture all round)
             if kind == "photo" or cv2.contourArea(quad) / (h * w) < PHOTO_SHARE and not _card_face(gray.shape, quad):
                 return locate.rectify(gray, locate.homography(quad, locate.portrait_turn(quad)))
             break
         if kind == "photo":
             raise EnrollError("No card found in the photo.")
     return describe.canonical(gray)
+
+
+def _whole_image(shape: tuple[int, int], quad: np.ndarray) -> bool:
+    """Whether the outline ``quad`` is the image's own edge: each corner within
+    ``EDGE_CORNER`` of the image's longer side from one of its corners."""
+    h, w = shape
+    corners = np.array([[0, 0], [w, 0], [w, h], [0, h]], np.float32)
+    near = EDGE_CORNER * max(h, w)
+    return all(np.linalg.norm(corners - q, axis=1).min() <= near for q in quad)
 
 
 def _card_face(shape: tuple[int, int], quad: np.ndarray) -> bool:
