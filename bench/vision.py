@@ -32,6 +32,7 @@ process, as a new server worker or a CLI call pays it.
 Run:  python bench/vision.py                  (300 cards × 5 designs, 90 photos per tier: ~15 min)
       python bench/vision.py --quick          (60 cards, 20 photos per tier: ~2 min)
       python bench/vision.py --calibrate      (fit the thresholds on CALIBRATION and print them)
+      python bench/vision.py --designs lattice --photos 150 --seed 3000000   (a second, larger set of photos)
       python bench/vision.py --scale 1000,5000
       python bench/vision.py --scale 1000,5000 --index-only   (enrolment and load only)
       python bench/vision.py --cli            (the same, through `companion vision enroll` and `recognize --json`)
@@ -206,6 +207,8 @@ def main():
     ap.add_argument("--photos", type=int, default=90, help="photos per tier and design")
     ap.add_argument("--unknown", type=float, default=0.1, help="share of photos of cards not enrolled")
     ap.add_argument("--size", default="1600x1200")
+    ap.add_argument("--seed", type=int, default=0,
+                    help="first seed of the reported photos: another seed, other photos (a second check)")
     ap.add_argument("--quick", action="store_true", help="60 cards, 20 photos per tier")
     ap.add_argument("--calibrate", action="store_true", help="fit the thresholds on the calibration designs")
     ap.add_argument("--designs", default=None, help="comma-separated (default: the reported ones)")
@@ -239,7 +242,7 @@ def main():
                          if c.title.casefold() not in titles][:60]
             t0 = time.perf_counter()
             photos = photo_set(design, cards, strangers, args.photos, 0.5 if args.calibrate else args.unknown, size,
-                               base_seed=500_000 if args.calibrate else 0, pool=pool)
+                               base_seed=500_000 if args.calibrate else args.seed, pool=pool)
             gen_s = time.perf_counter() - t0
             t0 = time.perf_counter()
             if args.cli:

@@ -13,7 +13,7 @@ from hypothesis import strategies as st
 from PIL import Image
 
 from bench import card_photos as cp
-from vision import describe, enroll, features, header, image, locate, recognize
+from vision import describe, enroll, features, header, image, locate, match, recognize
 from vision import index as vision_index
 from vision.index import Index, OutdatedIndex
 
@@ -223,6 +223,13 @@ def test_visual_words_are_the_descriptor_bits_they_name(n, bits, seed):
     assert same(features.words(desc, bits), reference_words(desc, bits))
 
 
+@settings(max_examples=30, deadline=None)
+@given(st.lists(st.integers(0, 2 ** 40), max_size=300, unique=True), st.lists(st.integers(0, 2 ** 40), max_size=400))
+def test_looking_keys_up_in_order_finds_what_searchsorted_finds(haystack, needles):
+    haystack, needles = np.array(sorted(haystack), np.int64), np.array(needles, np.int64)
+    assert same(match._search_sorted(haystack, needles), np.searchsorted(haystack, needles).astype(np.int64))
+
+
 @pytest.mark.parametrize("cards", [5, 40])
 def test_the_stored_tables_are_those_a_plain_sort_and_count_gives(tmp_path, deck, index, cards):
     """The index file carries the word tables, placed tables and common print, computed
@@ -287,6 +294,26 @@ def test_cards_that_differ_only_in_the_title_are_told_apart(index, deck):
         for card in (a, b):
             result = recognize.recognize(cp.photo(cp.face(card), "medium", seed=7 + k, size=SIZE), index)
             assert result.card_id == card.id, result.as_dict()
+
+
+def test_the_wider_look_verifies_again_a_card_that_failed_the_first_when_listed_again(index, deck):
+    """A card that failed to verify in the first look (its own outline, say, was not among
+    those straightened) is verified again with the wider look's features when a shortlist
+    brings it again; one that no shortlist brings counts as it was."""
+    card = deck[13]
+    data = cp.photo(cp.face(card), "medium", seed=41, size=SIZE)
+    bgr = image.load(data)
+    gray = cv2.cvtColor(bgr, cv2.COLOR_BGR2GRAY)
+    snap = index.refresh().current
+    outlines = [locate.homography(q, locate.portrait_turn(q)) for q in locate.candidates(bgr)
+                if locate.card_shaped(q, 0.3)]
+    look = recognize._look(gray, snap, outlines[:recognize.CARD_OUTLINES])
+    row = snap.ids.index(card.id)
+    failed = [match.Match(row, 1.0)]                        # as a first look left it: no homography
+    wider = recognize._check(gray, snap, look, (match.SHORTLIST, 0, 0, 0), failed)
+    assert wider[0].row == row and wider[0].H is not None and wider[0].inliers >= match.MIN_PAIRS
+    nothing_listed = recognize._check(gray, snap, look, (0, 0, 0, 0), [match.Match(row, 1.0)])
+    assert [(m.row, m.H) for m in nothing_listed] == [(row, None)]
 
 
 def test_unknown_cards_are_not_named(index):

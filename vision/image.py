@@ -88,7 +88,7 @@ def _decode(data: bytes, fmt: str, size: tuple[int, int], max_side: int) -> np.n
             img.draft("RGB", (max_side, max_side))
         img.load()
         img = _shrink(img, max_side)
-        img = ImageOps.exif_transpose(img)
+        ImageOps.exif_transpose(img, in_place=True)  # no copy when the photo is upright already
         if img.mode != "RGB":
             img = img.convert("RGB")
         return np.asarray(img)

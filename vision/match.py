@@ -11,15 +11,15 @@
    not at the same place. ``coarse_shortlist``
    adds the cards whose thumbnail is most like the straightened outlines': art of large
    flat shapes has few corners but a distinctive picture.
-3. ``verify``: for one shortlisted card, its features matched to the photo's give a
-   homography (RANSAC);
-   the *inliers* — features that land where that card has them — count, once the card's
-   outline through it is a plausible card (convex, not too small, not folded) and the
-   inliers cover enough of the card. The photo is then warped onto the reference and the
-   flattened pixels compared (``dense``), the mean picture of the card's print (its game,
-   ``index.prints``) taken out of both: a card made of the same motifs as another matches
-   some features, but not the picture as a whole, and the frame its game's cards share
-   says nothing either way.
+3. ``align``: for one shortlisted card, its features matched to the photo's give a
+   homography (MAGSAC++); the *inliers* — features that land where that card has them —
+   count once the card's outline through it is a plausible card (convex, not too small,
+   not folded). ``settle``: for the best aligned cards the photo is looked at again through
+   that homography (``refine``), and the inliers must cover enough of the card. The photo
+   is then warped onto the reference and the flattened pixels compared (``dense``), the
+   mean picture of the card's print (its game, ``index.prints``) taken out of both: a card
+   made of the same motifs as another matches some features, but not the picture as a
+   whole, and the frame its game's cards share says nothing either way.
 4. ``tell_apart``: two cards that both verify (same art, a title that differs by a letter)
    are compared only where their references differ, each through its own homography.
 """
@@ -60,6 +60,7 @@ class Match:
     excess: float = 0.0              # inliers beyond those of a typical other card (``recognize``)
     margin: float | None = None      # lead over a card that verified as well (see ``tell_apart``)
     seen: np.ndarray | None = None   # the photo through ``H``, flattened at THUMB size
+    spread: float = 0.0              # the share of the card's area its inliers span
 
 
 def correspondences(snap: Snapshot, desc: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
@@ -87,7 +88,7 @@ def _look_up(snap: Snapshot, desc: np.ndarray, keys: np.ndarray, tables) -> tupl
     for t, (run_keys, starts, counts, gids, idf) in enumerate(tables):
         if not len(run_keys):
             continue
-        pos = np.minimum(np.searchsorted(run_keys, keys[t]), len(run_keys) - 1)
+        pos = np.minimum(_search_sorted(run_keys, keys[t]), len(run_keys) - 1)
         asked = np.nonzero(run_keys[pos] == keys[t])[0]
         run = pos[asked]
         n = counts[run].astype(np.int64)
@@ -103,6 +104,15 @@ def _look_up(snap: Snapshot, desc: np.ndarray, keys: np.ndarray, tables) -> tupl
     if not found:
         return np.zeros(0, np.int64), np.zeros(0, np.float32)
     return np.concatenate(found), np.concatenate(weights)
+
+
+def _search_sorted(haystack: np.ndarray, needles: np.ndarray) -> np.ndarray:
+    """``np.searchsorted(haystack, needles)``, the needles looked up in order: more than
+    twice as fast for thousands of random keys (each search starts where memory is warm)."""
+    order = np.argsort(needles, kind="stable")
+    pos = np.empty(len(needles), np.int64)
+    pos[order] = np.searchsorted(haystack, needles[order])
+    return pos
 
 
 def shortlist(snap: Snapshot, g: np.ndarray, weight: np.ndarray, size: int = SHORTLIST) -> list[Match]:
@@ -134,7 +144,7 @@ def coarse_shortlist(snap: Snapshot, views: list[np.ndarray], size: int = COARSE
     return [Match(int(r), 0.0) for r in top]
 
 
-LSH = {"algorithm": 6, "table_number": 6, "key_size": 12, "multi_probe_level": 1}  # FLANN's LSH index
+LSH = {"algorithm": 6, "table_number": 12, "key_size": 18, "multi_probe_level": 1}  # FLANN's LSH index
 LSH_SEED = 20261125
 
 
@@ -142,13 +152,16 @@ class PhotoFeatures:
     """The photo's keypoints (working-size pixels) and descriptors, indexed once for the
     verification of every shortlisted card.
 
-    Each card's features look up their nearest photo feature in an LSH index (FLANN: 6
-    hash tables of 12 bits, neighbouring buckets probed) rather than by brute force: ~1.5 ms
-    a card instead of ~9 ms against 5,000 photo features, which pays for verifying more
-    cards; it finds ~95 % of the partners brute force finds within ``MAX_HAMMING``, and
-    RANSAC needs only enough of them. FLANN draws its hash tables from OpenCV's random
-    generator, which goes on from whatever used it last: seeded here, the same photo gets
-    the same tables and so the same answer every time, whatever was recognised before."""
+    Each card's features look up their nearest photo feature in an LSH index (FLANN: 12
+    hash tables of 18 bits, neighbouring buckets probed) rather than by brute force: ~1.4 ms
+    a card against the ~8,000 features of a wider look, where 6 tables of 12 bits took
+    ~2.4 ms (their fuller buckets are compared one by one); it finds 98 % of the partners
+    brute force finds within 40 bits (99 % with 6 × 12), and RANSAC needs only enough of
+    them. (8 tables of 16 bits, as fast and quicker to build, found 97 %: two cards fewer
+    named on the calibration designs.)
+    FLANN draws its hash tables from OpenCV's random generator, which goes on from
+    whatever used it last: seeded here, the same photo gets the same tables and so the
+    same answer every time, whatever was recognised before."""
 
     def __init__(self, pts: np.ndarray, desc: np.ndarray):
         self.pts, self.desc = pts, desc
@@ -172,12 +185,17 @@ class PhotoFeatures:
         return q[ok], p[ok], ham[ok]
 
 
-def verify(snap: Snapshot, m: Match, photo: PhotoFeatures, gray: np.ndarray) -> Match:
-    """Fill in ``m``'s inliers, homography and dense score (``gray``: the photo at working size).
+def align(snap: Snapshot, m: Match, photo: PhotoFeatures, gray: np.ndarray) -> Match:
+    """Fill in ``m``'s first homography and inliers (``gray``: the photo at working size).
 
     Every feature of the card but the common ones finds its nearest photo feature
-    (``PhotoFeatures``), each photo feature used once, by its closest; RANSAC (PROSAC,
-    closest pairs tried first) fits the homography, and ``refine`` looks again through it."""
+    (``PhotoFeatures``), each photo feature used once, by its closest; MAGSAC++ fits the
+    homography to the closest ``MAX_PAIRS`` pairs. (PROSAC, which tries the closest pairs
+    first, settled for a model that explains one corner of the card, or a degenerate one
+    whose outline is no card, where MAGSAC++ found the whole card: bench/vision.py, lattice
+    design.) When MAGSAC++'s model has some weight but its outline is no card — a blurred
+    card with few good pairs — PROSAC gives a second opinion. ``settle`` then checks it,
+    after looking again through it when asked."""
     k = snap.per_card
     g = m.row * k + np.arange(int(snap.arrays["count"][m.row]))
     g = g[~snap.common[g]]
@@ -193,18 +211,31 @@ def verify(snap: Snapshot, m: Match, photo: PhotoFeatures, gray: np.ndarray) -> 
     p, g, ham = p[first], g[first], ham[first]
     if len(p) < MIN_PAIRS:
         return m
-    order = np.argsort(ham, kind="stable")[:MAX_PAIRS]  # closest first: PROSAC tries those first
+    order = np.argsort(ham, kind="stable")[:MAX_PAIRS]
     src, dst = snap.points[g[order]], photo.pts[p[order]]
-    H, mask = cv2.findHomography(src, dst, cv2.USAC_PROSAC, RANSAC_PX, maxIters=RANSAC_ITERATIONS, confidence=0.995)
+    H, mask = cv2.findHomography(src, dst, cv2.USAC_MAGSAC, RANSAC_PX, maxIters=RANSAC_ITERATIONS, confidence=0.995)
+    if H is not None and not _plausible(H, gray.shape) and int(mask.sum()) >= MIN_PAIRS:
+        # a model of some weight whose outline is no card: PROSAC's, from the closest pairs
+        H, mask = cv2.findHomography(src, dst, cv2.USAC_PROSAC, RANSAC_PX, maxIters=RANSAC_ITERATIONS,
+                                     confidence=0.995)
     if H is None or not _plausible(H, gray.shape):
         return m
     inl = mask.ravel().astype(bool)
-    m.inliers, m.H = int(inl.sum()), H
-    spread = _spread(src[inl])
-    refined = refine(snap, m, gray) if m.inliers >= MIN_PAIRS else None
-    if refined is not None:
-        spread = max(spread, _spread(refined))
-    if spread < MIN_SPREAD:
+    m.inliers, m.H, m.spread = int(inl.sum()), H, _spread(src[inl])
+    return m
+
+
+def settle(snap: Snapshot, m: Match, gray: np.ndarray, look_again: bool = True) -> Match:
+    """Finish checking an ``align``-ed ``m``: with ``look_again`` (and enough inliers) improve
+    its homography by ``refine``; drop it unless its inliers span ``MIN_SPREAD`` of the card;
+    then compare its pixels (``dense``)."""
+    if m.H is None:
+        return m
+    if look_again and m.inliers >= MIN_PAIRS:
+        refined = refine(snap, m, gray)
+        if refined is not None:
+            m.spread = max(m.spread, _spread(refined))
+    if m.spread < MIN_SPREAD:
         m.inliers, m.H = 0, None
         return m
     m.seen = describe.unthumb(describe.thumb(locate.rectify(gray, m.H)))

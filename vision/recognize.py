@@ -9,16 +9,17 @@ looking again through the first homography, and by its pixels (``match``); verif
 cards that look like the best one too (twins: ``_lookalikes``), and when two cards both
 verify (same art, near-identical titles) compare them only where they differ
 (``_decide``). When that finds no card it is sure of, a second, wider look adds the next
-outlines and verifies twice as many cards. Nothing depends on how the cards are printed:
-what all enrolled cards share is learned from them and left out (``index``).
+outlines, the photo at half size and a longer shortlist. Nothing depends on how the cards
+are printed: what all enrolled cards share is learned from them and left out (``index``).
 
 The confidence is the weakest of three calibrated checks (``confidence``): enough inliers
 beyond those of a typical other shortlisted card (the frame and the rules-text font let any
 card of a game line up with any other a little), enough agreement of the aligned pixels
-and, when another card verified as well, a clear lead where the two differ. Below ``ACCEPT`` the answer is "unknown card" with the reason
-and the suggestions — unless the title, read when the images leave doubt (``title``), names
-the card. The thresholds are fitted by ``bench/vision.py --calibrate`` on card designs that
-the benchmark's report does not include (see docs/vision.md).
+and, when another card verified as well, a clear lead where the two differ. Below
+``ACCEPT`` the answer is "unknown card" with the reason and the suggestions — unless the
+title, read when the images leave doubt (``title``), names the card. The thresholds are
+fitted by ``bench/vision.py --calibrate`` on card designs that the benchmark's report does
+not include (see docs/vision.md).
 """
 from __future__ import annotations
 
@@ -41,9 +42,12 @@ TITLE_OCR = 0.6                  # and read with this confidence
 UNFRAMED_OUTLINES = 4            # outlines whose title is read when no card is enrolled
 CARD_OUTLINES = 2                # card-shaped outlines described again, straightened
 SECOND_OUTLINES = 4              # ... and up to this many when the first look finds no card it is sure of,
-WIDER = 2                        # ... with shortlists this many times as long, and the photo at half size
+WIDER = 2                        # ... with a shortlist by words this many times as long, and the photo
+                                 # at half size
 HALF_FEATURES = 1500             # described by this many features, whose words shortlist ...
-HALF_SHORTLIST = 3               # ... this many cards (times WIDER)
+HALF_SHORTLIST = 3               # ... this many cards
+LOOK_AGAIN = 4                   # aligned cards (most inliers first) looked at again (``match.refine``) ...
+LOOK_AGAIN_SHARE = 1 / 3         # ... when they have this share of the best one's inliers
 OUTLINE_SIZE = (300, 420)        # ... at this size (px)
 LOCAL_MEAN = 8                   # cards verified at least, for their mean picture to count
 LOOKALIKE = 0.6                  # thumbnails correlating this well: the same art (a twin) ...
@@ -51,9 +55,9 @@ LOOKALIKES = 4                   # ... and this many of them verified beside the
 RIVAL_SHARE = 0.5                # a second card with this share of the best inliers or dense score is a rival
 # Calibrated checks (bench/vision.py --calibrate, on held-out designs): each is a logistic
 # step centred on its threshold, and the confidence is the lowest of them.
-MIN_EXCESS, EXCESS_STEP = 26.0, 3.0
-MIN_DENSE, DENSE_STEP = 0.125, 0.03
-MIN_MARGIN, MARGIN_STEP = 0.07, 0.02
+MIN_EXCESS, EXCESS_STEP = 20.0, 3.0
+MIN_DENSE, DENSE_STEP = 0.175, 0.03
+MIN_MARGIN, MARGIN_STEP = 0.08, 0.02
 IMAGE_BLUR_LIMIT = 0.002         # mean squared Laplacian of the whole photo (at FIND_SIDE), when no card was found
 BLUR_LIMIT = 0.005               # the same of the flattened card: below it, blame the blur
 
@@ -208,11 +212,11 @@ def _recognize(gray: np.ndarray, bgr: np.ndarray, index: Snapshot) -> Result:
     checked = _check(gray, index, look, (match.SHORTLIST, match.PLACED_SHORTLIST, match.COARSE_SHORTLIST, 0), [])
     if not checked or confidence(checked[0]) < ACCEPT:
         # a second, wider look: the next outlines and the photo at half size described as
-        # well, longer shortlists, and the cards that verified verified again with the
-        # richer features
+        # well, a longer shortlist by words, and the cards of the first look verified again
+        # with the richer features
         look = look + _look(gray, index, outlines[CARD_OUTLINES:SECOND_OUTLINES], whole=False, half=True)
-        checked = _check(gray, index, look, (WIDER * match.SHORTLIST, WIDER * match.PLACED_SHORTLIST,
-                                             WIDER * match.COARSE_SHORTLIST, WIDER * HALF_SHORTLIST), checked)
+        checked = _check(gray, index, look, (WIDER * match.SHORTLIST, match.PLACED_SHORTLIST,
+                                             match.COARSE_SHORTLIST, HALF_SHORTLIST), checked)
     if not checked or checked[0].H is None:
         if not quads:
             reason = "too_blurry" if blurred(gray) else "no_card"
@@ -237,23 +241,30 @@ def _recognize(gray: np.ndarray, bgr: np.ndarray, index: Snapshot) -> Result:
 def _check(gray: np.ndarray, index: Snapshot, look: "_Look", sizes: tuple[int, int, int, int],
            done: list[match.Match]) -> list[match.Match]:
     """Shortlist (``sizes``: by words, by placed words, by thumbnail, by words at half size)
-    and verify; of the cards
-    ``done`` by an earlier look, those that did not verify count as they were, those that
-    did are verified again with this look's features; rank all by inliers (with ``excess``)."""
+    and verify: align every card, look again through the ``LOOK_AGAIN`` best alignments
+    that are not far behind the best (``match.settle``): a card with a third of the best
+    one's inliers would not win by looking again, and each look costs ~8 ms. The cards ``done`` by an earlier look are verified again with this
+    look's features, except those that failed then and no shortlist brings now (they count
+    as they were): a card whose own outline only the wider look straightened is found then.
+    Rank all by inliers (with ``excess``)."""
     by_words, by_place, by_thumbnail, by_half = sizes
     listed = match.shortlist(index, *look.words, size=by_words)
     listed += match.shortlist(index, *look.placed, size=by_place)
     listed += match.coarse_shortlist(index, look.views, size=by_thumbnail)
     listed += match.shortlist(index, *look.half, size=by_half)
-    kept = [m for m in done if m.H is None]  # did not verify before: they will not now
+    listed_rows = {m.row for m in listed}
+    kept = [m for m in done if m.H is None and m.row not in listed_rows]  # failed, and not listed again
     rows, fresh = {m.row for m in kept}, []
-    for m in [match.Match(m.row, m.votes) for m in done if m.H is not None] + listed:
+    for m in [match.Match(m.row, m.votes) for m in done] + listed:
         if m.row not in rows:
             rows.add(m.row)
             fresh.append(m)
     photo = match.PhotoFeatures(look.pts, look.desc)
-    checked = kept + [match.verify(index, m, photo, gray) for m in fresh]
-    checked += [match.verify(index, m, photo, gray) for m in _lookalikes(index, checked, rows)]
+    aligned = [match.align(index, m, photo, gray) for m in fresh]
+    aligned += [match.align(index, m, photo, gray) for m in _lookalikes(index, aligned, rows)]
+    best = sorted((m for m in aligned if m.H is not None), key=lambda m: -m.inliers)[:LOOK_AGAIN]
+    again = {m.row for m in best if m.inliers >= LOOK_AGAIN_SHARE * best[0].inliers}
+    checked = kept + [match.settle(index, m, gray, look_again=m.row in again) for m in aligned]
     checked.sort(key=lambda m: (-m.inliers, -m.votes))
     if len(checked) >= LOCAL_MEAN:
         # the pictures less the mean of the other cards shortlisted with them: what cards that
