@@ -196,19 +196,14 @@ def align(snap: Snapshot, m: Match, photo: PhotoFeatures, gray: np.ndarray) -> M
     design.) When MAGSAC++'s model has some weight but its outline is no card — a blurred
     card with few good pairs — PROSAC gives a second opinion. ``settle`` then checks it,
     after looking again through it when asked."""
-    k = snap.per_card
-    g = m.row * k + np.arange(int(snap.arrays["count"][m.row]))
-    g = g[~snap.common[g]]
+    g = _own_features(snap, m.row)
     if len(g) < MIN_PAIRS or len(photo) < MIN_PAIRS:
         return m
     q, p, ham = photo.nearest(snap.descriptors[g])
     if len(p) < MIN_PAIRS:
         return m
-    g = g[q]
-    order = np.lexsort((ham, p))                     # each photo feature one enrolled feature, its closest
-    p, g, ham = p[order], g[order], ham[order]
-    first = np.r_[True, p[1:] != p[:-1]]
-    p, g, ham = p[first], g[first], ham[first]
+    closest = _closest_per(p, ham)                   # each photo feature one enrolled feature, its closest
+    p, g, ham = p[closest], g[q[closest]], ham[closest]
     if len(p) < MIN_PAIRS:
         return m
     order = np.argsort(ham, kind="stable")[:MAX_PAIRS]
@@ -239,7 +234,7 @@ def settle(snap: Snapshot, m: Match, gray: np.ndarray, look_again: bool = True) 
         m.inliers, m.H = 0, None
         return m
     m.seen = describe.unthumb(describe.thumb(locate.rectify(gray, m.H)))
-    m.dense = compare(snap, m, snap.thumb_means[snap.group[m.row]])
+    m.dense = compare(snap, m)
     return m
 
 
@@ -257,8 +252,7 @@ def refine(snap: Snapshot, m: Match, gray: np.ndarray) -> np.ndarray | None:
     the places on the card of the refined inliers (None when ``m`` is left as it was)."""
     straight = locate.rectify(gray, m.H)
     p, d = features.photo(straight, REFINE_FEATURES)
-    g = m.row * snap.per_card + np.arange(int(snap.arrays["count"][m.row]))
-    g = g[~snap.common[g]]
+    g = _own_features(snap, m.row)
     if len(p) < MIN_PAIRS or len(g) < MIN_PAIRS:
         return None
     ref = snap.points[g]
@@ -269,10 +263,8 @@ def refine(snap: Snapshot, m: Match, gray: np.ndarray) -> np.ndarray | None:
     i, j, ham = i[ok], j[ok], ham[ok]
     if len(i) < max(MIN_PAIRS, m.inliers):
         return None
-    order = np.lexsort((ham, i))                     # each reference feature its most alike near feature
-    i, j = i[order], j[order]
-    first = np.r_[True, i[1:] != i[:-1]]
-    i, j = i[first], j[first]
+    closest = _closest_per(i, ham)                   # each reference feature its most alike near feature
+    i, j = i[closest], j[closest]
     if len(i) < max(MIN_PAIRS, m.inliers):
         return None
     D, mask = cv2.findHomography(ref[i], p[j], cv2.USAC_MAGSAC, REFINE_PX, maxIters=RANSAC_ITERATIONS,
@@ -286,6 +278,19 @@ def refine(snap: Snapshot, m: Match, gray: np.ndarray) -> np.ndarray | None:
     return ref[i[mask.ravel().astype(bool)]]
 
 
+def _own_features(snap: Snapshot, row: int) -> np.ndarray:
+    """The numbers of card ``row``'s features, those its print has in common left out."""
+    g = row * snap.per_card + np.arange(int(snap.arrays["count"][row]))
+    return g[~snap.common[g]]
+
+
+def _closest_per(key: np.ndarray, ham: np.ndarray) -> np.ndarray:
+    """The positions of the closest pair (least ``ham``) of each value of ``key``, by key."""
+    order = np.lexsort((ham, key))
+    ranked = key[order]
+    return order[np.r_[True, ranked[1:] != ranked[:-1]]] if len(order) else order
+
+
 def _spread(points: np.ndarray) -> float:
     """The share of the card's area that ``points`` (card coordinates) span."""
     if len(points) < 3:
@@ -293,9 +298,11 @@ def _spread(points: np.ndarray) -> float:
     return cv2.contourArea(cv2.convexHull(points.astype(np.float32))) / (locate.CARD_W * locate.CARD_H)
 
 
-def compare(snap: Snapshot, m: Match, mean: np.ndarray) -> float:
-    """The correlation of the photo seen through ``m.H`` and ``m``'s reference, ``mean`` taken
-    out of both."""
+def compare(snap: Snapshot, m: Match, mean: np.ndarray | None = None) -> float:
+    """The correlation of the photo seen through ``m.H`` and ``m``'s reference, ``mean`` (by
+    default the mean picture of the card's print) taken out of both."""
+    if mean is None:
+        mean = snap.thumb_means[snap.group[m.row]]
     return float(describe.zn(m.seen - mean) @ describe.zn(describe.unthumb(snap.arrays["thumb"][m.row]) - mean))
 
 
