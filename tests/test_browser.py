@@ -168,6 +168,7 @@ def test_refusal_and_win_are_shown_on_the_phones(browser, server, tmp_path):
 
     host.locator("#turn button[data-action='turn.door']").first.click()
     play(host, "maul rat", "Add Maul Rat to the fight")
+    expect(host.locator("#fight li[data-monster='Maul Rat']")).to_be_visible()  # not claimed before it is there
     host.click("#fight button[data-action='combat.claim']")
     expect(host.locator("#fight .claim.ready")).to_be_visible(timeout=6000)
     host.click("#fight button[data-action='combat.resolve']")

@@ -77,7 +77,10 @@ def test_the_hosts_objection_window_is_counted_down_on_every_phone_and_kept(brow
     host.locator("#turn button[data-action='turn.door']").first.click()  # the door: a monster
     host.fill("#add-to-sheet input[name=q]", "maul rat")
     host.locator("#pick-results li[data-card=maul-rat] button[data-action='card.play']").click()
+    expect(host.locator("#fight li[data-monster='Maul Rat']")).to_be_visible()  # each tap answered before the next,
+    before = host.locator("#players-total").inner_text()                        # as a player sees it
     host.click("#fight button[aria-label='+10 for the players']")
+    expect(host.locator("#players-total")).not_to_have_text(before)
     host.click("#fight button[data-action='combat.claim']")
     countdown = {}
     for who, page in (("host", host), ("bob", bob)):

@@ -31,7 +31,9 @@ def open_quest_table(page, url: str) -> None:
 
 
 def tap(page, action: str, within: str = "#board"):
-    page.locator(f"{within} button[data-action='{action}']").first.click()
+    """Tap an action's button and wait for its answer, as a player does before the next tap."""
+    with page.expect_response(lambda r: r.request.method == "POST" and f"/act/{action}" in r.url):
+        page.locator(f"{within} button[data-action='{action}']").first.click()
 
 
 def health_of(page, name: str):
@@ -114,7 +116,7 @@ def test_a_quest_turn_on_three_phones(browser, server, tmp_path):  # noqa: F811
     for page in (bob, cid):  # Bob's and Cid's quiet turns
         expect(page.locator("#turn button[data-action='quest.draw']")).to_be_visible(timeout=10_000)
         tap(page, "quest.draw", "#turn")
-        page.locator("#turn button[data-action='quest.monsters']").click()
+        tap(page, "quest.monsters", "#turn")
         tap(page, "turn.end", "#turn")
 
     # Alice's new turn: the character starts again with 4 health, 3 tokens and 300 gold.
