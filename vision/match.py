@@ -220,7 +220,7 @@ def align(snap: Snapshot, m: Match, photo: PhotoFeatures, gray: np.ndarray) -> M
     return m
 
 
-def settle(snap: Snapshot, m: Match, gray: np.ndarray, look_again: bool = True) -> Match:
+def settle(snap: Snapshot, m: Match, gray: np.ndarray, look_again: bool) -> Match:
     """Finish checking an ``align``-ed ``m``: with ``look_again`` (and enough inliers) improve
     its homography by ``refine``; drop it unless its inliers span ``MIN_SPREAD`` of the card;
     then compare its pixels (``dense``)."""

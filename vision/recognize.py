@@ -243,10 +243,11 @@ def _check(gray: np.ndarray, index: Snapshot, look: "_Look", sizes: tuple[int, i
     """Shortlist (``sizes``: by words, by placed words, by thumbnail, by words at half size)
     and verify: align every card, look again through the ``LOOK_AGAIN`` best alignments
     that are not far behind the best (``match.settle``): a card with a third of the best
-    one's inliers would not win by looking again, and each look costs ~8 ms. The cards ``done`` by an earlier look are verified again with this
-    look's features, except those that failed then and no shortlist brings now (they count
-    as they were): a card whose own outline only the wider look straightened is found then.
-    Rank all by inliers (with ``excess``)."""
+    one's inliers would not win by looking again, and each look costs ~8 ms. The cards
+    ``done`` by an earlier look are verified again with this look's features, except those
+    that failed then and no shortlist brings now (they count as they were): a card whose own
+    outline only the wider look straightened is found then. Rank all by inliers (with
+    ``excess``)."""
     by_words, by_place, by_thumbnail, by_half = sizes
     listed = match.shortlist(index, *look.words, size=by_words)
     listed += match.shortlist(index, *look.placed, size=by_place)
