@@ -418,3 +418,28 @@ def photo(card_face: np.ndarray, tier: str | Tier = "medium", seed: int = 0, siz
     ok, buf = cv2.imencode(".jpg", img, [cv2.IMWRITE_JPEG_QUALITY, q])
     assert ok
     return buf.tobytes()
+
+
+LIGHTS = ("shadow", "dim")
+
+
+def relit(data: bytes, light: str, seed: int) -> bytes:
+    """The JPEG photo ``data`` under other light, again as a JPEG (quality 90): ``shadow`` —
+    a soft-edged shadow (a phone's or a hand's held over the table) leaving 45 % of the light
+    on one side of a line at any angle near the middle of the picture — or ``dim``: an
+    underexposed photo (gamma 1.8, at most 80 % of full scale), darkest in the dark."""
+    img = cv2.imdecode(np.frombuffer(data, np.uint8), cv2.IMREAD_COLOR).astype(np.float32)
+    h, w = img.shape[:2]
+    if light == "shadow":
+        rng = np.random.default_rng(seed)
+        ys, xs = np.mgrid[0:h, 0:w].astype(np.float32)
+        a, off = rng.uniform(0, 2 * math.pi), rng.uniform(-0.2, 0.2)
+        across = (xs / w - 0.5) * math.cos(a) + (ys / h - 0.5) * math.sin(a) - off
+        img *= (1 - 0.55 / (1 + np.exp(-across * 40)))[..., None]
+    elif light == "dim":
+        img = (img / 255) ** 1.8 * 200
+    else:
+        raise ValueError(f"light must be one of {', '.join(LIGHTS)}")
+    ok, buf = cv2.imencode(".jpg", np.clip(img, 0, 255).astype(np.uint8), [cv2.IMWRITE_JPEG_QUALITY, 90])
+    assert ok
+    return buf.tobytes()

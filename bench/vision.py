@@ -33,6 +33,7 @@ Run:  python bench/vision.py                  (300 cards × 5 designs, 90 photos
       python bench/vision.py --quick          (60 cards, 20 photos per tier: ~2 min)
       python bench/vision.py --calibrate      (fit the thresholds on CALIBRATION and print them)
       python bench/vision.py --designs lattice --photos 150 --seed 3000000   (a second, larger set of photos)
+      python bench/vision.py --light shadow   (the same photos with a shadow across them; or dim: underexposed)
       python bench/vision.py --scale 1000,5000
       python bench/vision.py --scale 1000,5000 --index-only   (enrolment and load only)
       python bench/vision.py --cli            (the same, through `companion vision enroll` and `recognize --json`)
@@ -216,6 +217,8 @@ def main():
     ap.add_argument("--index-only", action="store_true", help="with --scale: enrol and load, recognise nothing")
     ap.add_argument("--strangers", type=int, default=20,
                     help="with --scale: photos per tier of lattice cards not enrolled, besides those among the photos")
+    ap.add_argument("--light", choices=cp.LIGHTS, default=None,
+                    help="the same photos under a shadow across the picture, or underexposed")
     ap.add_argument("--ocr", action="store_true", help="also read titles (needs the [ocr] extra)")
     ap.add_argument("--cli", action="store_true",
                     help="enrol and recognise through `companion vision enroll --any-id` and `recognize --json`")
@@ -225,7 +228,8 @@ def main():
     size = tuple(int(v) for v in args.size.split("x"))
     designs = (args.designs.split(",") if args.designs else
                list(cd.CALIBRATION if args.calibrate else cd.REPORTED))
-    print(f"{machine()}; photos {size[0]}×{size[1]} JPEG; {args.cards} cards per design; "
+    print(f"{machine()}; photos {size[0]}×{size[1]} JPEG{f' ({args.light})' if args.light else ''}; "
+          f"{args.cards} cards per design; "
           f"{'calibration' if args.calibrate else 'reported'} designs: {', '.join(designs)}")
     reader = None
     if args.ocr:
@@ -243,6 +247,8 @@ def main():
             t0 = time.perf_counter()
             photos = photo_set(design, cards, strangers, args.photos, 0.5 if args.calibrate else args.unknown, size,
                                base_seed=500_000 if args.calibrate else args.seed, pool=pool)
+            if args.light:
+                photos = [(tier, cid, cp.relit(data, args.light, k)) for k, (tier, cid, data) in enumerate(photos)]
             gen_s = time.perf_counter() - t0
             t0 = time.perf_counter()
             if args.cli:

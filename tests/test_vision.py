@@ -475,6 +475,49 @@ def test_partly_covered_cards(design_indexes):
     assert result.card_id == card.id, result.as_dict()
 
 
+def _in_shadow(face: np.ndarray, seed: int) -> np.ndarray:
+    """The card face with a soft-edged shadow (a phone's, a hand's) over about half of it,
+    leaving 35 % of the light there, along a line at any angle through the card."""
+    rng = np.random.default_rng(seed)
+    h, w = face.shape[:2]
+    ys, xs = np.mgrid[0:h, 0:w].astype(np.float32)
+    a = rng.uniform(0, 2 * np.pi)
+    across = ((xs - w / 2) * np.cos(a) + (ys - h / 2) * np.sin(a)) / w
+    gain = 1 - 0.65 / (1 + np.exp(-across * 40))
+    return (face * gain[..., None]).astype(np.uint8)
+
+
+def test_a_shadow_across_the_card_and_a_dim_photo(design_indexes):
+    """Half the card in a shadow, or the whole photo underexposed: the ink there has a third of
+    its contrast, too little for the features' corner threshold unless the light is evened
+    out first (``describe.even_light``)."""
+    idx, cards = design_indexes["lattice"]
+    for i, card in enumerate(cards[1:40:6]):
+        face = _in_shadow(cd.face("lattice", card), seed=i)
+        photo = cp.photo(face, "medium", seed=400 + i, size=(1024, 768), table=cp.TABLES[i % 4])
+        result = recognize.recognize(photo, idx)
+        assert result.card_id == card.id, ("shadow", i, result.as_dict())
+    for i, card in enumerate(cards[4:40:6]):
+        img = cv2.imdecode(np.frombuffer(design_photo("lattice", card, seed=500 + i), np.uint8), cv2.IMREAD_COLOR)
+        dim = (255 * 0.45 * (img / 255.0) ** 1.8).astype(np.uint8)   # underexposed, and darker still in the dark
+        result = recognize.recognize(cv2.imencode(".jpg", dim, [cv2.IMWRITE_JPEG_QUALITY, 85])[1].tobytes(), idx)
+        assert result.card_id == card.id, ("dim", i, result.as_dict())
+
+
+def test_evening_the_light_undoes_a_smooth_gain():
+    """A gain that varies slowly over the photo (a shadow's penumbra, a vignette) is gone
+    after ``even_light``: the evened photo under the gain is the evened photo without it."""
+    rng = np.random.default_rng(4)
+    gray = cv2.GaussianBlur(rng.integers(40, 220, (480, 640)).astype(np.uint8), (0, 0), 1.5)
+    ys, xs = np.mgrid[0:480, 0:640].astype(np.float32)
+    gain = 0.35 + 0.65 * xs / 640
+    lit = describe.even_light(gray).astype(np.float32)
+    shaded = describe.even_light((gray * gain).astype(np.uint8)).astype(np.float32)
+    inner = (slice(60, -60), slice(60, -60))
+    assert np.median(np.abs(lit - shaded)[inner]) < 4
+    assert np.median(np.abs(gray * gain - gray)[inner]) > 20   # the gain did change the photo
+
+
 @pytest.mark.parametrize("design", ["lattice", "poster"])
 def test_unknown_cards_of_an_unseen_design_are_not_named(design_indexes, design):
     """Cards of the same design, same frame and the same motifs, but not enrolled."""

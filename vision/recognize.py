@@ -331,13 +331,18 @@ def _look(gray: np.ndarray, index: Snapshot, outlines: list[np.ndarray], whole: 
     to ``OUTLINE_SIZE`` (positions mapped back into the photo) and, with ``half``, the photo
     at half size — a large card blurred by a shaking hand is sharp there, and near its
     reference's size — and look their words up in ``index``. The half-size features are
-    shortlisted on their own: mixed with the full-size ones their votes are drowned."""
+    shortlisted on their own: mixed with the full-size ones their votes are drowned.
+
+    The outlines and the half-size photo are described with their light evened out
+    (``describe.even_light``), so that a card half in shadow or in a dim room keeps its
+    features; the whole photo is described as it is, because evened out a dark table's
+    grain would be as contrasted as the card's ink and take features from it."""
     pts, desc = features.photo(gray) if whole else (np.zeros((0, 2), np.float32), np.zeros((0, 32), np.uint8))
     all_pts, all_desc, views, placed_desc, placed_where = [pts], [desc], [], [], []
     w, h = OUTLINE_SIZE
     to_card = np.diag([locate.CARD_W / w, locate.CARD_H / h, 1.0])
     for H in outlines:
-        straight = locate.rectify(gray, H, OUTLINE_SIZE)
+        straight = describe.even_light(locate.rectify(gray, H, OUTLINE_SIZE))
         small = cv2.resize(straight, (locate.CARD_W, locate.CARD_H), interpolation=cv2.INTER_AREA)
         views += [describe.coarse(small), describe.coarse(cv2.rotate(small, cv2.ROTATE_180))]
         p, d = features.photo(straight, features.CARD_FEATURES)
@@ -354,8 +359,8 @@ def _look(gray: np.ndarray, index: Snapshot, outlines: list[np.ndarray], whole: 
               if placed_desc else _NONE)
     halved = _NONE
     if half:
-        p, d = features.photo(cv2.resize(gray, None, fx=0.5, fy=0.5, interpolation=cv2.INTER_AREA),
-                              HALF_FEATURES)
+        p, d = features.photo(describe.even_light(cv2.resize(gray, None, fx=0.5, fy=0.5,
+                                                             interpolation=cv2.INTER_AREA)), HALF_FEATURES)
         if len(p):
             halved = match.correspondences(index, d)
             all_pts.append(2 * p)
