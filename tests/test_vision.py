@@ -13,7 +13,7 @@ from hypothesis import strategies as st
 from PIL import Image
 
 from bench import card_photos as cp
-from vision import describe, enroll, features, header, image, locate, match, recognize
+from vision import describe, enroll, features, header, image, light, locate, match, recognize
 from vision import index as vision_index
 from vision.index import Index, OutdatedIndex
 
@@ -490,7 +490,7 @@ def _in_shadow(face: np.ndarray, seed: int) -> np.ndarray:
 def test_a_shadow_across_the_card_and_a_dim_photo(design_indexes):
     """Half the card in a shadow, or the whole photo underexposed: the ink there has a third of
     its contrast, too little for the features' corner threshold unless the light is evened
-    out first (``describe.even_light``)."""
+    out first (``light.even``)."""
     idx, cards = design_indexes["lattice"]
     for i, card in enumerate(cards[1:40:6]):
         face = _in_shadow(cd.face("lattice", card), seed=i)
@@ -506,13 +506,13 @@ def test_a_shadow_across_the_card_and_a_dim_photo(design_indexes):
 
 def test_evening_the_light_undoes_a_smooth_gain():
     """A gain that varies slowly over the photo (a shadow's penumbra, a vignette) is gone
-    after ``even_light``: the evened photo under the gain is the evened photo without it."""
+    after ``light.even``: the evened photo under the gain is the evened photo without it."""
     rng = np.random.default_rng(4)
     gray = cv2.GaussianBlur(rng.integers(40, 220, (480, 640)).astype(np.uint8), (0, 0), 1.5)
     ys, xs = np.mgrid[0:480, 0:640].astype(np.float32)
     gain = 0.35 + 0.65 * xs / 640
-    lit = describe.even_light(gray).astype(np.float32)
-    shaded = describe.even_light((gray * gain).astype(np.uint8)).astype(np.float32)
+    lit = light.even(gray).astype(np.float32)
+    shaded = light.even((gray * gain).astype(np.uint8)).astype(np.float32)
     inner = (slice(60, -60), slice(60, -60))
     assert np.median(np.abs(lit - shaded)[inner]) < 4
     assert np.median(np.abs(gray * gain - gray)[inner]) > 20   # the gain did change the photo

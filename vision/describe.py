@@ -11,11 +11,6 @@ light (a multiplication) becomes a slowly varying offset and is removed; what is
 ink. The final pixel checks (``vision.match``) compare flattened images, and a thumbnail of the
 flattened card (``coarse``) is the second way to shortlist cards: art made of large flat
 shapes has few corners, but a distinctive picture.
-
-``even_light`` does much the same for a straightened card outline before its features are
-found: a phone's shadow over half the card or a dim room leaves the ink there less contrast
-than ORB's fixed corner threshold needs, and the card would lose its features where it is
-darker.
 """
 from __future__ import annotations
 
@@ -28,10 +23,6 @@ from .locate import CARD_H, CARD_W
 TITLE = (0.07, 0.045, 0.93, 0.145)  # x0, y0, x1, y1 as shares of the card: where Munchkin prints the title
 COARSE = (20, 28)                   # the thumbnail compared whole (the second shortlist)
 THUMB = (60, 84)                    # the picture compared once aligned (``vision.match``)
-LIGHT_SPAN = 1 / 16                 # the light is measured over this share of an image's longer side ...
-LIGHT_STEP = 8                      # ... on the image shrunk this many times (the same blur, ~40 times cheaper)
-LIGHT_FLOOR = 8                     # grey added before dividing, so that black noise is not amplified
-LIGHT_LEVEL = 128                   # where the local light level lands
 
 
 def flatten(gray: np.ndarray, card_width: float | None = None) -> np.ndarray:
@@ -43,23 +34,6 @@ def flatten(gray: np.ndarray, card_width: float | None = None) -> np.ndarray:
     sigma = (card_width or gray.shape[1]) / 28
     hp = g - cv2.GaussianBlur(g, (0, 0), sigma)
     return np.clip(hp, -0.6, 0.6)
-
-
-def even_light(gray: np.ndarray) -> np.ndarray:
-    """``gray`` divided by its local light level (a broad blur of itself), as ``uint8`` with
-    that level at ``LIGHT_LEVEL``: ink in a shadow or a dim photo gets the contrast it has in
-    good light. References are not evened: a scan is evenly lit already, and the features and
-    pixel checks compare are unchanged by a smooth gain.
-
-    The blur spans ``LIGHT_SPAN`` of the image's longer side (a 16th did better under a
-    shadow across the card than a 10th or a 32nd in the benchmark's photos).
-    """
-    h, w = gray.shape
-    small = cv2.resize(gray, (max(1, w // LIGHT_STEP), max(1, h // LIGHT_STEP)), interpolation=cv2.INTER_AREA)
-    light = cv2.GaussianBlur(small.astype(np.float32) + LIGHT_FLOOR, (0, 0), max(h, w) * LIGHT_SPAN / LIGHT_STEP)
-    light = cv2.resize(light, (w, h), interpolation=cv2.INTER_LINEAR)
-    even = (gray.astype(np.float32) + LIGHT_FLOOR) * (LIGHT_LEVEL / light)
-    return np.clip(even, 0, 255).astype(np.uint8)
 
 
 def zn(a: np.ndarray) -> np.ndarray:

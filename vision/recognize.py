@@ -2,9 +2,10 @@
 
 Steps, holding one of the process's few slots for image work (``gate``): decode safely
 (``image``); describe the photo by its local features, once as a whole and once more for
-each of the largest card-shaped outlines (``locate``) straightened to the reference size, so
-that a small or tilted card is described at the scale its reference was, and look their
-visual words up (``_look``); shortlist the enrolled cards and verify each geometrically,
+each of the largest card-shaped outlines (``locate``) straightened to the reference size
+and its light evened out (``light``), so that a small or tilted card is described at the
+scale its reference was, and a shaded one with the contrast it has in good light, and look
+their visual words up (``_look``); shortlist the enrolled cards and verify each geometrically,
 looking again through the first homography, and by its pixels (``match``); verify the
 cards that look like the best one too (twins: ``_lookalikes``), and when two cards both
 verify (same art, near-identical titles) compare them only where they differ
@@ -31,7 +32,7 @@ from dataclasses import dataclass, field
 import cv2
 import numpy as np
 
-from . import describe, features, gate, image, locate, match, title
+from . import describe, features, gate, image, light, locate, match, title
 from .index import Index, Snapshot, cells
 
 ACCEPT = 0.5                     # confidence needed to name a card
@@ -334,15 +335,13 @@ def _look(gray: np.ndarray, index: Snapshot, outlines: list[np.ndarray], whole: 
     shortlisted on their own: mixed with the full-size ones their votes are drowned.
 
     The outlines and the half-size photo are described with their light evened out
-    (``describe.even_light``), so that a card half in shadow or in a dim room keeps its
-    features; the whole photo is described as it is, because evened out a dark table's
-    grain would be as contrasted as the card's ink and take features from it."""
+    (``light.even``): a card half in shadow or in a dim room keeps its features there."""
     pts, desc = features.photo(gray) if whole else (np.zeros((0, 2), np.float32), np.zeros((0, 32), np.uint8))
     all_pts, all_desc, views, placed_desc, placed_where = [pts], [desc], [], [], []
     w, h = OUTLINE_SIZE
     to_card = np.diag([locate.CARD_W / w, locate.CARD_H / h, 1.0])
     for H in outlines:
-        straight = describe.even_light(locate.rectify(gray, H, OUTLINE_SIZE))
+        straight = light.even(locate.rectify(gray, H, OUTLINE_SIZE))
         small = cv2.resize(straight, (locate.CARD_W, locate.CARD_H), interpolation=cv2.INTER_AREA)
         views += [describe.coarse(small), describe.coarse(cv2.rotate(small, cv2.ROTATE_180))]
         p, d = features.photo(straight, features.CARD_FEATURES)
@@ -359,8 +358,8 @@ def _look(gray: np.ndarray, index: Snapshot, outlines: list[np.ndarray], whole: 
               if placed_desc else _NONE)
     halved = _NONE
     if half:
-        p, d = features.photo(describe.even_light(cv2.resize(gray, None, fx=0.5, fy=0.5,
-                                                             interpolation=cv2.INTER_AREA)), HALF_FEATURES)
+        small = cv2.resize(gray, None, fx=0.5, fy=0.5, interpolation=cv2.INTER_AREA)
+        p, d = features.photo(light.even(small), HALF_FEATURES)
         if len(p):
             halved = match.correspondences(index, d)
             all_pts.append(2 * p)
