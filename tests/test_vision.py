@@ -475,6 +475,25 @@ def test_partly_covered_cards(design_indexes):
     assert result.card_id == card.id, result.as_dict()
 
 
+def test_twins_are_told_apart_through_the_better_alignment(design_indexes):
+    """Two cards with the same art: the one photographed, aligned a little off (its own
+    homography the poorer, 8 px out), and its twin aligned exactly. Where their titles
+    differ, each is compared through both alignments, so the photographed title wins."""
+    idx, cards = design_indexes["lattice"]
+    snap = idx.refresh().current
+    shown, twin = cards[19], cards[18]
+    assert shown.art == twin.art and shown.title != twin.title
+    H = np.array([[1.6, 0.2, 200], [-0.2, 1.6, 60], [0, 0, 1]], np.float64)  # canonical card → photo
+    photo = np.full((768, 1024), 120, np.uint8)
+    ref = snap.reference(shown.id)
+    cv2.warpPerspective(ref, H, (1024, 768), dst=photo, borderMode=cv2.BORDER_TRANSPARENT)
+    off = H @ np.array([[1, 0, 8], [0, 1, 0], [0, 0, 1]], np.float64)
+    a = match.Match(snap.ids.index(shown.id), 0.0, H=off)
+    b = match.Match(snap.ids.index(twin.id), 0.0, H=H)
+    assert match.tell_apart(snap, a, b, photo) > recognize.MIN_MARGIN
+    assert match.tell_apart(snap, b, a, photo) < -recognize.MIN_MARGIN
+
+
 def _in_shadow(face: np.ndarray, seed: int) -> np.ndarray:
     """The card face with a soft-edged shadow (a phone's, a hand's) over about half of it,
     leaving 35 % of the light there, along a line at any angle through the card."""

@@ -328,8 +328,10 @@ def tell_apart(snap: Snapshot, a: Match, b: Match, gray: np.ndarray) -> float:
     (difference of correlations, −2 … 2; 0 when the references do not differ at all).
 
     The region is the bounding box of the pixels that differ (a title, a number); each card
-    is compared there through its own homography, allowing a shift of ``SHIFT`` pixels
-    either way for what the homography is off."""
+    is compared there through its own homography and through the other's, the better of the
+    two counting, allowing a shift of ``SHIFT`` pixels either way for what the homography is
+    off. (Through its own only, a twin whose homography was the poorer — fewer inliers, a
+    shadow over its half — lost where the photo showed its title.)"""
     ra, rb = snap.reference(snap.ids[a.row]), snap.reference(snap.ids[b.row])
     if ra is None or rb is None:
         return 0.0
@@ -340,7 +342,8 @@ def tell_apart(snap: Snapshot, a: Match, b: Match, gray: np.ndarray) -> float:
     x, y, w, h = cv2.boundingRect(differ)
     m = SHIFT
 
-    def fit(ref: np.ndarray, H: np.ndarray) -> float:
-        seen = _soft(locate.rectify(gray, H, margin=m))[y:y + h + 2 * m, x:x + w + 2 * m]
-        return float(cv2.matchTemplate(seen, ref[y:y + h, x:x + w], cv2.TM_CCOEFF_NORMED).max())
-    return fit(fa, a.H) - fit(fb, b.H)
+    seen = [_soft(locate.rectify(gray, H, margin=m))[y:y + h + 2 * m, x:x + w + 2 * m] for H in (a.H, b.H)]
+
+    def fit(ref: np.ndarray) -> float:
+        return max(float(cv2.matchTemplate(s, ref[y:y + h, x:x + w], cv2.TM_CCOEFF_NORMED).max()) for s in seen)
+    return fit(fa) - fit(fb)
