@@ -20,11 +20,18 @@
       if (live && live.dataset.refresh) window.location.assign(live.dataset.refresh);
       return;
     }
-    var board = document.querySelector("#board .board");
-    var shown = board ? parseInt(board.dataset.version, 10) : NaN;
     var incoming = parseInt(e.detail.lastEventId, 10);
-    if (!isNaN(shown) && !isNaN(incoming) && incoming <= shown) e.preventDefault();
+    if (!isNaN(shownVersion()) && !isNaN(incoming) && incoming <= shownVersion()) e.preventDefault();
   });
+  // The board's version as shown, and as in an answer's HTML (NaN when it holds no board).
+  function shownVersion() {
+    var board = document.querySelector("#board .board");
+    return board ? parseInt(board.dataset.version, 10) : NaN;
+  }
+  function answerVersion(html) {
+    var found = /class="board" data-version="(\d+)"/.exec(html || "");
+    return found ? parseInt(found[1], 10) : NaN;
+  }
   // A field whose entry differs from what the page was sent with, not yet sent.
   function unsent(el) {
     if (el.dataset.sent) return false;
@@ -189,6 +196,44 @@
       if (xhr.status >= 500) check(); // a proxy answering for a server that is gone
     }
   });
+  // Answers can overtake each other (two connections, a busy server): the stream's copy of a
+  // change often arrives before the tapping phone's own answer, and a slow answer after the
+  // next tap's. A board older than the one shown never replaces it, and the answer to an
+  // earlier tap never replaces a later tap's unless it brings a newer board.
+  var tapsSent = 0;
+  var tapsAnswered = 0;
+  document.addEventListener("htmx:beforeRequest", function (e) {
+    if (isTap(e) && e.detail.xhr) e.detail.xhr.tapNo = ++tapsSent;
+  });
+  document.addEventListener("htmx:beforeSwap", function (e) {
+    var xhr = e.detail.xhr;
+    var target = e.detail.target;
+    if (!e.detail.shouldSwap || !xhr || !target) return;
+    if (target.id !== "board" && target !== feedback) return; // a search's results, the Charity answer…
+    var tap = xhr.tapNo || 0;
+    var outrun = tap > 0 && tap < tapsAnswered;
+    var incoming = answerVersion(xhr.responseText);
+    var older = target.id === "board" && incoming < shownVersion();
+    var same = target.id === "board" && incoming === shownVersion();
+    if (older || (outrun && (same || target === feedback))) {
+      e.detail.shouldSwap = false;
+      if (older && !outrun) { // its notice and Undo, on the newer board
+        tapsAnswered = tap || tapsAnswered;
+        showAnswerOnly(xhr.responseText);
+      }
+      return;
+    }
+    if (tap) tapsAnswered = Math.max(tapsAnswered, tap);
+  });
+  function showAnswerOnly(html) {
+    var answer = new DOMParser().parseFromString(html, "text/html").getElementById("answer");
+    var board = document.querySelector("#board .board");
+    if (!answer || !board) return;
+    var shown = document.getElementById("answer");
+    if (shown) shown.replaceWith(answer); else board.appendChild(answer);
+    window.htmx.process(answer);
+    if (feedback) feedback.replaceChildren();
+  }
   document.addEventListener("htmx:afterSwap", function (e) { // one answer at a time: the newest
     var target = e.detail.target;
     if (!feedback || !target) return;

@@ -244,3 +244,84 @@ def test_nothing_overflows_at_320_px_in_any_language(browser, server):
                                   .slice(0, 5).map((el) => el.tagName + ' ' + el.className + ' ' + el.textContent.trim().slice(0, 30))""")
         assert width <= 320, (lang, width, wide)
     assert errors == []
+
+
+def hold_answer(page, action: str) -> list:
+    """Hold back the phone's answer to its next ``action`` tap: the server gets the tap and applies
+    it at once (so the live stream shows the change), the phone gets the answer when released."""
+    held: list = []
+    page.route(f"**/act/{action}", lambda route: held.append((route, route.fetch())), times=1)
+    page.evaluate("""(action) => { window.__answered = []; document.addEventListener('htmx:beforeSwap', (e) => {
+        if (e.detail.pathInfo.requestPath.endsWith('/act/' + action)) window.__answered.push(e.detail.xhr.status); }); }""", action)
+    return held
+
+
+def release(page, held: list) -> None:
+    """Let the held answer arrive, and wait until the phone has dealt with it."""
+    for _ in range(100):
+        if held:
+            break
+        page.wait_for_timeout(50)
+    assert page.evaluate("window.__answered") == []  # still waiting for its answer
+    route, response = held[0]
+    route.fulfill(response=response)
+    page.wait_for_function("() => window.__answered.length > 0 && !document.querySelector('.htmx-settling')")
+    assert page.evaluate("window.__answered") == [200]
+
+
+def test_a_late_answer_never_takes_the_board_back(browser, server):
+    """The stream's copy of a change can beat the tapping phone's own answer, and that answer can
+    come after the next tap's (two connections, a busy server): it must not undo what is shown."""
+    errors: list[str] = []
+    host = open_table(browser, errors, server, "Alice", "female")
+    held = hold_answer(host, "level.up")
+    host.click("#me button[data-action='level.up']")
+    expect(host.locator("#my-level")).to_have_text("2")  # the live stream's copy
+    host.click("#me button[data-action='level.down']")  # (a second tap on the same button waits for the first's answer)
+    expect(host.locator("#my-level")).to_have_text("1")
+    expect(host.locator("#answer")).to_contain_text("2 → 1")
+    release(host, held)
+    expect(host.locator("#my-level")).to_have_text("1")  # not back at 2
+    expect(host.locator("#answer")).to_contain_text("2 → 1")  # the newer tap's answer stays
+    assert errors == []
+
+
+def test_an_answer_after_another_players_change_shows_its_notice_on_the_newer_board(browser, server):
+    errors: list[str] = []
+    host = open_table(browser, errors, server, "Alice", "female")
+    bob = join_by_api(server, host, "Bob")
+    host.locator('.player[data-name="Bob"]').wait_for()
+    held = hold_answer(host, "level.up")
+    host.click("#me button[data-action='level.up']")
+    expect(host.locator("#my-level")).to_have_text("2")
+    api(server, "POST", f"/api/v1/tables/{table_id(host)}/actions", {"action": "level.up"}, bob)
+    expect(host.locator('.player[data-name="Bob"] .level-value')).to_have_text("2")
+    release(host, held)
+    expect(host.locator('.player[data-name="Bob"] .level-value')).to_have_text("2")  # Bob's change stays
+    answer = host.locator("#answer")
+    expect(answer).to_contain_text("1 → 2")  # and the tap is answered, with its Undo
+    answer.locator("button[data-undo]").click()
+    expect(host.locator("#my-level")).to_have_text("1")
+    expect(host.locator('.player[data-name="Bob"] .level-value')).to_have_text("2")
+    assert errors == []
+
+
+def test_a_late_answer_leaves_the_newer_error_in_the_screen(browser, server):
+    errors: list[str] = []
+    host = open_table(browser, errors, server, "Alice", "female")
+    host.locator("#turn button[data-action='turn.door']").first.click()
+    play(host, "maul rat", "Add Maul Rat to the fight")
+    expect(host.locator("#fight-verdict")).to_contain_text("losing")
+    held = hold_answer(host, "combat.oneshot.add")
+    host.click("#fight button[aria-label='+1 for the monsters']")
+    expect(host.locator("#fight")).to_contain_text("+1 (monsters)")  # the live stream's copy
+    host.click("#menu-flee summary")
+    host.fill("#menu-flee input[name=fighter_rolls]", "7")
+    host.click("#menu-flee button[data-action='combat.flee-real']")
+    alert = host.locator(".toast[role=alert]")
+    expect(alert).to_contain_text("1 to 6")
+    release(host, held)
+    expect(alert).to_contain_text("1 to 6")  # still the newest answer
+    in_screen(alert)
+    assert [e for e in errors if "status of 400" not in e] == []
+
