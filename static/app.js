@@ -29,7 +29,7 @@
     return board ? parseInt(board.dataset.version, 10) : NaN;
   }
   function answerVersion(html) {
-    var found = /class="board" data-version="(\d+)"/.exec(html || "");
+    var found = /class="board"[^>]*? data-version="(\d+)"/.exec(html || "");
     return found ? parseInt(found[1], 10) : NaN;
   }
   // A field whose entry differs from what the page was sent with, not yet sent.
