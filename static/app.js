@@ -20,8 +20,9 @@
       if (live && live.dataset.refresh) window.location.assign(live.dataset.refresh);
       return;
     }
+    var shown = shownVersion();
     var incoming = parseInt(e.detail.lastEventId, 10);
-    if (!isNaN(shownVersion()) && !isNaN(incoming) && incoming <= shownVersion()) e.preventDefault();
+    if (!isNaN(shown) && !isNaN(incoming) && incoming <= shown) e.preventDefault();
   });
   // The board's version as shown, and as in an answer's HTML (NaN when it holds no board).
   function shownVersion() {
@@ -213,17 +214,17 @@
     var tap = xhr.tapNo || 0;
     var outrun = tap > 0 && tap < tapsAnswered;
     var incoming = answerVersion(xhr.responseText);
-    var older = target.id === "board" && incoming < shownVersion();
-    var same = target.id === "board" && incoming === shownVersion();
-    if (older || (outrun && (same || target === feedback))) {
+    var shown = shownVersion();
+    var older = target.id === "board" && incoming < shown;
+    if (outrun && (older || incoming === shown || target === feedback)) {
       e.detail.shouldSwap = false;
-      if (older && !outrun) { // its notice and Undo, on the newer board
-        tapsAnswered = tap || tapsAnswered;
-        showAnswerOnly(xhr.responseText);
-      }
       return;
     }
     if (tap) tapsAnswered = Math.max(tapsAnswered, tap);
+    if (older) { // this phone's newest answer, overtaken by another change: its notice and Undo only
+      e.detail.shouldSwap = false;
+      showAnswerOnly(xhr.responseText);
+    }
   });
   function showAnswerOnly(html) {
     var answer = new DOMParser().parseFromString(html, "text/html").getElementById("answer");

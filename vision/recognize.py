@@ -358,8 +358,8 @@ def _look(gray: np.ndarray, index: Snapshot, outlines: list[np.ndarray], whole: 
               if placed_desc else _NONE)
     halved = _NONE
     if half:
-        small = cv2.resize(gray, None, fx=0.5, fy=0.5, interpolation=cv2.INTER_AREA)
-        p, d = features.photo(light.even(small), HALF_FEATURES)
+        halved_photo = cv2.resize(gray, None, fx=0.5, fy=0.5, interpolation=cv2.INTER_AREA)
+        p, d = features.photo(light.even(halved_photo), HALF_FEATURES)
         if len(p):
             halved = match.correspondences(index, d)
             all_pts.append(2 * p)
