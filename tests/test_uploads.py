@@ -14,6 +14,7 @@ import re
 import subprocess
 import sys
 import threading
+import time
 import zlib
 from concurrent.futures import ProcessPoolExecutor
 from multiprocessing import get_context
@@ -190,6 +191,63 @@ def test_under_gevent_the_image_work_leaves_the_event_loop_free():
     pytest.importorskip("gevent")
     ran = subprocess.run([sys.executable, "-c", GEVENT], cwd=ROOT, capture_output=True, text=True, timeout=120)
     assert ran.stdout.strip() == "True", ran.stderr
+
+
+def _slow_identity(x: int) -> tuple[int, int]:
+    """``x`` and the native thread that worked on it, after a short wait that lets go of the GIL."""
+    time.sleep(0.002 * (x % 3))
+    return x, threading.get_ident()
+
+
+def test_a_photos_work_is_shared_by_two_threads_and_answered_in_order():
+    answers = gate.share(_slow_identity, list(range(40)))
+    assert [x for x, _ in answers] == list(range(40))          # every item once, in the items' order
+    assert len({ident for _, ident in answers}) == 2           # the caller and one helper took turns
+    assert gate.share(_slow_identity, [7]) == [(7, threading.get_ident())]   # one item: no helper
+    assert gate.share(_slow_identity, []) == []
+    assert gate.together(lambda: "a", lambda: "b", lambda: "c") == ["a", "b", "c"]
+
+
+def test_an_error_in_shared_work_is_raised_to_the_caller_once_both_threads_stop():
+    seen = []
+
+    def work(x):
+        seen.append(x)
+        if x == 5:
+            raise ValueError("card 5 is broken")
+        time.sleep(0.001)
+        return x
+    with pytest.raises(ValueError, match="card 5 is broken"):
+        gate.share(work, list(range(200)))
+    settled = len(seen)
+    time.sleep(0.05)
+    assert len(seen) == settled < 200   # nothing runs on after the error, and the rest was not started
+
+
+SHARED_UNDER_GEVENT = """
+from gevent import monkey
+monkey.patch_all()
+import time
+from gevent.monkey import get_original
+from vision import gate
+native_id, native_sleep = get_original("threading", "get_ident"), get_original("time", "sleep")
+
+def work(x):
+    native_sleep(0.002)
+    return x, native_id()
+
+answers = gate.run(gate.share, work, list(range(30)))
+print([x for x, _ in answers] == list(range(30)), len({t for _, t in answers}), native_id() in {t for _, t in answers})
+"""
+
+
+def test_under_gevent_the_shared_work_runs_on_two_native_threads_off_the_loop():
+    """The helper is a native thread (gevent's patched one would be a greenlet of the loop's
+    thread, and the work would wait on a gevent lock from a native thread: it would hang)."""
+    pytest.importorskip("gevent")
+    ran = subprocess.run([sys.executable, "-c", SHARED_UNDER_GEVENT], cwd=ROOT, capture_output=True, text=True,
+                         timeout=120)
+    assert ran.stdout.split() == ["True", "2", "False"], ran.stderr
 
 
 # -- memory, measured in a fresh process whose peak is this work's alone -----------------------

@@ -13,7 +13,7 @@ from hypothesis import strategies as st
 from PIL import Image
 
 from bench import card_photos as cp
-from vision import describe, enroll, features, header, image, light, locate, match, recognize
+from vision import describe, enroll, features, gate, header, image, light, locate, match, recognize
 from vision import index as vision_index
 from vision.index import Index, OutdatedIndex
 
@@ -619,3 +619,28 @@ def test_enrolment_from_a_phone_photo_is_as_good_as_from_a_scan(tmp_path):
         assert result.card_id in (card.id, None), result.as_dict()          # never the wrong card
         named["photo" if card.id in photographed else "scan"] += result.card_id == card.id
     assert named["scan"] >= 7 and named["photo"] >= named["scan"] - 1, named   # 8 photos each
+
+
+def test_sharing_a_photos_work_between_two_threads_changes_no_answer(design_indexes, monkeypatch):
+    """``gate.share`` hands the pieces of a photo's work (outlines described, word tables looked
+    up, cards checked) to two threads: the answers, suggestions, scores and corners must be
+    exactly those of one thread doing it all in order — for cards named at a first look,
+    cards not enrolled (the wider look) and twins."""
+    idx, cards = design_indexes["lattice"]
+    titles = {c.title.casefold() for c in cards}
+    stranger = next(c for c in cd.deck("lattice", 12, seed=77, prefix="stranger") if c.title.casefold() not in titles)
+    photos = [design_photo("lattice", card, seed=400 + i, tier=tier)
+              for i, (card, tier) in enumerate([(cards[3], "easy"), (cards[10], "hard"), (cards[21], "medium"),
+                                                (stranger, "medium")])]
+
+    def answers():
+        out = []
+        for data in photos:
+            got = recognize.recognize(data, idx).as_dict()
+            del got["elapsed_ms"]
+            out.append(got)
+        return out
+    shared = answers()
+    monkeypatch.setattr(gate, "share", lambda work, items: [work(x) for x in items])
+    assert answers() == shared
+    assert shared[0]["card_id"] == cards[3].id and shared[3]["card_id"] is None

@@ -30,7 +30,7 @@ from dataclasses import dataclass
 import cv2
 import numpy as np
 
-from . import describe, features, locate
+from . import describe, features, gate, locate
 from .index import CELLS, Snapshot
 
 MAX_HAMMING = 56                 # bits: descriptors further apart are not the same point
@@ -47,6 +47,7 @@ REFINE_RADIUS = 12.0             # ... that count when this close (card px) to w
 REFINE_PX = 3.0                  # ... and fit the refined homography to within this (card px)
 DIFFER = 0.10                    # flattened references differing by this much differ there
 SHIFT = 3                        # px (of a CARD_W-wide card) the aligned photo may be off
+NO_PAIRS = (np.zeros(0, np.int64), np.zeros(0, np.float32))  # no correspondences
 
 
 @dataclass
@@ -84,26 +85,27 @@ def _look_up(snap: Snapshot, desc: np.ndarray, keys: np.ndarray, tables) -> tupl
     partners for any card's features at 40–55 bits, its own card's at fewer; counting close
     pairs more put the photographed card among the first six twice as often where the
     art is sparse (bench/vision.py, split design)."""
-    found, weights = [], []
-    for t, (run_keys, starts, counts, gids, idf) in enumerate(tables):
+    def one(t: int) -> tuple[np.ndarray, np.ndarray]:
+        run_keys, starts, counts, gids, idf = tables[t]
         if not len(run_keys):
-            continue
+            return NO_PAIRS
         pos = np.minimum(_search_sorted(run_keys, keys[t]), len(run_keys) - 1)
         asked = np.nonzero(run_keys[pos] == keys[t])[0]
         run = pos[asked]
         n = counts[run].astype(np.int64)
         total = int(n.sum())
         if not total:
-            continue
+            return NO_PAIRS
         at = np.repeat(starts[run], n) + np.arange(total) - np.repeat(np.cumsum(n) - n, n)
         g = gids[at]
         ham = features.hamming(snap.descriptors[g], desc[np.repeat(asked, n)])
         ok = ham < MAX_HAMMING
-        found.append(g[ok])
-        weights.append(np.repeat(idf[run], n)[ok] * (1 - ham[ok] / MAX_HAMMING) ** 2)
-    if not found:
-        return np.zeros(0, np.int64), np.zeros(0, np.float32)
-    return np.concatenate(found), np.concatenate(weights)
+        return g[ok], np.repeat(idf[run], n)[ok] * (1 - ham[ok] / MAX_HAMMING) ** 2
+
+    pairs = gate.share(one, list(range(len(tables))))  # the tables shared by two threads
+    if not pairs:
+        return NO_PAIRS
+    return np.concatenate([g for g, _ in pairs]), np.concatenate([w for _, w in pairs])
 
 
 def _search_sorted(haystack: np.ndarray, needles: np.ndarray) -> np.ndarray:

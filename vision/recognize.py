@@ -24,6 +24,7 @@ not include (see docs/vision.md).
 """
 from __future__ import annotations
 
+import functools
 import math
 import time
 from collections.abc import Callable
@@ -262,11 +263,11 @@ def _check(gray: np.ndarray, index: Snapshot, look: "_Look", sizes: tuple[int, i
             rows.add(m.row)
             fresh.append(m)
     photo = match.PhotoFeatures(look.pts, look.desc)
-    aligned = [match.align(index, m, photo, gray) for m in fresh]
-    aligned += [match.align(index, m, photo, gray) for m in _lookalikes(index, aligned, rows)]
+    aligned = gate.share(lambda m: match.align(index, m, photo, gray), fresh)
+    aligned += gate.share(lambda m: match.align(index, m, photo, gray), _lookalikes(index, aligned, rows))
     best = sorted((m for m in aligned if m.H is not None), key=lambda m: -m.inliers)[:LOOK_AGAIN]
     again = {m.row for m in best if m.inliers >= LOOK_AGAIN_SHARE * best[0].inliers}
-    checked = kept + [match.settle(index, m, gray, look_again=m.row in again) for m in aligned]
+    checked = kept + gate.share(lambda m: match.settle(index, m, gray, look_again=m.row in again), aligned)
     checked.sort(key=lambda m: (-m.inliers, -m.votes))
     if len(checked) >= LOCAL_MEAN:
         # the pictures less the mean of the other cards shortlisted with them: what cards that
@@ -323,9 +324,6 @@ class _Look:
                                                                      (self.half, more.half))))
 
 
-_NONE = (np.zeros(0, np.int64), np.zeros(0, np.float32))  # no correspondences
-
-
 def _look(gray: np.ndarray, index: Snapshot, outlines: list[np.ndarray], whole: bool = True,
           half: bool = False) -> _Look:
     """Describe the photo: the whole photo (unless not ``whole``), each outline straightened
@@ -336,15 +334,27 @@ def _look(gray: np.ndarray, index: Snapshot, outlines: list[np.ndarray], whole: 
 
     The outlines and the half-size photo are described with their light evened out
     (``light.even``): a card half in shadow or in a dim room keeps its features there."""
-    pts, desc = features.photo(gray) if whole else (np.zeros((0, 2), np.float32), np.zeros((0, 32), np.uint8))
-    all_pts, all_desc, views, placed_desc, placed_where = [pts], [desc], [], [], []
     w, h = OUTLINE_SIZE
     to_card = np.diag([locate.CARD_W / w, locate.CARD_H / h, 1.0])
-    for H in outlines:
+
+    def outline(H):
         straight = light.even(locate.rectify(gray, H, OUTLINE_SIZE))
         small = cv2.resize(straight, (locate.CARD_W, locate.CARD_H), interpolation=cv2.INTER_AREA)
-        views += [describe.coarse(small), describe.coarse(cv2.rotate(small, cv2.ROTATE_180))]
         p, d = features.photo(straight, features.CARD_FEATURES)
+        return p, d, [describe.coarse(small), describe.coarse(cv2.rotate(small, cv2.ROTATE_180))]
+
+    def half_photo():
+        halved_photo = cv2.resize(gray, None, fx=0.5, fy=0.5, interpolation=cv2.INTER_AREA)
+        return features.photo(light.even(halved_photo), HALF_FEATURES)
+
+    # the heaviest first, so that the two threads finish together
+    described = iter(gate.together(*([functools.partial(features.photo, gray)] if whole else []),
+                                   *([half_photo] if half else []), *(functools.partial(outline, H) for H in outlines)))
+    pts, desc = next(described) if whole else (np.zeros((0, 2), np.float32), np.zeros((0, 32), np.uint8))
+    halved_features = next(described) if half else None
+    all_pts, all_desc, views, placed_desc, placed_where = [pts], [desc], [], [], []
+    for H, (p, d, thumbs) in zip(outlines, described):
+        views += thumbs
         if len(p):
             on_card = cv2.perspectiveTransform(p[None], to_card)[0]
             all_pts.append(cv2.perspectiveTransform(on_card[None], H)[0])
@@ -353,13 +363,13 @@ def _look(gray: np.ndarray, index: Snapshot, outlines: list[np.ndarray], whole: 
             placed_desc += [d, d]
             placed_where += [cells(on_card), cells(turned)]
     desc = np.ascontiguousarray(np.concatenate(all_desc))
-    words = match.correspondences(index, desc) if len(desc) else _NONE
+    # each look-up is shared by its word tables (``match._look_up``)
+    words = match.correspondences(index, desc) if len(desc) else match.NO_PAIRS
     placed = (match.placed_correspondences(index, np.concatenate(placed_desc), np.concatenate(placed_where))
-              if placed_desc else _NONE)
-    halved = _NONE
+              if placed_desc else match.NO_PAIRS)
+    halved = match.NO_PAIRS
     if half:
-        halved_photo = cv2.resize(gray, None, fx=0.5, fy=0.5, interpolation=cv2.INTER_AREA)
-        p, d = features.photo(light.even(halved_photo), HALF_FEATURES)
+        p, d = halved_features
         if len(p):
             halved = match.correspondences(index, d)
             all_pts.append(2 * p)
