@@ -355,12 +355,13 @@ def _bend(img: np.ndarray, rng: np.random.Generator) -> np.ndarray:
 
 
 def photo(card_face: np.ndarray, tier: str | Tier = "medium", seed: int = 0, size: tuple[int, int] = (1600, 1200),
-          quality: int | None = None, table: str | None = None, others=None) -> bytes:
+          quality: int | None = None, table: str | None = None, others=None, where: list | None = None) -> bytes:
     """A JPEG photo (bytes) of ``card_face`` lying on a cluttered table.
 
     ``table`` (one of ``TABLES``) gives the table a texture (else a plain grain); ``others``
     (a function of a ``random.Random`` returning a face) draws the cards lying around it,
-    which then also get pencils and face-down cards for company."""
+    which then also get pencils and face-down cards for company. ``where``, when given, gets
+    the card's four corners in the photo (pixels, clockwise from the face's top left)."""
     t = TIERS[tier] if isinstance(tier, str) else tier
     rng = np.random.default_rng(seed)
     prng = random.Random(seed)
@@ -368,6 +369,9 @@ def photo(card_face: np.ndarray, tier: str | Tier = "medium", seed: int = 0, siz
     s = w / 1600
     img = _table(rng, w, h) if table is None else _surface(rng, table, w, h)
     H = _card_homography(rng, t, w, h)
+    if where is not None:
+        fh, fw = card_face.shape[:2]
+        where.extend(cv2.perspectiveTransform(np.array([[[0, 0], [fw, 0], [fw, fh], [0, fh]]], np.float32), H)[0])
     card_px = math.sqrt(abs(np.linalg.det(H[:2, :2]))) * FACE_H
     _clutter(img, rng, prng, prng.randint(*t.clutter), card_px, others)
     src = _bend(card_face, rng) if rng.random() < t.bend else card_face

@@ -644,3 +644,44 @@ def test_sharing_a_photos_work_between_two_threads_changes_no_answer(design_inde
     monkeypatch.setattr(gate, "share", lambda work, items: [work(x) for x in items])
     assert answers() == shared
     assert shared[0]["card_id"] == cards[3].id and shared[3]["card_id"] is None
+
+
+def _bench_photo_in_shadow(card, tier: str, k: int, where: list) -> bytes:
+    """Photo ``k`` of bench/vision.py's lattice set (its seed and table) under ``--light
+    shadow``, with the card's corners put in ``where`` (pixels of the 1600 × 1200 photo)."""
+    seed = 100_000 * ("easy", "medium", "hard").index(tier) + k % 90
+    def others(prng):
+        return cd.face("lattice", cp.Card("other", cp.title_for(prng), prng.getrandbits(32), prng.getrandbits(32), "1"))
+    data = cp.photo(cd.face("lattice", card), tier, seed=seed, size=(1600, 1200), table=cp.TABLES[seed % 4],
+                    others=others, where=where)
+    return cp.relit(data, "shadow", k)
+
+
+@pytest.mark.parametrize("card_no, tier, k", [(212, "medium", 100), (15, "hard", 261)])
+def test_a_card_whose_edge_runs_into_others_is_found_by_its_straight_sides(tmp_path, card_no, tier, k):
+    """Two photos the benchmark's shadow set holds: the card touches the cards around it and a
+    shadow crosses it, so no closed outline of the edge map holds it, and the whole photo's
+    features in the shade are too few to name it. Its four long straight sides draw its
+    outline (``locate.candidates(lines=True)``), which the wider look describes. (Without
+    that outline neither photo is named, even among these 40 cards.)"""
+    deck = cd.deck("lattice", 300, seed=1)
+    card = deck[card_no]
+    idx = Index(tmp_path / "lattice")
+    idx.add({c.id: design_scan("lattice", c) for c in [card] + [c for c in deck[:40] if c is not card][:39]})
+    where = []
+    data = _bench_photo_in_shadow(card, tier, k, where)
+    bgr = image.load(data)
+    corners = np.array(where, np.float32) * bgr.shape[1] / 1600
+
+    def overlap(quads):  # the best share that an outline has in common with the card (intersection over union)
+        def iou(q):
+            inter = cv2.intersectConvexConvex(q.astype(np.float32), corners)[0]
+            return inter / (cv2.contourArea(q.astype(np.float32)) + cv2.contourArea(corners) - inter)
+        return max((iou(q) for q in quads), default=0.0)
+
+    def described(quads, n):  # the card-shaped outlines the wider look straightens and describes
+        return [q for q in quads if locate.card_shaped(q, 0.3)][:n]
+    assert overlap(described(locate.candidates(bgr), recognize.SECOND_OUTLINES)) < 0.6
+    assert overlap(described(locate.candidates(bgr, lines=True), recognize.LINE_OUTLINES)) > 0.7
+    result = recognize.recognize(data, idx)
+    assert result.card_id == card.id, result.as_dict()

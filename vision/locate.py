@@ -1,7 +1,10 @@
 """Finding card-shaped outlines in a photo and rectifying them to a flat, upright, fixed-size image.
 
 A card is a convex quadrilateral (a rectangle seen in perspective). Candidates come from
-the closed outlines in an edge map and from thin dark lines; each outline's convex hull is
+the closed outlines in an edge map and from thin dark lines — or, when those found no card
+(``candidates(lines=True)``), from the photo's long straight edges alone, which draw the
+outline of a card whose edge runs into a checked cloth's, a shadow's or the next card's;
+each outline's convex hull is
 reduced to four sides by keeping its four longest edges and intersecting them, which
 restores a corner hidden under a finger. Nothing here knows how a card is printed: which
 outline is the card, and which way up, is decided by the local features that match an
@@ -18,6 +21,8 @@ CARD_W, CARD_H = 240, 336          # canonical size of a rectified card (63 × 8
 ASPECT = 63 / 88
 FIND_SIDE = 512                    # the edge map is built at this size
 MIN_SUPPORT = 0.35                 # each side of an outline must run along an edge for this share
+LONG_LINE = 0.08                   # a straight edge this share of the photo's longer side is long ...
+LINE_REACH = 0.1                   # ... and is drawn this share of its length longer at each end
 CANON = np.array([[0, 0], [CARD_W, 0], [CARD_W, CARD_H], [0, CARD_H]], np.float32)
 
 
@@ -65,9 +70,29 @@ def _outlines(gray: np.ndarray):
     yield from cv2.findContours(lines, cv2.RETR_EXTERNAL, cv2.CHAIN_APPROX_SIMPLE)[0]
 
 
-def candidates(bgr: np.ndarray, min_share: float = 0.04) -> list[np.ndarray]:
+def _line_outlines(gray: np.ndarray):
+    """Closed outlines drawn from the photo's long straight edges alone (OpenCV's line segment
+    detector). A card whose edge joins the edges of a checked cloth, or of the cards it
+    touches, has no closed outline in the edge map; but its sides are long straight lines,
+    which the cloth's and the clutter's short edges are not. Each is drawn a little longer
+    at both ends, so that sides broken off short of a corner (a coin, a finger) still meet."""
+    segments = cv2.createLineSegmentDetector().detect(gray)[0]
+    canvas = np.zeros_like(gray)
+    for x1, y1, x2, y2 in (segments.reshape(-1, 4) if segments is not None else ()):
+        length = np.hypot(x2 - x1, y2 - y1)
+        if length < LONG_LINE * max(gray.shape):
+            continue
+        reach = LINE_REACH * np.array([x2 - x1, y2 - y1])
+        cv2.line(canvas, tuple(int(v) for v in np.round([x1, y1] - reach)),
+                 tuple(int(v) for v in np.round([x2, y2] + reach)), 255, 2)
+    return cv2.findContours(canvas, cv2.RETR_LIST, cv2.CHAIN_APPROX_SIMPLE)[0]
+
+
+def candidates(bgr: np.ndarray, min_share: float = 0.04, lines: bool = False) -> list[np.ndarray]:
     """Plausible card outlines in ``bgr`` (corner arrays in its pixel coordinates), best first:
-    by area, weighed by how well their sides follow edges of the photo (``_support``)."""
+    by area, weighed by how well their sides follow edges of the photo (``_support``). With
+    ``lines``, the outlines drawn by its long straight edges (``_line_outlines``) instead of
+    the closed ones of its edge map: slower (~20 ms), for when those found no card."""
     h, w = bgr.shape[:2]
     scale = min(1.0, FIND_SIDE / max(h, w))
     small = cv2.resize(bgr, (round(w * scale), round(h * scale)), interpolation=cv2.INTER_AREA)
@@ -75,7 +100,7 @@ def candidates(bgr: np.ndarray, min_share: float = 0.04) -> list[np.ndarray]:
     area = gray.shape[0] * gray.shape[1]
     edges = cv2.dilate(cv2.Canny(gray, 30, 90), np.ones((5, 5), np.uint8))
     found: list[tuple[float, np.ndarray]] = []
-    for c in _outlines(gray):
+    for c in (_line_outlines(gray) if lines else _outlines(gray)):
         hull = cv2.convexHull(c)
         a = cv2.contourArea(hull)
         if not min_share * area <= a <= 0.98 * area:

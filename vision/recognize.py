@@ -10,7 +10,8 @@ looking again through the first homography, and by its pixels (``match``); verif
 cards that look like the best one too (twins: ``_lookalikes``), and when two cards both
 verify (same art, near-identical titles) compare them only where they differ
 (``_decide``). When that finds no card it is sure of, a second, wider look adds the next
-outlines, the photo at half size and a longer shortlist. Nothing depends on how the cards
+outlines, those that the photo's long straight edges draw, the photo at half size and a
+longer shortlist. Nothing depends on how the cards
 are printed: what all enrolled cards share is learned from them and left out (``index``).
 
 The confidence is the weakest of three calibrated checks (``confidence``): enough inliers
@@ -44,6 +45,8 @@ TITLE_OCR = 0.6                  # and read with this confidence
 UNFRAMED_OUTLINES = 4            # outlines whose title is read when no card is enrolled
 CARD_OUTLINES = 2                # card-shaped outlines described again, straightened
 SECOND_OUTLINES = 4              # ... and up to this many when the first look finds no card it is sure of,
+LINE_OUTLINES = 2                # ... and this many drawn by the photo's long straight edges (not
+LINE_NEAR = 0.02                 # within this share of the photo's side of one already described),
 WIDER = 2                        # ... with a shortlist by words this many times as long, and the photo
                                  # at half size
 HALF_FEATURES = 1500             # described by this many features, whose words shortlist ...
@@ -213,10 +216,16 @@ def _recognize(gray: np.ndarray, bgr: np.ndarray, index: Snapshot) -> Result:
     look = _look(gray, index, outlines[:CARD_OUTLINES])
     checked = _check(gray, index, look, (match.SHORTLIST, match.PLACED_SHORTLIST, match.COARSE_SHORTLIST, 0), [])
     if not checked or confidence(checked[0]) < ACCEPT:
-        # a second, wider look: the next outlines and the photo at half size described as
-        # well, a longer shortlist by words, and the cards of the first look verified again
-        # with the richer features
-        look = look + _look(gray, index, outlines[CARD_OUTLINES:SECOND_OUTLINES], whole=False, half=True)
+        # a second, wider look: the next outlines, those the long straight edges draw (a card
+        # whose edge joins the cloth's, the shadow's or another card's has none in the edge
+        # map) and the photo at half size described as well, a longer shortlist by words, and
+        # the cards of the first look verified again with the richer features
+        near = LINE_NEAR * max(gray.shape)
+        lined = [q for q in locate.candidates(bgr, lines=True) if locate.card_shaped(q, 0.3)
+                 and not any(np.abs(q - known).max() < near for known in quads[:SECOND_OUTLINES])]
+        more = outlines[CARD_OUTLINES:SECOND_OUTLINES] + [locate.homography(q, locate.portrait_turn(q))
+                                                          for q in lined[:LINE_OUTLINES]]
+        look = look + _look(gray, index, more, whole=False, half=True)
         checked = _check(gray, index, look, (WIDER * match.SHORTLIST, match.PLACED_SHORTLIST,
                                              match.COARSE_SHORTLIST, HALF_SHORTLIST), checked)
     if not checked or checked[0].H is None:
