@@ -104,7 +104,7 @@ def share(work: Callable[[T], R], items: list[T]) -> list[R]:
 
     A photo is checked against a dozen to forty cards, one at a time on one core, while a
     phone waits; OpenCV lets go of the GIL in each check's searches, fits and warps, so two
-    threads answer it ~1.3 times sooner. The helper is a native thread under gevent too
+    threads answer it ~1.4 times sooner. The helper is a native thread under gevent too
     (the original ``_thread``), so ``work`` follows ``run``'s rule. An error in either
     thread is raised here once both have stopped."""
     if len(items) < 2:

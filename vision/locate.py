@@ -1,10 +1,10 @@
 """Finding card-shaped outlines in a photo and rectifying them to a flat, upright, fixed-size image.
 
 A card is a convex quadrilateral (a rectangle seen in perspective). Candidates come from
-the closed outlines in an edge map and from thin dark lines — or, when those found no card
-(``candidates(lines=True)``), from the photo's long straight edges alone, which draw the
-outline of a card whose edge runs into a checked cloth's, a shadow's or the next card's;
-each outline's convex hull is
+the closed outlines in an edge map and from thin dark lines — or, when the recogniser is
+not sure of what those hold (``candidates(lines=True)``), from the photo's long straight
+edges alone, which draw the outline of a card whose edge runs into a checked cloth's, a
+shadow's or the next card's. Each outline's convex hull is
 reduced to four sides by keeping its four longest edges and intersecting them, which
 restores a corner hidden under a finger. Nothing here knows how a card is printed: which
 outline is the card, and which way up, is decided by the local features that match an
@@ -92,7 +92,7 @@ def candidates(bgr: np.ndarray, min_share: float = 0.04, lines: bool = False) ->
     """Plausible card outlines in ``bgr`` (corner arrays in its pixel coordinates), best first:
     by area, weighed by how well their sides follow edges of the photo (``_support``). With
     ``lines``, the outlines drawn by its long straight edges (``_line_outlines``) instead of
-    the closed ones of its edge map: slower (~20 ms), for when those found no card."""
+    the closed ones of its edge map: slower (~20 ms), for the recogniser's wider look."""
     h, w = bgr.shape[:2]
     scale = min(1.0, FIND_SIDE / max(h, w))
     small = cv2.resize(bgr, (round(w * scale), round(h * scale)), interpolation=cv2.INTER_AREA)
