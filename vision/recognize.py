@@ -221,11 +221,13 @@ def _recognize(gray: np.ndarray, bgr: np.ndarray, index: Snapshot) -> Result:
         # map) and the photo at half size described as well, a longer shortlist by words, and
         # the cards of the first look verified again with the richer features
         near = LINE_NEAR * max(gray.shape)
-        lined = [q for q in locate.candidates(bgr, lines=True) if locate.card_shaped(q, 0.3)
-                 and not any(np.abs(q - known).max() < near for known in quads[:SECOND_OUTLINES])]
-        more = outlines[CARD_OUTLINES:SECOND_OUTLINES] + [locate.homography(q, locate.portrait_turn(q))
-                                                          for q in lined[:LINE_OUTLINES]]
-        look = look + _look(gray, index, more, whole=False, half=True)
+
+        def line_outlines() -> list[np.ndarray]:
+            lined = [q for q in locate.candidates(bgr, lines=True) if locate.card_shaped(q, 0.3)
+                     and not any(np.abs(q - known).max() < near for known in quads[:SECOND_OUTLINES])]
+            return [locate.homography(q, locate.portrait_turn(q)) for q in lined[:LINE_OUTLINES]]
+        look = _look(gray, index, outlines[CARD_OUTLINES:SECOND_OUTLINES], whole=False, half=True, before=look,
+                     more=line_outlines)
         checked = _check(gray, index, look, (WIDER * match.SHORTLIST, match.PLACED_SHORTLIST,
                                              match.COARSE_SHORTLIST, HALF_SHORTLIST), checked)
     if not checked or checked[0].H is None:
@@ -271,9 +273,8 @@ def _check(gray: np.ndarray, index: Snapshot, look: "_Look", sizes: tuple[int, i
         if m.row not in rows:
             rows.add(m.row)
             fresh.append(m)
-    photo = match.PhotoFeatures(look.pts, look.desc)
-    aligned = gate.share(lambda m: match.align(index, m, photo, gray), fresh)
-    aligned += gate.share(lambda m: match.align(index, m, photo, gray), _lookalikes(index, aligned, rows))
+    aligned = gate.share(lambda m: match.align(index, m, look.photo, gray), fresh)
+    aligned += gate.share(lambda m: match.align(index, m, look.photo, gray), _lookalikes(index, aligned, rows))
     best = sorted((m for m in aligned if m.H is not None), key=lambda m: -m.inliers)[:LOOK_AGAIN]
     again = {m.row for m in best if m.inliers >= LOOK_AGAIN_SHARE * best[0].inliers}
     checked = kept + gate.share(lambda m: match.settle(index, m, gray, look_again=m.row in again), aligned)
@@ -312,34 +313,33 @@ def _lookalikes(index: Snapshot, checked: list[match.Match], rows: set[int]) -> 
 
 @dataclass
 class _Look:
-    """What the photo shows so far: its features (positions in the photo, descriptors), the
-    straightened outlines' thumbnails each way up (``describe.coarse``), and the enrolled
-    features their visual words found (``match.correspondences``; for the outlines' features
-    also by word at their place on the card, each way up, ``match.placed_correspondences``;
-    for the features of the photo at half size, on their own: ``half``).
-    A wider look adds to it (``+``) rather than looking up again what was looked up."""
+    """What the photo shows so far: its features (positions in the photo, descriptors, and
+    the two indexed for verification, ``match.PhotoFeatures``), the straightened outlines'
+    thumbnails each way up (``describe.coarse``), and the enrolled features their visual
+    words found (``match.correspondences``; for the outlines' features also by word at their
+    place on the card, each way up, ``match.placed_correspondences``; for the features of
+    the photo at half size, on their own: ``half``). A wider look adds to the one
+    ``before`` it (``_look``) rather than looking up again what was looked up."""
     pts: np.ndarray
     desc: np.ndarray
+    photo: match.PhotoFeatures
     views: list[np.ndarray]
     words: tuple[np.ndarray, np.ndarray]
     placed: tuple[np.ndarray, np.ndarray]
     half: tuple[np.ndarray, np.ndarray]
 
-    def __add__(self, more: "_Look") -> "_Look":
-        return _Look(np.concatenate([self.pts, more.pts]), np.ascontiguousarray(np.concatenate([self.desc, more.desc])),
-                     self.views + more.views, *(tuple(np.concatenate(pair) for pair in zip(mine, theirs))
-                                                for mine, theirs in ((self.words, more.words),
-                                                                     (self.placed, more.placed),
-                                                                     (self.half, more.half))))
-
 
 def _look(gray: np.ndarray, index: Snapshot, outlines: list[np.ndarray], whole: bool = True,
-          half: bool = False) -> _Look:
+          half: bool = False, before: _Look | None = None,
+          more: Callable[[], list[np.ndarray]] | None = None) -> _Look:
     """Describe the photo: the whole photo (unless not ``whole``), each outline straightened
-    to ``OUTLINE_SIZE`` (positions mapped back into the photo) and, with ``half``, the photo
-    at half size — a large card blurred by a shaking hand is sharp there, and near its
-    reference's size — and look their words up in ``index``. The half-size features are
-    shortlisted on their own: mixed with the full-size ones their votes are drowned.
+    to ``OUTLINE_SIZE`` (positions mapped back into the photo; with ``more``, a task that
+    finds further outlines, run while the others are described, its outlines too) and, with
+    ``half``, the photo at half size — a large card blurred by a shaking hand is sharp
+    there, and near its reference's size — and look their words up in ``index``, while all
+    the features so far (``before``'s too) are indexed for verification. The half-size
+    features are shortlisted on their own: mixed with the full-size ones their votes are
+    drowned.
 
     The outlines and the half-size photo are described with their light evened out
     (``light.even``): a card half in shadow or in a dim room keeps its features there."""
@@ -357,8 +357,13 @@ def _look(gray: np.ndarray, index: Snapshot, outlines: list[np.ndarray], whole: 
         return features.photo(light.even(halved_photo), HALF_FEATURES)
 
     # the heaviest first, so that the two threads finish together
-    described = iter(gate.together(*([functools.partial(features.photo, gray)] if whole else []),
-                                   *([half_photo] if half else []), *(functools.partial(outline, H) for H in outlines)))
+    described = gate.together(*([more] if more else []), *([functools.partial(features.photo, gray)] if whole else []),
+                              *([half_photo] if half else []), *(functools.partial(outline, H) for H in outlines))
+    if more:
+        further = described.pop(0)
+        outlines = outlines + further
+        described += gate.together(*(functools.partial(outline, H) for H in further))
+    described = iter(described)
     pts, desc = next(described) if whole else (np.zeros((0, 2), np.float32), np.zeros((0, 32), np.uint8))
     halved_features = next(described) if half else None
     all_pts, all_desc, views, placed_desc, placed_where = [pts], [desc], [], [], []
@@ -371,19 +376,26 @@ def _look(gray: np.ndarray, index: Snapshot, outlines: list[np.ndarray], whole: 
             turned = np.array([locate.CARD_W, locate.CARD_H], np.float32) - on_card
             placed_desc += [d, d]
             placed_where += [cells(on_card), cells(turned)]
-    desc = np.ascontiguousarray(np.concatenate(all_desc))
-    # each look-up is shared by its word tables (``match._look_up``)
-    words = match.correspondences(index, desc) if len(desc) else match.NO_PAIRS
-    placed = (match.placed_correspondences(index, np.concatenate(placed_desc), np.concatenate(placed_where))
-              if placed_desc else match.NO_PAIRS)
-    halved = match.NO_PAIRS
-    if half:
-        p, d = halved_features
-        if len(p):
-            halved = match.correspondences(index, d)
-            all_pts.append(2 * p)
-            desc = np.ascontiguousarray(np.concatenate([desc, d]))
-    return _Look(np.concatenate(all_pts).astype(np.float32), desc, views, words, placed, halved)
+    half_desc = halved_features[1] if half else np.zeros((0, 32), np.uint8)
+    if len(half_desc):
+        all_pts.append(2 * halved_features[0])
+    desc = np.concatenate(all_desc)
+    if before is not None:
+        all_pts.insert(0, before.pts)
+    pts, desc_so_far = np.concatenate(all_pts).astype(np.float32), np.ascontiguousarray(
+        np.concatenate(([before.desc] if before is not None else []) + [desc, half_desc]))
+
+    def look_up():  # each look-up shared by its word tables (``match._look_up``)
+        return (match.correspondences(index, desc) if len(desc) else match.NO_PAIRS,
+                match.placed_correspondences(index, np.concatenate(placed_desc), np.concatenate(placed_where))
+                if placed_desc else match.NO_PAIRS,
+                match.correspondences(index, half_desc) if len(half_desc) else match.NO_PAIRS)
+    # the photo's features are indexed (one thread, ~10 ms) while their words are looked up
+    photo, found = gate.together(functools.partial(match.PhotoFeatures, pts, desc_so_far), look_up)
+    if before is not None:
+        found = [tuple(np.concatenate(pair) for pair in zip(mine, theirs))
+                 for mine, theirs in zip((before.words, before.placed, before.half), found)]
+    return _Look(pts, desc_so_far, photo, (before.views if before is not None else []) + views, *found)
 
 
 def _decide(index: Snapshot, checked: list[match.Match], gray: np.ndarray) -> match.Match:
