@@ -420,10 +420,11 @@ def design_scan(design, card) -> np.ndarray:
     return cv2.cvtColor(cd.face(design, card), cv2.COLOR_BGR2GRAY)
 
 
-def design_photo(design, card, seed, tier="medium", size=(1024, 768)) -> bytes:
+def design_photo(design, card, seed, tier="medium", size=(1024, 768), where=None) -> bytes:
     def others(prng):
         return cd.face(design, cp.Card("other", cp.title_for(prng), prng.getrandbits(32), prng.getrandbits(32), "1"))
-    return cp.photo(cd.face(design, card), tier, seed=seed, size=size, table=cp.TABLES[seed % 4], others=others)
+    return cp.photo(cd.face(design, card), tier, seed=seed, size=size, table=cp.TABLES[seed % 4], others=others,
+                    where=where)
 
 
 @pytest.fixture(scope="module")
@@ -650,11 +651,7 @@ def _bench_photo_in_shadow(card, tier: str, k: int, where: list) -> bytes:
     """Photo ``k`` of bench/vision.py's lattice set (its seed and table) under ``--light
     shadow``, with the card's corners put in ``where`` (pixels of the 1600 × 1200 photo)."""
     seed = 100_000 * ("easy", "medium", "hard").index(tier) + k % 90
-    def others(prng):
-        return cd.face("lattice", cp.Card("other", cp.title_for(prng), prng.getrandbits(32), prng.getrandbits(32), "1"))
-    data = cp.photo(cd.face("lattice", card), tier, seed=seed, size=(1600, 1200), table=cp.TABLES[seed % 4],
-                    others=others, where=where)
-    return cp.relit(data, "shadow", k)
+    return cp.relit(design_photo("lattice", card, seed, tier, size=(1600, 1200), where=where), "shadow", k)
 
 
 @pytest.mark.parametrize("card_no, tier, k", [(212, "medium", 100), (15, "hard", 261)])

@@ -144,8 +144,7 @@ def together(*tasks: Callable[[], R]) -> list[R]:
 
 def lock():
     """A lock for what ``run``'s work shares: a native lock under gevent, else ``threading.Lock``."""
-    monkey = _gevent_monkey()
-    return threading.Lock() if monkey is None else monkey.get_original("threading", "Lock")()
+    return _original("threading", "Lock")()
 
 
 def release_memory() -> None:
