@@ -6,6 +6,7 @@ is loaded at import time.
 """
 from __future__ import annotations
 
+import time
 from datetime import timedelta
 from importlib import resources
 
@@ -49,7 +50,8 @@ def create_app(test_config: dict | None = None) -> Flask:
         MAX_STREAMS_PER_TABLE=100,  # a table's phones and its spectators; more is a script, not a table
         STREAM_RETRY_AFTER=5,  # seconds a refused stream is told to wait
         TRUSTED_PROXIES=0,  # reverse proxies in front whose X-Forwarded-* headers are believed (docs/deploy.md)
-        TABLE_IDLE_DAYS=60,  # a table nobody changed for this long is deleted at the next start (0: never)
+        TABLE_IDLE_DAYS=60,  # a table nobody changed for this long is deleted (0: never) ...
+        TABLE_IDLE_SWEEP_SECONDS=6 * 3600,  # ... at start, and when a table is opened this long after the last sweep
     )
     app.config.from_prefixed_env("COMPANION")
     app.config.update(config)
@@ -73,6 +75,7 @@ def create_app(test_config: dict | None = None) -> Flask:
             postgres.migrate(tables)
         if app.config["TABLE_IDLE_DAYS"]:
             store.expire_idle(tables, float(app.config["TABLE_IDLE_DAYS"]))
+            app.extensions["companion.swept_at"] = time.monotonic()
     finally:
         tables.conn.close()
     if url:

@@ -169,8 +169,21 @@ def options_from(raw: Mapping) -> dict | None:
 
 def create_table(name, profile_id, host_name, host_sex, options=None):
     """Open a table with its creator as host, under a rule profile and its options: ``(state, seat, token)``."""
+    _sweep_idle_tables()
     state, seat, token = store.create_table(get_store(), name, profile_id, host_name, host_sex, options)
     return state, seat, token
+
+
+def _sweep_idle_tables() -> None:
+    """Delete the tables idle past ``TABLE_IDLE_DAYS``, at most once every
+    ``TABLE_IDLE_SWEEP_SECONDS`` in this process, when a table is opened: a server left
+    running for months would otherwise keep every game until its next start."""
+    config, extensions = current_app.config, current_app.extensions
+    last = extensions.get("companion.swept_at")
+    if not config["TABLE_IDLE_DAYS"] or last is not None and time.monotonic() - last < config["TABLE_IDLE_SWEEP_SECONDS"]:
+        return
+    extensions["companion.swept_at"] = time.monotonic()
+    store.expire_idle(get_store(), float(config["TABLE_IDLE_DAYS"]))
 
 
 def join(join_token: str, name, sex):

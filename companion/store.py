@@ -225,7 +225,8 @@ def table_ids(db: Conn) -> list[str]:
 
 def expire_idle(db: Conn, idle_days: float) -> list[str]:
     """Delete the tables nobody has changed for ``idle_days`` (their log, seats and keys with
-    them); returns their ids. Run at start: a server left on does not keep every game forever."""
+    them); returns their ids. Run at start and, now and then, when a table is opened
+    (``actions``): a server left on does not keep every game forever."""
     cutoff = (datetime.now(timezone.utc) - timedelta(days=idle_days)).isoformat(timespec="milliseconds")
     with Transaction(db):
         ids = [row[0] for row in db.execute(

@@ -71,3 +71,30 @@ def test_tables_idle_past_the_limit_are_deleted_at_start(tmp_path):
         left = {row[0] for row in conn.execute("SELECT id FROM tables")}
         assert conn.execute("SELECT COUNT(*) FROM events WHERE table_id = ?", [old]).fetchone()[0] == 0
     assert left == {fresh}
+
+
+def test_a_server_left_running_deletes_idle_tables_when_a_table_is_opened(tmp_path):
+    """Not only at start: the sweep runs again when a table is opened once the sweep interval
+    has passed (here at once), in the same process."""
+    app = make(tmp_path, TABLE_IDLE_DAYS=60, TABLE_IDLE_SWEEP_SECONDS=0)
+    client = app.test_client()
+    old, kept = open_table(client).json["table"]["id"], open_table(client).json["table"]["id"]
+    long_ago = (datetime.now(timezone.utc) - timedelta(days=90)).isoformat(timespec="milliseconds")
+    with sqlite3.connect(app.config["DATABASE"]) as conn:
+        conn.execute("UPDATE events SET created_at = ? WHERE table_id = ?", [long_ago, old])
+    new = open_table(client).json["table"]["id"]
+    with sqlite3.connect(app.config["DATABASE"]) as conn:
+        left = {row[0] for row in conn.execute("SELECT id FROM tables")}
+    assert left == {kept, new}
+
+
+def test_between_two_sweeps_an_idle_table_stays(tmp_path):
+    app = make(tmp_path, TABLE_IDLE_DAYS=60)  # swept at start; the next sweep is hours away
+    client = app.test_client()
+    old = open_table(client).json["table"]["id"]
+    long_ago = (datetime.now(timezone.utc) - timedelta(days=90)).isoformat(timespec="milliseconds")
+    with sqlite3.connect(app.config["DATABASE"]) as conn:
+        conn.execute("UPDATE events SET created_at = ? WHERE table_id = ?", [long_ago, old])
+    open_table(client)
+    with sqlite3.connect(app.config["DATABASE"]) as conn:
+        assert old in {row[0] for row in conn.execute("SELECT id FROM tables")}

@@ -186,3 +186,31 @@ def test_rulebook_cases_through_the_api(client, steps, expected):
         assert response.status_code == 200, response.json
         sheet = me(client, table_id, tokens["Ann"])
         assert {k: sheet[k] for k in expected[1]} == expected[1]
+
+
+@pytest.mark.parametrize("field, value", [
+    ("usable_by", "elf"),                                  # not a list
+    ("usable_by", [["race", "elf"]]),                      # a condition that is not an object
+    ("usable_by", [{"race": 5}]),                          # a race that is not a word
+    ("usable_by", [{"race": "elf", "class": "thief"}]),    # two conditions in one
+    ("not_usable_by", [{"colour": "red"}]),                # not a race, class or sex
+    ("usable_by", [{"sex": "robot"}]),                     # not a sex
+    ("bonus_if", [{"who": {"race": "elf"}}]),              # no value
+    ("bonus_if", [{"who": {"race": "elf"}, "value": "3"}]),  # a value that is not a whole number
+])
+def test_a_typed_in_item_with_a_malformed_restriction_is_refused_and_changes_nothing(api, field, value):
+    client, table_id, tokens, _ = api
+    before = me(client, table_id, tokens["Ivo"])
+    answer = act(client, table_id, tokens["Ivo"], action="item.add", item={"name": "Odd Hat", "slot": "headgear",
+                                                                          "bonus": 1, "gold": 100, field: value})
+    assert answer.status_code == 400 and field in answer.json["error"]
+    assert me(client, table_id, tokens["Ivo"]) == before
+
+
+def test_a_typed_in_item_restricted_to_a_race_an_expansion_adds_is_kept(api):
+    client, table_id, tokens, _ = api
+    item = {"name": "Gnome Hat", "slot": "headgear", "bonus": 2, "gold": 200, "usable_by": [{"race": "gnome"}],
+            "bonus_if": [{"who": {"sex": "female"}, "value": 3}]}
+    assert act(client, table_id, tokens["Ivo"], action="item.add", item=item).status_code == 200
+    hat = me(client, table_id, tokens["Ivo"])["items"][-1]
+    assert hat["usable_by"] == [{"race": "gnome"}] and hat["in_use"] is False

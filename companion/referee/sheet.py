@@ -17,7 +17,7 @@ from __future__ import annotations
 import copy
 from dataclasses import dataclass
 
-from card_db.words import CLASSES, HANDS, RACES, SLOTS
+from card_db.words import CLASSES, HANDS, RACES, SEXES, SLOTS, is_word
 
 from .levels import change_level
 from .profiles import Profile
@@ -220,9 +220,42 @@ def invert_ops(ops: list[dict]) -> list[dict]:
 def parse_who(text: str, what: str) -> dict:
     """``"race:elf"`` → ``{"race": "elf"}``: how forms name a race, class or sex."""
     key, _, value = str(text).partition(":")
-    if key not in ("race", "class", "sex") or not value:
+    if not _is_who({key: value}):
         raise Refused("{what} must look like race:elf, class:cleric or sex:female.", status=400, what=what)
     return {key: value}
+
+
+def _is_who(who: object) -> bool:
+    """Whether ``who`` names one race or class (any word: an expansion's cards add more, see
+    ``card_db.words``) or one sex, the way the card schema's conditions do: ``{"race": "elf"}``."""
+    if not isinstance(who, dict) or len(who) != 1:
+        return False
+    (key, value), = who.items()
+    return key == "sex" and value in SEXES or key in ("race", "class") and is_word(value)
+
+
+def _conditions(raw: dict, key: str) -> list[dict]:
+    """An item's ``usable_by`` or ``not_usable_by`` typed in: a list of conditions, checked, so
+    that a malformed one is refused here rather than failing when the sheet is totalled."""
+    value = raw[key]
+    if not isinstance(value, list) or len(value) > 10 or not all(_is_who(who) for who in value):
+        raise Refused("{key} must be a list of conditions, each naming one race, class or sex, like {example}.",
+                      status=400, key=key, example='[{"race": "elf"}]')
+    return copy.deepcopy(value)
+
+
+def _bonuses_if(raw: dict, key: str = "bonus_if") -> list[dict]:
+    """An item's ``bonus_if`` typed in: the bonus it gives instead while its wearer is of a race,
+    class or sex (Horny Helmet), each checked."""
+    value, low, high = raw[key], -20, 20
+    if not isinstance(value, list) or len(value) > 10 or not all(
+            isinstance(b, dict) and set(b) == {"who", "value"} and _is_who(b["who"])
+            and isinstance(b["value"], int) and not isinstance(b["value"], bool) and low <= b["value"] <= high
+            for b in value):
+        raise Refused("{key} must be a list of bonuses, each a condition and a whole number from {low} to {high}, "
+                      "like {example}.", status=400, key=key, low=low, high=high,
+                      example='[{"who": {"race": "elf"}, "value": 3}]')
+    return copy.deepcopy(value)
 
 
 def whole_number(raw: dict, key: str, low: int, high: int, default: int | None, message: str) -> int:
@@ -235,6 +268,8 @@ def whole_number(raw: dict, key: str, low: int, high: int, default: int | None, 
 
 def new_item(raw: dict, uid: str) -> dict:
     """An item in play from a card record's ``item`` part or hand-typed fields, checked."""
+    if not isinstance(raw, dict):
+        raise Refused("item must be an object.", status=400)
     name = str(raw.get("name") or "").strip()
     if not name or len(name) > 60:
         raise Refused("An item needs a name of at most 60 characters.", status=400)
@@ -246,9 +281,11 @@ def new_item(raw: dict, uid: str) -> dict:
         item[key] = whole_number({key: raw.get(key) or 0}, key, low, high, 0,
                                  N_("{key} must be a whole number from {low} to {high}."))  # "" and None mean 0
     item["big"] = bool(raw.get("big", False))
-    for key in ("usable_by", "not_usable_by", "bonus_if"):
+    for key in ("usable_by", "not_usable_by"):
         if raw.get(key):
-            item[key] = copy.deepcopy(raw[key])
+            item[key] = _conditions(raw, key)
+    if raw.get("bonus_if"):
+        item["bonus_if"] = _bonuses_if(raw)
     if raw.get("card_id"):
         item["card_id"] = raw["card_id"]
     return item
