@@ -37,6 +37,7 @@ Run:  python bench/vision.py                  (300 cards × 5 designs, 90 photos
       python bench/vision.py --scale 1000,5000
       python bench/vision.py --scale 1000,5000 --index-only   (enrolment and load only)
       python bench/vision.py --cli            (the same, through `companion vision enroll` and `recognize --json`)
+      python bench/vision.py --enrol-from photo   (each card enrolled from one easy phone photo, not its scan)
 """
 from __future__ import annotations
 
@@ -60,7 +61,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from bench import card_designs as cd  # noqa: E402
 from bench import card_photos as cp  # noqa: E402
-from vision import describe, recognize  # noqa: E402
+from vision import describe, enroll, recognize  # noqa: E402
 from vision.index import Index  # noqa: E402
 
 TIERS = list(cp.TIERS)
@@ -90,6 +91,23 @@ def _make(job):
     path.parent.mkdir(parents=True, exist_ok=True)
     path.write_bytes(data)
     return data
+
+
+ENROL_SEED = 900_000  # the photos cards are enrolled from (--enrol-from photo): seeds none of the others use
+
+
+def photo_references(design, cards, pool) -> tuple[dict, list]:
+    """Each card's reference from one easy phone photo of it (``enroll.reference``, ``kind
+    photo``: the card found and straightened by the app), as `Teach the scanner this card`
+    and `companion vision enroll --kind photo` make it; and the cards no card was found in."""
+    jobs = [(design, c, "easy", ENROL_SEED + k, (1600, 1200)) for k, c in enumerate(cards)]
+    refs, failed = {}, []
+    for card, data in zip(cards, pool.map(_make, jobs, chunksize=4)):
+        try:
+            refs[card.id] = enroll.reference(data, None, kind="photo")
+        except enroll.EnrollError:
+            failed.append(card.id)
+    return refs, failed
 
 
 def photo_set(design, enrolled, strangers, n, unknown, size, base_seed, pool):
@@ -220,6 +238,8 @@ def main():
     ap.add_argument("--light", choices=cp.LIGHTS, default=None,
                     help="the same photos under a shadow across the picture, or underexposed")
     ap.add_argument("--ocr", action="store_true", help="also read titles (needs the [ocr] extra)")
+    ap.add_argument("--enrol-from", choices=("scan", "photo"), default="scan",
+                    help="enrol each card from its perfect scan, or from one easy phone photo of it")
     ap.add_argument("--cli", action="store_true",
                     help="enrol and recognise through `companion vision enroll --any-id` and `recognize --json`")
     args = ap.parse_args()
@@ -229,7 +249,7 @@ def main():
     designs = (args.designs.split(",") if args.designs else
                list(cd.CALIBRATION if args.calibrate else cd.REPORTED))
     print(f"{machine()}; photos {size[0]}×{size[1]} JPEG{f' ({args.light})' if args.light else ''}; "
-          f"{args.cards} cards per design; "
+          f"{args.cards} cards per design, enrolled from {args.enrol_from}s; "
           f"{'calibration' if args.calibrate else 'reported'} designs: {', '.join(designs)}")
     reader = None
     if args.ocr:
@@ -256,7 +276,13 @@ def main():
                 enrol_s = time.perf_counter() - t0
             else:
                 index = Index(Path(tmp) / design)
-                index.add({c.id: scan(design, c) for c in cards})
+                if args.enrol_from == "photo":
+                    refs, failed = photo_references(design, cards, pool)
+                    print(f"  {design}: enrolled from photos, no card found in {len(failed)} of {len(cards)}"
+                          + (f" ({', '.join(failed[:5])})" if failed else ""), flush=True)
+                    index.add(refs)
+                else:
+                    index.add({c.id: scan(design, c) for c in cards})
                 enrol_s = time.perf_counter() - t0
                 rows += run(index, photos, design, reader, title_matcher(cards) if reader else None)
             print(f"  {design}: {len(photos)} photos generated in {gen_s:.0f} s, {len(cards)} cards enrolled "
