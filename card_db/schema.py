@@ -7,8 +7,7 @@ path, so a player fixing an import file knows exactly where to look.
 from __future__ import annotations
 
 from dataclasses import dataclass
-
-from jsonschema import Draft202012Validator
+from functools import cache
 
 from .words import CLASSES, HUMAN, RACES, SEXES, SLOTS, WORD_PATTERN
 
@@ -148,7 +147,15 @@ CARD_SCHEMA: dict = {
     ],
 }
 
-_VALIDATOR = Draft202012Validator(CARD_SCHEMA)
+
+
+@cache
+def _validator():
+    """The card schema's validator, built on first use: jsonschema takes ~50 ms to import,
+    which a command that reads cards without checking any (``companion vision``) need not pay."""
+    from jsonschema import Draft202012Validator
+
+    return Draft202012Validator(CARD_SCHEMA)
 
 
 @dataclass(frozen=True)
@@ -171,7 +178,7 @@ def validate(records: list) -> list[Problem]:
     seen: dict[str, int] = {}
     for index, record in enumerate(records):
         card_id = record.get("id") if isinstance(record, dict) and isinstance(record.get("id"), str) else None
-        for error in sorted(_VALIDATOR.iter_errors(record), key=lambda e: list(map(str, e.absolute_path))):
+        for error in sorted(_validator().iter_errors(record), key=lambda e: list(map(str, e.absolute_path))):
             field = ".".join(str(part) for part in error.absolute_path)
             problems.append(Problem(index, card_id, field, _message(error)))
         if card_id:

@@ -9,19 +9,26 @@ from __future__ import annotations
 import time
 from datetime import timedelta
 from importlib import resources
+from typing import TYPE_CHECKING
 
-from flask import Flask
-from flask_wtf.csrf import CSRFProtect
-from werkzeug.middleware.proxy_fix import ProxyFix
-
-from . import datadir, db, postgres, store
-from .live import ChangeFeed
-
-csrf = CSRFProtect()
+if TYPE_CHECKING:
+    from flask import Flask
 
 
 def create_app(test_config: dict | None = None) -> Flask:
-    """Build the app. ``test_config`` overrides any setting (``DATA_DIR`` among them)."""
+    """Build the app. ``test_config`` overrides any setting (``DATA_DIR`` among them).
+
+    Flask and the app's modules are imported here, not when the package is: the CLI's
+    commands that need no server (``companion vision``, ``companion cards``) start ~0.2 s
+    sooner without them."""
+    from flask import Flask
+    from werkzeug.middleware.proxy_fix import ProxyFix
+
+    from . import datadir, db, i18n, postgres, store
+    from .live import ChangeFeed
+    from .web import register
+    from .web.security import csrf
+
     app = Flask(
         __name__,
         template_folder=str(resources.files("companion.templates")),
@@ -84,9 +91,6 @@ def create_app(test_config: dict | None = None) -> Flask:
     app.extensions["companion.live"] = ChangeFeed(db.store_target(app.config), app.config["LIVE_POLL_INTERVAL"])
 
     csrf.init_app(app)
-    from . import i18n
-    from .web import register
-
     i18n.init_app(app)
     register(app)
     return app

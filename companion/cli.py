@@ -13,14 +13,13 @@ import click
 import json
 from pathlib import Path
 
-from card_db import formats
-from card_db import search as card_search
-from card_db import store as card_store
-
-from . import datadir, db, postgres, rulesearch, serving, store
-from .qr import terminal
+from . import datadir, serving
 from .referee.profiles import PROFILES
-from .referee.rules import LANGUAGES, RULES
+from .referee.rules import LANGUAGES
+
+# The rest is imported by the commands that use it: a command starts without what the
+# others need (`companion vision recognize` without the referee, the rule search or the
+# card schema's validator).
 
 
 @click.group()
@@ -71,6 +70,9 @@ database_url_option = click.option(
 @database_url_option
 def serve(host, port, workers, connections, public_url, trusted_proxies, no_qr, data_dir, database_url):
     """Start the server on the LAN and print its URL and a QR code to open it."""
+    from . import postgres
+    from .qr import terminal
+
     serving.prepare()  # before the app exists, so that everything it creates waits without blocking
     from . import create_app
 
@@ -107,6 +109,8 @@ def tables():
 
 def _open(data_dir, create: bool = False):
     """The data directory's database; ``create`` makes it (with the bundled cards) if missing."""
+    from . import db
+
     path = datadir.resolve(data_dir) / "companion.sqlite3"
     if not path.exists() and not create:
         raise click.ClickException(f"No database at {path}; start the app once with `companion serve`.")
@@ -116,12 +120,16 @@ def _open(data_dir, create: bool = False):
 
 
 def _check_url(database_url: str | None) -> None:
+    from . import postgres
+
     if database_url and not postgres.is_url(database_url):
         raise click.BadParameter("give a postgresql:// URL", param_hint="--database-url")
 
 
 def _open_tables(data_dir, database_url):
     """Where the tables are: PostgreSQL at ``database_url`` when given, else the data directory's file."""
+    from . import postgres
+
     if not database_url:
         return _open(data_dir)
     _check_url(database_url)
@@ -138,6 +146,8 @@ def _open_tables(data_dir, database_url):
 @database_url_option
 def tables_list(data_dir, database_url):
     """One line per table: id, version, players and their levels."""
+    from . import store
+
     conn = _open_tables(data_dir, database_url)
     for table_id in store.table_ids(conn):
         state = store.load(conn, table_id)
@@ -150,6 +160,8 @@ def tables_list(data_dir, database_url):
 @database_url_option
 def tables_verify(data_dir, database_url):
     """Replay every table's event log and check it gives exactly the stored state."""
+    from . import store
+
     conn = _open_tables(data_dir, database_url)
     bad = [t for t in store.table_ids(conn) if not store.verify(conn, t)]
     if bad:
@@ -171,6 +183,9 @@ def cards():
 @data_dir_option
 def cards_search(query, deck, kind, limit, as_json, data_dir):
     """Find cards by any of their names, in any language, forgiving typos and accents."""
+    from card_db import search as card_search
+    from card_db import store as card_store
+
     conn = _open(data_dir, create=True)
     for hit in card_search.search(conn, query, deck=deck, kind=kind, limit=limit, cache_key="cli"):
         card = card_store.get(conn, hit.card_id)
@@ -186,6 +201,8 @@ def cards_search(query, deck, kind, limit, as_json, data_dir):
 @data_dir_option
 def cards_show(card_id, data_dir):
     """Print one card's record as JSON."""
+    from card_db import store as card_store
+
     card = card_store.get(_open(data_dir, create=True), card_id)
     if card is None:
         raise click.ClickException(f"No card with id {card_id!r}; try `companion cards search`.")
@@ -193,6 +210,8 @@ def cards_show(card_id, data_dir):
 
 
 def _read_cards(path: str, fmt: str | None) -> list:
+    from card_db import formats
+
     data = Path(path).read_bytes()
     try:
         return formats.parse(data, fmt or formats.detect(path, data))
@@ -222,6 +241,8 @@ def cards_validate(file, fmt):
 @data_dir_option
 def cards_import(file, fmt, data_dir):
     """Add or replace your own cards (expansions, house cards) from JSON or CSV, all or nothing."""
+    from card_db import store as card_store
+
     records = _read_cards(file, fmt)
     conn = _open(data_dir, create=True)
     try:
@@ -240,6 +261,9 @@ def cards_import(file, fmt, data_dir):
 @data_dir_option
 def cards_export(fmt, origin, output, data_dir):
     """Write cards in the import format (re-importing gives the same cards)."""
+    from card_db import formats
+    from card_db import store as card_store
+
     records = card_store.export(_open(data_dir, create=True), origin=origin)
     text = formats.to_json(records) if fmt == "json" else formats.to_csv(records)
     if output:
@@ -268,6 +292,8 @@ _PROFILE = click.option("--profile", type=click.Choice(sorted(PROFILES)), defaul
 @click.option("--json", "as_json", is_flag=True, help="One JSON object per answer and line.")
 def rules_search(question, lang, profile, limit, as_json):
     """Answer a plain-language question with the rule entries, best first."""
+    from . import rulesearch
+
     answers = rulesearch.search(question[:rulesearch.QUERY_MAX], lang, profile, limit)
     if not answers:
         raise click.ClickException("No rule matches; try other words (the owner of the game has the last word).")
@@ -286,6 +312,8 @@ def rules_search(question, lang, profile, limit, as_json):
 @_PROFILE
 def rules_show(rule_id, lang, profile):
     """Print one rule entry as JSON: words, citations per edition, differences, related entries."""
+    from .referee.rules import RULES
+
     if rule_id not in RULES:
         raise click.ClickException(f"No rule {rule_id!r}; try `companion rules search`.")
     click.echo(json.dumps(RULES[rule_id].as_dict(lang, profile), ensure_ascii=False, indent=1))
@@ -421,6 +449,8 @@ def vision_recognize(images, as_json, lang, data_dir):
 @data_dir_option
 def vision_list(data_dir):
     """The enrolled card ids with their names."""
+    from card_db import store as card_store
+
     scanning, index = _vision(data_dir)
     conn = _open(data_dir, create=True)
     for card_id in index.refresh().ids:

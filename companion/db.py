@@ -21,7 +21,6 @@ from pathlib import Path
 import sqlite_utils
 from card_db import store as card_store
 from sqlite_utils.migrations import Migrations
-from flask import current_app, g
 
 from . import postgres
 
@@ -38,6 +37,8 @@ def connect(path: str | Path) -> sqlite_utils.Database:
 
 def get_db() -> sqlite_utils.Database:
     """The request's connection, opened on first use and closed at teardown."""
+    from flask import current_app, g  # here, not at the top: the CLI's commands open the database without Flask
+
     if "db" not in g:
         g.db = connect(current_app.config["DATABASE"])
     return g.db
@@ -56,6 +57,8 @@ def store_target(config) -> str:
 def get_store():
     """The request's connection to the table store (the SQLite one itself by default; a
     connection borrowed from the process's pool on PostgreSQL), given back at teardown."""
+    from flask import current_app, g
+
     if "store" not in g:
         pool = current_app.extensions.get("companion.pg_pool")
         g.store = pool.borrow() if pool is not None else get_db()
@@ -63,6 +66,8 @@ def get_store():
 
 
 def close_db(_exc=None) -> None:
+    from flask import current_app, g
+
     store = g.pop("store", None)
     if isinstance(store, postgres.PostgresStore):
         current_app.extensions["companion.pg_pool"].give_back(store)

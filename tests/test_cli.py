@@ -162,3 +162,21 @@ def test_rules_search_and_show():
     assert json.loads(shown.output)["title"] == "Il Guerriero vince in caso di parità"
     assert runner.invoke(main, ["rules", "show", "no.such"]).exit_code != 0
     assert runner.invoke(main, ["rules", "search", "zzzz qqqq"]).exit_code != 0
+
+
+def test_the_scanning_and_card_commands_start_without_the_web_app(tmp_path):
+    """`companion vision …` and `companion cards …` need no server: they do not import Flask,
+    the referee's table or the card schema's validator (jsonschema), which cost a fresh
+    process ~0.2 s before each answer (a CLI call per photo paid it every time)."""
+    import subprocess
+    import sys
+
+    code = ("import sys\nfrom companion.cli import main\n"
+            "for args in (['vision', 'list'], ['cards', 'show', 'net-troll']):\n"
+            "    try:\n"
+            "        main(args + ['--data-dir', sys.argv[1]], standalone_mode=False)\n"
+            "    except SystemExit:\n"
+            "        pass\n"
+            "print(sorted(m for m in ('flask', 'jsonschema', 'companion.referee.table', 'werkzeug') if m in sys.modules))")
+    done = subprocess.run([sys.executable, "-c", code, str(tmp_path)], capture_output=True, text=True, check=True)
+    assert done.stdout.strip().splitlines()[-1] == "[]", done.stdout + done.stderr

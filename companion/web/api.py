@@ -12,7 +12,7 @@ from flask import Blueprint, jsonify, request, url_for
 from card_db import describe as card_describe
 from card_db import store as card_store
 
-from .. import actions, csrf, fights, rulesearch, store
+from .. import actions, fights, rulesearch, store
 from ..db import get_db, get_store
 from ..referee.profiles import DEFAULT_PROFILE, OPTIONS, PROFILES
 from ..referee.rules import LANGUAGES, RULES, Refused
@@ -21,6 +21,7 @@ from ..referee.table import UNDOABLE
 from . import cards, limits, pages, seating
 from .openapi import spec
 from .render import base_url
+from .security import csrf
 
 bp = Blueprint("api", __name__, url_prefix="/api/v1")
 csrf.exempt(bp)

@@ -20,7 +20,7 @@ from vision import gate as vision_gate
 from vision import image as vision_image
 from vision import index as vision_index
 
-from .. import csrf, i18n, scanning, store
+from .. import i18n, scanning, store
 from ..db import get_db, get_store
 from ..referee.rules import Refused
 from ..referee.table import playable_now
@@ -28,7 +28,7 @@ from .cards import card_page
 from .operator import operator_only
 from .pages import seat_or_403
 from .render import is_htmx, vary
-from .security import upload_limit
+from .security import csrf, upload_limit
 
 bp = Blueprint("scan", __name__)
 api = Blueprint("scan_api", __name__, url_prefix="/api/v1")

@@ -12,13 +12,17 @@ from __future__ import annotations
 
 from flask import Flask, jsonify, make_response, render_template, request
 from flask_babel import gettext
-from flask_wtf.csrf import CSRFError
+from flask_wtf.csrf import CSRFError, CSRFProtect
 from werkzeug.exceptions import HTTPException
 
 from .. import i18n
 from ..referee.rules import Refused
 from ..store import NotFound
 from .render import is_htmx
+
+#: Flask-WTF's CSRF protection: checked here for form posts to real routes (``init_app``);
+#: the JSON API and the scan upload API exempt their blueprints.
+csrf = CSRFProtect()
 
 CSP = (
     "default-src 'self'; script-src 'self'; style-src 'self'; img-src 'self' data:; "
@@ -57,7 +61,6 @@ def upload_limit(max_bytes: int):
 
 
 def init_app(app: Flask) -> None:
-    from .. import csrf
     from . import operator
 
     @app.before_request
