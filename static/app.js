@@ -84,6 +84,8 @@
   // rendered the board (no reliance on the phone's clock); the server still decides. A live
   // update morphs the same element with a newer, smaller figure: the count starts again
   // from that one (counting the old start would end the countdown before the server's).
+  // "Take the rewards" is greyed out until the count reaches 0, so that a tap in the window
+  // is not answered with a refusal (without JavaScript it stays a button the server judges).
   var countdownStarted = new WeakMap(); // element -> {from: its data-remaining, at: when seen}
   setInterval(function () {
     document.querySelectorAll(".countdown[data-remaining]").forEach(function (el) {
@@ -94,7 +96,10 @@
       }
       var left = parseFloat(seen.from) - (Date.now() - seen.at) / 1000;
       el.textContent = Math.max(0, left).toFixed(1);
-      el.closest(".claim").classList.toggle("ready", left <= 0);
+      var claim = el.closest(".claim");
+      claim.classList.toggle("ready", left <= 0);
+      var take = claim.querySelector("button[data-action='combat.resolve']");
+      if (take) take.disabled = left > 0;
     });
   }, 100);
   // Times are sent in UTC; show them in the phone's own time zone.
