@@ -302,7 +302,7 @@ def through_cli(work: Path, design, cards, photos):
     enrolled by ``companion vision enroll --any-id`` (``--kind auto``: the command decides
     that each is a card face), every photo recognised by one ``companion vision recognize
     --json`` call; latency is the answer's ``elapsed_ms`` (the process's start and the index
-    load are not in it)."""
+    load are not in it). What a call for a single photo costs in all is printed as well."""
     faces, shots, data_dir = work / "faces", work / "photos", work / "data"
     for folder in (faces, shots):
         folder.mkdir(parents=True)
@@ -318,6 +318,13 @@ def through_cli(work: Path, design, cards, photos):
                    capture_output=True)
     out = subprocess.run([*cli, "recognize", "--json", "--data-dir", str(data_dir), *truth], check=True,
                          capture_output=True, text=True).stdout
+    calls = []
+    for path in list(truth)[:5]:  # what one call for one photo costs, start and index load included
+        t0 = time.perf_counter()
+        subprocess.run([*cli, "recognize", "--json", "--data-dir", str(data_dir), path], check=True, capture_output=True)
+        calls.append(time.perf_counter() - t0)
+    print(f"  {design}: one `companion vision recognize` call for one photo takes {np.median(calls):.2f} s "
+          f"(median of {len(calls)})", flush=True)
     rows = []
     for answer in map(json.loads, out.splitlines()):
         tier, card_id = truth[answer["image"]]

@@ -148,7 +148,6 @@ CARD_SCHEMA: dict = {
 }
 
 
-
 @cache
 def _validator():
     """The card schema's validator, built on first use: jsonschema takes ~50 ms to import,

@@ -244,10 +244,11 @@ def _conditions(raw: dict, key: str) -> list[dict]:
     return copy.deepcopy(value)
 
 
-def _bonuses_if(raw: dict, key: str = "bonus_if") -> list[dict]:
+def _bonuses_if(raw: dict) -> list[dict]:
     """An item's ``bonus_if`` typed in: the bonus it gives instead while its wearer is of a race,
     class or sex (Horny Helmet), each checked."""
-    value, low, high = raw[key], -20, 20
+    key, low, high = "bonus_if", -20, 20
+    value = raw[key]
     if not isinstance(value, list) or len(value) > 10 or not all(
             isinstance(b, dict) and set(b) == {"who", "value"} and _is_who(b["who"])
             and isinstance(b["value"], int) and not isinstance(b["value"], bool) and low <= b["value"] <= high
