@@ -19,7 +19,7 @@ from pathlib import Path
 import cv2
 import numpy as np
 
-from . import describe, gate, image, locate
+from . import describe, gate, image, locate, sides
 from .index import Index
 
 KINDS = ("auto", "scan", "photo")
@@ -29,6 +29,10 @@ FACE_ASPECT = 0.03               # ... unless the image has a card's proportions
 FACE_SQUARE = 0.015              # ... or the outline is this close to square and centred (a printed frame)
 CAMERA_ASPECTS = (3 / 4, 9 / 16)  # a camera's picture (either way round): its own edge is not a card's ...
 EDGE_CORNER = 0.03               # ... an outline with every corner this close to one of the image's
+CARD_SLACK = 0.2                 # an outline's proportions must be a card's to this share (``card_shaped``)
+GROW = 1.3                       # a straight-line outline this many times larger, holding the one found ...
+GROW_SUPPORT = 0.8               # ... with this share of every side on an edge, is the card instead
+GROW_FROM = 8                    # (of the best this many)
 
 
 class EnrollError(ValueError):
@@ -55,16 +59,47 @@ def _reference(data: bytes, kind: str) -> np.ndarray:
         h, w = gray.shape
         camera = any(abs(min(h, w) / max(h, w) - a) <= 0.01 for a in CAMERA_ASPECTS)
         for quad in locate.candidates(bgr):
-            if not locate.card_shaped(quad, 0.2):
+            if not locate.card_shaped(quad, CARD_SLACK):
                 continue
             if (kind == "photo" or camera) and _whole_image(gray.shape, quad):
                 continue  # a photo outlined by its own edges (the table's texture all round)
             if kind == "photo" or cv2.contourArea(quad) / (h * w) < PHOTO_SHARE and not _card_face(gray.shape, quad):
-                return locate.rectify(gray, locate.homography(quad, locate.portrait_turn(quad)))
+                return _straightened(bgr, gray, quad)
             break
         if kind == "photo":
-            raise EnrollError("No card found in the photo.")
+            lines = _straight(bgr, gray.shape)
+            if not lines:
+                raise EnrollError("No card found in the photo.")
+            return _straightened(bgr, gray, lines[0], lines)
     return describe.canonical(gray)
+
+
+def _straight(bgr: np.ndarray, shape: tuple[int, int]) -> list[np.ndarray]:
+    """Card-shaped outlines drawn by the photo's straight lines (``locate.straight``), best first."""
+    return [q for q in locate.straight(bgr) if locate.card_shaped(q, CARD_SLACK) and not _whole_image(shape, q)]
+
+
+def _straightened(bgr: np.ndarray, gray: np.ndarray, quad: np.ndarray, lines: list | None = None) -> np.ndarray:
+    """The card whose outline ``quad`` is, straightened, its sides first fitted to its edges
+    (``sides.fit``: a printed frame or a quantised line gives way to the card's edge). When
+    an outline drawn by the photo's straight lines (``lines``, else ``_straight``) holds this
+    one and is ``GROW`` times its size, its sides fitted just as well, that is the card: a
+    closed outline can be a part of it (a poster's art above its title band, one half of a
+    card printed in two)."""
+    found, _ = sides.fit(gray, quad)
+    card, area = found, GROW * cv2.contourArea(found)
+    for outline in (lines if lines is not None else _straight(bgr, gray.shape))[:GROW_FROM]:
+        fitted, support = sides.fit(gray, outline)
+        if (cv2.contourArea(fitted) >= area and support.min() >= GROW_SUPPORT
+                and locate.card_shaped(fitted, CARD_SLACK) and _holds(fitted, found, max(gray.shape))):
+            card, area = fitted, cv2.contourArea(fitted)     # the largest of those
+    return locate.rectify(gray, locate.homography(card, locate.portrait_turn(card)))
+
+
+def _holds(outer: np.ndarray, inner: np.ndarray, side: int) -> bool:
+    """Whether every corner of ``inner`` lies inside ``outer`` (or within 1 % of the photo's side)."""
+    contour = outer.reshape(-1, 1, 2).astype(np.float32)
+    return all(cv2.pointPolygonTest(contour, (float(x), float(y)), True) > -0.01 * side for x, y in inner)
 
 
 def _whole_image(shape: tuple[int, int], quad: np.ndarray) -> bool:
