@@ -337,18 +337,20 @@ def tell_apart(snap: Snapshot, a: Match, b: Match, gray: np.ndarray) -> float:
     ``b``'s reference is first laid onto ``a``'s (``_onto``): two references straightened
     from photos are a few pixels apart, and unaligned they would differ everywhere, not just
     where the title is. The region is then the bounding box of the pixels that differ (a
-    title, a number), leaving out the ``EDGE`` pixels along either reference's cut and the thin
-    lines a fraction of a pixel of misalignment leaves along sharp edges; each card is compared there through its own homography and through the
-    other's, the better of the two counting, allowing a shift of ``SHIFT`` pixels either way
-    for what the homography is off. (Through its own only, a twin whose homography was the
-    poorer — fewer inliers, a shadow over its half — lost where the photo showed its title.)"""
+    title, a number), leaving out the ``EDGE`` pixels along either reference's cut and the
+    thin lines a fraction of a pixel of misalignment leaves along sharp edges. Each card is
+    compared there through its own homography and through the other's, the better of the
+    two counting, allowing a shift of ``SHIFT`` pixels either way for what the homography is
+    off. (Through its own only, a twin whose homography was the poorer — fewer inliers, a
+    shadow over its half — lost where the photo showed its title.)"""
     ra, rb = snap.reference(snap.ids[a.row]), snap.reference(snap.ids[b.row])
     if ra is None or rb is None:
         return 0.0
     fa, fb = _soft(ra), _soft(rb)
     W = _onto(fa, fb)
     size = (fb.shape[1], fb.shape[0])
-    fb = cv2.warpPerspective(fb, W, size, flags=cv2.INTER_LINEAR | cv2.WARP_INVERSE_MAP, borderMode=cv2.BORDER_REPLICATE)
+    fb = cv2.warpPerspective(fb, W, size, flags=cv2.INTER_LINEAR | cv2.WARP_INVERSE_MAP,
+                             borderMode=cv2.BORDER_REPLICATE)
     inside = np.zeros(fa.shape, np.uint8)            # where both references show the card, not their cut's edge
     inside[EDGE:-EDGE, EDGE:-EDGE] = 1
     inside &= cv2.warpPerspective(inside, W, size, flags=cv2.INTER_NEAREST | cv2.WARP_INVERSE_MAP)
@@ -385,7 +387,8 @@ def _onto(fa: np.ndarray, fb: np.ndarray) -> np.ndarray:
         except cv2.error:
             continue
         W = np.linalg.inv(half) @ W.astype(np.float64) @ half
-        moved = cv2.perspectiveTransform(locate.CANON[None], W)[0] - cv2.perspectiveTransform(locate.CANON[None], start)[0]
+        moved = (cv2.perspectiveTransform(locate.CANON[None], W)[0]
+                 - cv2.perspectiveTransform(locate.CANON[None], start)[0])
         if np.all(np.isfinite(moved)) and np.abs(moved).max() <= ONTO_PX and r > fit:
             best, fit = W, r
     if fit < 0:
