@@ -2,7 +2,9 @@
 
 A *scan* (or any image that is just the card face) is resized to the canonical size as it
 is, turned upright if it is landscape. A *photo* shows the card on a table: the largest
-card-shaped outline (``locate``) is straightened to the canonical size, long side down. No
+card-shaped outline (``locate``; the best of the photo's straight lines when no closed one
+is the card), its sides fitted to the card's edges (``sides``), is straightened to the
+canonical size, long side down. No
 frame or layout is assumed; which way up the card was photographed does not matter to
 recognition (its features are the same turned), so a reference enrolled upside down is
 recognised all the same. ``auto`` decides by looking for an outline that leaves a real

@@ -189,12 +189,8 @@ def candidates(bgr: np.ndarray, min_share: float = 0.04, lines: bool = False) ->
     by area, weighed by how well their sides follow edges of the photo (``_support``). With
     ``lines``, the outlines drawn by its long straight edges (``_line_outlines``) instead of
     the closed ones of its edge map: slower (~20 ms), for the recogniser's wider look."""
-    h, w = bgr.shape[:2]
-    scale = min(1.0, FIND_SIDE / max(h, w))
-    small = cv2.resize(bgr, (round(w * scale), round(h * scale)), interpolation=cv2.INTER_AREA)
-    gray = cv2.GaussianBlur(cv2.cvtColor(small, cv2.COLOR_BGR2GRAY), (3, 3), 0)
+    scale, gray, edges = _edge_map(bgr)
     area = gray.shape[0] * gray.shape[1]
-    edges = cv2.dilate(cv2.Canny(gray, 30, 90), np.ones((5, 5), np.uint8))
     found: list[tuple[float, np.ndarray]] = []
     for c in (_line_outlines(gray) if lines else _outlines(gray)):
         hull = cv2.convexHull(c)
@@ -223,12 +219,18 @@ def straight(bgr: np.ndarray, min_share: float = 0.04) -> list[np.ndarray]:
     (``_straight_quads``), best first, in its pixel coordinates: the outline of a card whose
     edge closes none (touched by a pencil, lying on another card, a printed texture for a
     border, an edge broken by a shadow or the cloth's checks). ~20 ms."""
+    scale, gray, edges = _edge_map(bgr)
+    return [q / scale for _, q in _straight_quads(gray, edges, min_share)]
+
+
+def _edge_map(bgr: np.ndarray) -> tuple[float, np.ndarray, np.ndarray]:
+    """``bgr`` at ``FIND_SIDE`` pixels at most: the scale, its grey (lightly blurred) and its
+    edges (Canny, widened so that a side a pixel off an edge still runs along it)."""
     h, w = bgr.shape[:2]
     scale = min(1.0, FIND_SIDE / max(h, w))
     small = cv2.resize(bgr, (round(w * scale), round(h * scale)), interpolation=cv2.INTER_AREA)
     gray = cv2.GaussianBlur(cv2.cvtColor(small, cv2.COLOR_BGR2GRAY), (3, 3), 0)
-    edges = cv2.dilate(cv2.Canny(gray, 30, 90), np.ones((5, 5), np.uint8))
-    return [q / scale for _, q in _straight_quads(gray, edges, min_share)]
+    return scale, gray, cv2.dilate(cv2.Canny(gray, 30, 90), np.ones((5, 5), np.uint8))
 
 
 def _support(edges: np.ndarray, quad: np.ndarray, samples: int = 48) -> np.ndarray:

@@ -53,6 +53,8 @@ ONTO_FINE_STEPS = 8              # ... then at full size ...
 ONTO_PX = 12                     # ... which may move a corner this far (card px); references further apart
                                  # are not two straightenings of one picture
 NO_PAIRS = (np.zeros(0, np.int64), np.zeros(0, np.float32))  # no correspondences
+_UPRIGHT = np.eye(3)                                        # a reference as it is ...
+_TURNED = np.array([[-1, 0, locate.CARD_W], [0, -1, locate.CARD_H], [0, 0, 1]], np.float64)  # ... turned half round
 
 
 @dataclass
@@ -400,6 +402,3 @@ def _onto(fa: np.ndarray, fb: np.ndarray) -> np.ndarray:
         return best
     return W.astype(np.float64) if np.all(np.isfinite(W)) else best
 
-
-_UPRIGHT = np.eye(3)
-_TURNED = np.array([[-1, 0, locate.CARD_W], [0, -1, locate.CARD_H], [0, 0, 1]], np.float64)
