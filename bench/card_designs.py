@@ -12,7 +12,12 @@ games are:
                 circle, a numbered table of text;
 * ``split``     two-tone card, the title across the *middle* between art and text, stamp-
                 like art of motifs;
-* ``parchment`` the original (``card_photos.face``).
+* ``parchment`` the original (``card_photos.face``);
+* ``tavern``    held out: never looked at while anything was tuned. Rounded corners (the
+                table shows through them), a dark brown border, flat-coloured cartoon figures
+                in thick black outlines, the title on a ribbon, a level and a treasure count
+                along the bottom — closest to a printed fantasy card game, and the design
+                ``bench/vision.py --designs tavern`` checks the others against.
 
 Every design's deck has the hard cases: **twins** (same art, other title), **near-duplicate
 names** (one letter changed, other art) and, for the motif designs, **look-alike art**
@@ -219,19 +224,100 @@ def _split(card: cp.Card) -> np.ndarray:
     return img
 
 
+def _figure(img: np.ndarray, box, seed: int) -> None:
+    """Cartoon art: a tinted backdrop, a floor, one to three figures of flat-coloured shapes
+    (body, head, eyes, a weapon) in thick black outlines."""
+    rng = random.Random(seed)
+    x0, y0, x1, y1 = box
+    sub = img[y0:y1, x0:x1]
+    h, w = sub.shape[:2]
+    sub[:] = np.array(rng.choice(PALETTE), np.float32) * 0.3 + 170
+    floor = int(h * rng.uniform(0.7, 0.85))
+    sub[floor:] = np.array(rng.choice(PALETTE), np.float32) * 0.5 + 80
+    ink, thick = (20, 20, 20), 3
+    n = rng.randint(1, 3)
+    for k in range(n):
+        cx = w * (k + 0.5 + rng.uniform(-0.15, 0.15)) / n
+        size = h * rng.uniform(0.22, 0.38) / math.sqrt(n)
+        body = (int(cx), int(floor - size * 0.6))
+        axes = (int(size * rng.uniform(0.35, 0.6)), int(size * rng.uniform(0.5, 0.7)))
+        colour = rng.choice(PALETTE)
+        cv2.ellipse(sub, body, axes, rng.uniform(-20, 20), 0, 360, colour, -1, cv2.LINE_AA)
+        cv2.ellipse(sub, body, axes, 0, 0, 360, ink, thick, cv2.LINE_AA)
+        head = (int(cx + rng.uniform(-0.2, 0.2) * size), int(body[1] - axes[1] - size * 0.25))
+        r = int(size * rng.uniform(0.22, 0.32))
+        cv2.circle(sub, head, r, tuple(int(c) for c in rng.choice(PALETTE)), -1, cv2.LINE_AA)
+        cv2.circle(sub, head, r, ink, thick, cv2.LINE_AA)
+        for side in (-1, 1):  # eyes
+            eye = (head[0] + side * r // 3, head[1] - r // 6)
+            cv2.circle(sub, eye, max(3, r // 4), (245, 245, 245), -1, cv2.LINE_AA)
+            cv2.circle(sub, eye, max(2, r // 9), ink, -1, cv2.LINE_AA)
+        cv2.ellipse(sub, (head[0], head[1] + r // 3), (r // 2, r // 5), 0, 0, 180, ink, 2, cv2.LINE_AA)
+        a = rng.uniform(-math.pi, 0)  # a weapon held out
+        hand = (int(cx + axes[0] * 0.9), body[1])
+        tip = (int(hand[0] + math.cos(a) * size), int(hand[1] + math.sin(a) * size))
+        cv2.line(sub, hand, tip, (200, 200, 210), 6, cv2.LINE_AA)
+        cv2.line(sub, hand, tip, ink, 2, cv2.LINE_AA)
+    for _ in range(rng.randint(2, 5)):  # props: stars, coins, flames
+        _motif(sub, rng.choice((0, 5, 7, 10)), (rng.uniform(0.1, 0.9) * w, rng.uniform(0.1, 0.6) * h),
+               rng.uniform(0.05, 0.1) * w, rng.uniform(0, 2 * math.pi), rng.choice(PALETTE), ink)
+
+
+RADIUS = 22  # the tavern card's corner radius in pixels (3.5 of 63 mm)
+
+
+def _tavern(card: cp.Card) -> np.ndarray:
+    """A BGRA face: alpha 0 outside the rounded corners, so a photo shows the table there."""
+    img = np.full((H, W, 3), (30, 55, 85), np.uint8)                       # dark brown border
+    cv2.rectangle(img, (14, 14), (W - 15, H - 15), (200, 228, 240), -1)    # cream panel
+    cv2.rectangle(img, (14, 14), (W - 15, H - 15), (20, 35, 60), 2)
+    ribbon = np.array([[22, 30], [W - 23, 30], [W - 38, 52], [W - 23, 74], [22, 74], [37, 52]], np.int32)
+    cv2.fillPoly(img, [ribbon], (70, 150, 220), cv2.LINE_AA)
+    cv2.polylines(img, [ribbon], True, (20, 35, 60), 2, cv2.LINE_AA)
+    _title(img, card.title, (40, 30, W - 40, 74), (25, 25, 40), cv2.FONT_HERSHEY_COMPLEX, 2, start=0.95)
+    _figure(img, (30, 86, W - 30, 330), card.art)
+    cv2.rectangle(img, (30, 86), (W - 30, 330), (20, 20, 20), 3)
+    _text_lines(img, (36, 340, W - 36, 492), card.text, 0.43, (40, 40, 50), cv2.FONT_HERSHEY_DUPLEX, 20)
+    cv2.line(img, (30, 500), (W - 30, 500), (20, 35, 60), 2)
+    level = card.number if card.number.isdigit() else "1"
+    cv2.putText(img, f"Level {level}", (34, 530), cv2.FONT_HERSHEY_TRIPLEX, 0.6, (25, 25, 40), 1, cv2.LINE_AA)
+    treasure = f"{1 + int(level) % 4} Treasure" if card.number.isdigit() else card.number
+    (tw, _), _ = cv2.getTextSize(treasure, cv2.FONT_HERSHEY_TRIPLEX, 0.6, 1)
+    cv2.putText(img, treasure, (W - 34 - tw, 530), cv2.FONT_HERSHEY_TRIPLEX, 0.6, (25, 25, 40), 1, cv2.LINE_AA)
+    alpha = np.zeros((H, W), np.uint8)
+    cv2.rectangle(alpha, (RADIUS, 0), (W - 1 - RADIUS, H - 1), 255, -1)
+    cv2.rectangle(alpha, (0, RADIUS), (W - 1, H - 1 - RADIUS), 255, -1)
+    for cx, cy in ((RADIUS, RADIUS), (W - 1 - RADIUS, RADIUS), (W - 1 - RADIUS, H - 1 - RADIUS), (RADIUS, H - 1 - RADIUS)):
+        cv2.circle(alpha, (cx, cy), RADIUS, 255, -1, cv2.LINE_AA)
+    img[alpha == 0] = 0  # what an image editor leaves under transparent pixels
+    return np.dstack([img, alpha])
+
+
 DESIGNS = {d.name: d for d in (
     Design("parchment", cp.face, False),
     Design("lattice", _lattice, True),
     Design("poster", _poster, True),
     Design("ledger", _ledger, False),
     Design("split", _split, True),
+    Design("tavern", _tavern, False),
 )}
 REPORTED = ("parchment", "lattice", "poster")   # the figures
 CALIBRATION = ("ledger", "split")               # thresholds are fitted on these alone
+HELD_OUT = ("tavern",)                          # never used to tune anything: a check from outside
 
 
 def face(design: str, card: cp.Card) -> np.ndarray:
+    """The card's face: BGR, or BGRA for a design with rounded corners (``tavern``)."""
     return DESIGNS[design].draw(card)
+
+
+def printed(design: str, card: cp.Card) -> np.ndarray:
+    """The face as a scanner sees it: BGR, rounded corners on the white of the scanner's lid."""
+    img = face(design, card)
+    if img.shape[2] == 3:
+        return img
+    alpha = img[:, :, 3:].astype(np.float32) / 255
+    return (img[:, :, :3] * alpha + 255 * (1 - alpha)).astype(np.uint8)
 
 
 def _near_name(title: str, rng: random.Random) -> str:

@@ -238,7 +238,8 @@ def _face_down(prng: random.Random) -> np.ndarray:
 
 
 def _paste(dst: np.ndarray, src: np.ndarray, H: np.ndarray) -> None:
-    """Draw ``src`` through homography ``H`` onto ``dst``, blending its anti-aliased edge."""
+    """Draw ``src`` through homography ``H`` onto ``dst``, blending its anti-aliased edge (and,
+    for a BGRA ``src``, its alpha: a card's rounded corners)."""
     h, w = dst.shape[:2]
     sh, sw = src.shape[:2]
     corners = cv2.perspectiveTransform(np.array([[[0, 0], [sw, 0], [sw, sh], [0, sh]]], np.float32), H)[0]
@@ -248,8 +249,9 @@ def _paste(dst: np.ndarray, src: np.ndarray, H: np.ndarray) -> None:
         return
     Hs = np.array([[1, 0, -x0], [0, 1, -y0], [0, 0, 1]], np.float64) @ H
     size = (int(x1 - x0), int(y1 - y0))
-    warped = cv2.warpPerspective(src, Hs, size, flags=cv2.INTER_LINEAR)
-    mask = cv2.warpPerspective(np.full((sh, sw), 255, np.uint8), Hs, size, flags=cv2.INTER_LINEAR)
+    warped = cv2.warpPerspective(src[:, :, :3], Hs, size, flags=cv2.INTER_LINEAR)
+    alpha = src[:, :, 3] if src.shape[2] == 4 else np.full((sh, sw), 255, np.uint8)
+    mask = cv2.warpPerspective(alpha, Hs, size, flags=cv2.INTER_LINEAR)
     alpha = mask.astype(np.float32) / 255
     region = dst[y0:y1, x0:x1]
     region[:] = cv2.blendLinear(warped, region, alpha, 1 - alpha)
