@@ -697,6 +697,41 @@ def test_enrol_from_a_photo_whose_card_closes_no_outline(tmp_path):
         assert result.card_id == card.id, result.as_dict()
 
 
+@pytest.mark.parametrize("k", [1, 33])
+def test_enrol_from_a_photo_on_a_checked_cloth_takes_the_card_not_the_cloth(k):
+    """A rounded dark card of the held-out design on a checked cloth: the cloth's checks close
+    a card-shaped outline larger than the card, and enrolment took it — the reference was
+    most of the photo. An outline whose sides run between stretches of the same cloth parts
+    no two regions (``enroll._distinct``); the card's does, and the reference is the card."""
+    from bench import vision as bench_vision
+
+    card, seed = cd.deck("tavern", 40, seed=1)[k], bench_vision.ENROL_SEED + k
+    where: list = []
+    shot = cp.photo(cd.face("tavern", card), "easy", seed=seed, size=(1600, 1200), table="cloth",
+                    others=bench_vision._others("tavern"), where=where)
+    bgr = image.load(shot, max_side=1600)
+    first = next(q for q in locate.candidates(bgr) if locate.card_shaped(q, enroll.CARD_SLACK)
+                 and not enroll._whole_image(bgr.shape[:2], q))
+    assert np.abs(first - np.array(where)).max() > 200 and not enroll._distinct(bgr, first)  # the cloth's
+    gray = cv2.cvtColor(bgr, cv2.COLOR_BGR2GRAY).astype(np.float32)
+    true = locate.rectify(gray, locate.homography(np.array(where, np.float32)))
+    ref = enroll.reference(shot, None, kind="photo").astype(np.float32)
+    assert min(np.abs(ref - true).mean(), np.abs(ref[::-1, ::-1] - true).mean()) < 25
+
+
+def test_distinct_tells_a_cards_side_from_a_line_between_a_cloths_checks():
+    """``_distinct`` on drawn pictures: a plain card on a checked cloth parts two regions on
+    every side; a rectangle along the checks' lines, the cloth on both sides, does not."""
+    ys, xs = np.mgrid[0:600, 0:800]
+    cloth = np.where(((xs // 40) + (ys // 40)) % 2 == 0, 200, 90).astype(np.uint8)
+    img = cv2.merge([cloth, cloth // 2, cloth])
+    cv2.rectangle(img, (300, 150), (443, 350), (215, 232, 240), -1)
+    card = np.array([[300, 150], [443, 150], [443, 350], [300, 350]], np.float32)
+    checks = np.array([[80, 40], [520, 40], [520, 560], [80, 560]], np.float32)
+    assert enroll._distinct(img, card)
+    assert not enroll._distinct(img, checks)
+
+
 def test_sharing_a_photos_work_between_two_threads_changes_no_answer(design_indexes, monkeypatch):
     """``gate.share`` hands the pieces of a photo's work (outlines described, word tables looked
     up, cards checked) to two threads: the answers, suggestions, scores and corners must be

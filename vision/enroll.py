@@ -3,8 +3,9 @@
 A *scan* (or any image that is just the card face) is resized to the canonical size as it
 is, turned upright if it is landscape. A *photo* shows the card on a table: the largest
 card-shaped outline (``locate``; the best of the photo's straight lines when no closed one
-is the card), its sides fitted to the card's edges (``sides``), is straightened to the
-canonical size, long side down. No
+is the card) whose every side parts the card from something else (a checked cloth draws
+outlines of its own), its sides fitted to the card's edges (``sides``), is straightened to
+the canonical size, long side down. No
 frame or layout is assumed; which way up the card was photographed does not matter to
 recognition (its features are the same turned), so a reference enrolled upside down is
 recognised all the same. ``auto`` decides by looking for an outline that leaves a real
@@ -35,6 +36,8 @@ CARD_SLACK = 0.2                 # an outline's proportions must be a card's to 
 GROW = 1.3                       # a straight-line outline this many times larger, holding the one found ...
 GROW_SUPPORT = 0.8               # ... with this share of every side on an edge, is the card instead
 GROW_FROM = 8                    # (of the best this many)
+DISTINCT = 12.0                  # colour levels (B, G, R) between the strips either side of a card's side ...
+DISTINCT_BAND = (0.01, 0.04)     # ... this share of the outline's size inside and outside it
 
 
 class EnrollError(ValueError):
@@ -60,20 +63,56 @@ def _reference(data: bytes, kind: str) -> np.ndarray:
     if kind != "scan":
         h, w = gray.shape
         camera = any(abs(min(h, w) / max(h, w) - a) <= 0.01 for a in CAMERA_ASPECTS)
-        for quad in locate.candidates(bgr):
-            if not locate.card_shaped(quad, CARD_SLACK):
-                continue
-            if (kind == "photo" or camera) and _whole_image(gray.shape, quad):
-                continue  # a photo outlined by its own edges (the table's texture all round)
-            if kind == "photo" or cv2.contourArea(quad) / (h * w) < PHOTO_SHARE and not _card_face(gray.shape, quad):
-                return _straightened(bgr, gray, quad)
-            break
+        # a photo outlined by its own edges (the table's texture all round) is no card
+        outlines = [q for q in locate.candidates(bgr) if locate.card_shaped(q, CARD_SLACK)
+                    and not ((kind == "photo" or camera) and _whole_image(gray.shape, q))]
         if kind == "photo":
-            lines = _straight(bgr, gray.shape)
-            if not lines:
-                raise EnrollError("No card found in the photo.")
-            return _straightened(bgr, gray, lines[0], lines)
+            return _photographed(bgr, gray, outlines)
+        first = outlines[0] if outlines else None
+        if first is not None and cv2.contourArea(first) / (h * w) < PHOTO_SHARE and not _card_face(gray.shape, first):
+            return _straightened(bgr, gray, first)
     return describe.canonical(gray)
+
+
+def _photographed(bgr: np.ndarray, gray: np.ndarray, outlines: list[np.ndarray]) -> np.ndarray:
+    """The card in a photo: the first closed outline whose every side parts two different
+    regions (``_distinct``), else the first such outline of straight lines; only when none
+    does, the first outline of either kind. A checked cloth or a wood's grain closes
+    card-shaped outlines of its own, larger than the card, whose sides run between
+    stretches of the same cloth."""
+    lines = _straight(bgr, gray.shape)
+    parting = [q for q in lines if _distinct(bgr, q)]
+    for found, grow in (([q for q in outlines if _distinct(bgr, q)], parting), (parting, parting),
+                        (outlines, lines), (lines, lines)):
+        if found:
+            return _straightened(bgr, gray, found[0], grow)
+    raise EnrollError("No card found in the photo.")
+
+
+def _distinct(bgr: np.ndarray, quad: np.ndarray) -> bool:
+    """Whether every side of ``quad`` parts two different regions: the mean colours of the
+    strips just inside and just outside it (``DISTINCT_BAND`` of the outline's size, along
+    the middle 80 % of the side) lie ``DISTINCT`` apart. A card differs from the table on
+    each side; two stretches of the same cloth do not, however sharp the line between its
+    checks."""
+    q = np.asarray(quad, np.float64)
+    h, w = bgr.shape[:2]
+    size = np.sqrt(cv2.contourArea(q.astype(np.float32)))
+    along = np.linspace(0.1, 0.9, 24)[:, None]
+    depth = np.linspace(*DISTINCT_BAND, 4)[:, None, None] * size
+    for p, r in zip(q, np.roll(q, -1, axis=0)):
+        normal = np.array([r[1] - p[1], p[0] - r[0]]) / max(np.linalg.norm(r - p), 1e-9)
+        if np.dot(normal, (p + r) / 2 - q.mean(axis=0)) < 0:
+            normal = -normal                                      # outward
+        means = []
+        for sign in (1, -1):
+            pts = (p + along * (r - p))[None] + sign * depth * normal
+            x = np.clip(np.round(pts[..., 0]).astype(np.int32), 0, w - 1)
+            y = np.clip(np.round(pts[..., 1]).astype(np.int32), 0, h - 1)
+            means.append(bgr[y, x].reshape(-1, 3).astype(np.float64).mean(axis=0))
+        if np.linalg.norm(means[0] - means[1]) < DISTINCT:
+            return False
+    return True
 
 
 def _straight(bgr: np.ndarray, shape: tuple[int, int]) -> list[np.ndarray]:
