@@ -54,8 +54,23 @@ def stream_cap(connections: int) -> int:
     return max(10, connections - max(RESERVED, connections // 10))
 
 
+def _finish_timers() -> None:
+    """Let the timers that building the app started run out before the workers are forked.
+
+    The rate limiter's memory store starts a 10 ms expiry timer when it is made; under gevent
+    that thread is a greenlet, and one still pending when gunicorn forks is run again in each
+    worker, where the thread table was reset, and prints a ``KeyError`` traceback at every
+    start."""
+    import threading
+
+    for thread in threading.enumerate():
+        if isinstance(thread, threading.Timer):
+            thread.join(timeout=1)
+
+
 def run(app, bind: str, workers: int, connections: int) -> None:
     """Serve ``app`` with gunicorn's gevent worker until stopped."""
+    _finish_timers()
     from gunicorn.app.base import BaseApplication
     from gunicorn.workers.base_async import AsyncWorker
     from gunicorn.workers.ggevent import GeventWorker
