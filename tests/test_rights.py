@@ -125,6 +125,12 @@ def test_a_visitor_cannot_teach_the_scanner(app, phones):
     assert len(index.refresh()) == 2
     seen = bob.client.post("/api/v1/vision/recognize", data=photo("net-troll", seed=12), content_type="image/jpeg")
     assert seen.json["card_id"] == "net-troll"  # still the operator's picture
+    # the picture the scanner learned: the operator's to see, nobody else's
+    assert owner.client.get("/cards/net-troll/learned.png").status_code == 200
+    assert bob.client.get("/cards/net-troll/learned.png").status_code == 403
+    assert "learned.png" not in bob.client.get("/cards/net-troll").get_data(as_text=True)
+    assert owner.client.get("/cards/super-munchkin/learned.png").status_code == 404  # not taught
+    assert owner.client.get("/cards/no-such-card/learned.png").status_code == 404
 
 
 def test_the_secret_lives_in_the_data_dir_survives_restarts_and_differs_between_servers(tmp_path):

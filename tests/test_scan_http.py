@@ -5,10 +5,13 @@ from __future__ import annotations
 import io
 import json
 import os
+import re
 import resource
+from html import unescape as html_unescape
 from pathlib import Path
 
 import cv2
+import numpy as np
 import pytest
 from PIL import Image
 
@@ -23,6 +26,7 @@ from test_vision import png
 CARDS = json.loads((Path(__file__).resolve().parent.parent / "card_db" / "data" / "munchkin-base.json")
                    .read_text())["cards"]
 BY_ID = {c["id"]: c for c in CARDS}
+LEARNED = re.compile(r'/cards/([^/"]+)/learned\.png\?v=\d+')
 
 
 def face(card_id):
@@ -180,6 +184,14 @@ def test_teach_a_card_from_its_page_with_a_phone_photo(app, phones, enrolled):
     taught = alice.post(f"/cards/{new}/enroll", {"photo": (io.BytesIO(photo(new, seed=11, size=(1600, 1200))), "p.jpg")},
                         content_type="multipart/form-data")
     assert taught.status_code == 200 and "The scanner knows this card now." in taught.get_data(as_text=True)
+    shown = LEARNED.search(taught.get_data(as_text=True))  # the picture it learned, shown at once to be checked
+    assert shown and shown.group(1) == new
+    picture = alice.client.get(html_unescape(shown.group(0)))
+    assert picture.status_code == 200 and picture.mimetype == "image/png"
+    learned = cv2.imdecode(np.frombuffer(picture.data, np.uint8), cv2.IMREAD_GRAYSCALE)
+    flat = cv2.resize(cv2.cvtColor(face(new), cv2.COLOR_BGR2GRAY), learned.shape[::-1]).astype(np.float64)
+    alike = max(np.corrcoef(learned.ravel(), f.ravel())[0, 1] for f in (flat, flat[::-1, ::-1]))
+    assert alike > 0.5, alike  # the card itself, not a piece of the table
     html = scan(alice, photo(new, seed=12, tier="medium")).get_data(as_text=True)
     assert f'data-card="{new}"' in html
     refused = alice.post(f"/cards/{new}/enroll", {"photo": (io.BytesIO(b"nope"), "p.jpg")},

@@ -11,7 +11,7 @@ the process already has its few photos in hand (``vision.gate``) the answer is 5
 """
 from __future__ import annotations
 
-from flask import Blueprint, current_app, jsonify, render_template, request
+from flask import Blueprint, abort, current_app, jsonify, render_template, request, send_file
 from flask_babel import gettext
 from flask_babel import lazy_gettext as _l
 
@@ -142,6 +142,17 @@ def enroll_card(card_id: str):
     except scanning.EnrollProblems as exc:
         return card_page(card_id, enroll_notice={"kind": "refused", "text": exc.problems[0][1]}), 400
     return card_page(card_id, enroll_notice={"kind": "done", "text": gettext("The scanner knows this card now.")})
+
+
+@bp.get("/cards/<card_id>/learned.png")
+@operator_only
+def learned(card_id: str):
+    """The picture the scanner learned for this card (its reference, straightened and grey):
+    the operator sees at once whether a photo taught it the card or a piece of the table."""
+    index = scanning.index_for(current_app.config["DATA_DIR"])
+    if card_store.get(get_db(), card_id) is None or not index.enrolled(card_id):
+        abort(404)
+    return send_file(index.reference_path(card_id), mimetype="image/png", max_age=0)
 
 
 @api.post("/vision/recognize")
