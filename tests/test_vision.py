@@ -732,6 +732,27 @@ def test_distinct_tells_a_cards_side_from_a_line_between_a_cloths_checks():
     assert not enroll._distinct(img, checks)
 
 
+@pytest.mark.parametrize("k, seed", [(180, 200_018), (157, 200_043)])
+def test_a_card_whose_edge_closes_no_outline_is_seen_through_a_rectangle_printed_on_it(tmp_path, monkeypatch,
+                                                                                        k, seed):
+    """Hard photos of the held-out design (rounded corners, a dark brown border): on green
+    felt or a brown face-down card its edge closes no outline, and the first outline found is
+    the frame of its art. Straightened through that rectangle alone, the text around it stays
+    tilted and the card is not named; a last look straightens that outline widened
+    (``recognize._widened``), which shows the whole card without its tilt."""
+    from bench import vision as bench_vision
+
+    cards = cd.deck("tavern", 181, seed=1)
+    card = cards[k]
+    idx = Index(tmp_path)
+    idx.add({c.id: bench_vision.scan("tavern", c) for c in cards[:60] + [card]})
+    shot = cp.photo(cd.face("tavern", card), "hard", seed=seed, size=(1600, 1200), table=cp.TABLES[seed % 4],
+                    others=bench_vision._others("tavern"))
+    assert recognize.recognize(shot, idx).card_id == card.id
+    monkeypatch.setattr(recognize, "_widened", lambda H: H)
+    assert recognize.recognize(shot, idx).card_id is None
+
+
 def test_sharing_a_photos_work_between_two_threads_changes_no_answer(design_indexes, monkeypatch):
     """``gate.share`` hands the pieces of a photo's work (outlines described, word tables looked
     up, cards checked) to two threads: the answers, suggestions, scores and corners must be

@@ -11,8 +11,10 @@ cards that look like the best one too (twins: ``_lookalikes``), and when two car
 verify (same art, near-identical titles) compare them only where they differ
 (``_decide``). When that finds no card it is sure of, a second, wider look adds the next
 outlines, those that the photo's long straight edges draw, the photo at half size and a
-longer shortlist. Nothing depends on how the cards
-are printed: what all enrolled cards share is learned from them and left out (``index``).
+longer shortlist; when that is not sure either, a last look straightens the first outline
+widened (a rectangle printed on the card may be all that was found). Nothing depends on how
+the cards are printed: what all enrolled cards share is learned from them and left out
+(``index``).
 
 The confidence is the weakest of three calibrated checks (``confidence``): enough inliers
 beyond those of a typical other shortlisted card (the frame and the rules-text font let any
@@ -54,6 +56,8 @@ HALF_SHORTLIST = 3               # ... this many cards
 LOOK_AGAIN = 4                   # aligned cards (most inliers first) looked at again (``match.refine``) ...
 LOOK_AGAIN_SHARE = 1 / 3         # ... when they have this share of the best one's inliers
 OUTLINE_SIZE = (300, 420)        # ... at this size (px)
+WIDEN = 0.3                      # a last look straightens the first outline widened by this share a side,
+LAST_SHORTLIST = 3               # and verifies this many cards its words shortlist
 LOCAL_MEAN = 8                   # cards verified at least, for their mean picture to count
 LOOKALIKE = 0.6                  # thumbnails correlating this well: the same art (a twin) ...
 LOOKALIKES = 4                   # ... and this many of them verified beside the best card
@@ -230,6 +234,13 @@ def _recognize(gray: np.ndarray, bgr: np.ndarray, index: Snapshot) -> Result:
                      more=line_outlines)
         checked = _check(gray, index, look, (WIDER * match.SHORTLIST, match.PLACED_SHORTLIST,
                                              match.COARSE_SHORTLIST, HALF_SHORTLIST), checked)
+    if (not checked or confidence(checked[0]) < ACCEPT) and outlines:
+        # a last look, only when the wider one is not sure either: the first outline widened
+        # (``_widened``), on its own features, never taking the place of a surer answer
+        last = _check(gray, index, _look(gray, index, [_widened(outlines[0])], whole=False),
+                      (LAST_SHORTLIST, 0, 0, 0), [])
+        if last and (not checked or confidence(last[0]) > confidence(checked[0])):
+            checked = last
     if not checked or checked[0].H is None:
         if not quads:
             reason = "too_blurry" if blurred(gray) else "no_card"
@@ -249,6 +260,16 @@ def _recognize(gray: np.ndarray, bgr: np.ndarray, index: Snapshot) -> Result:
         result.reason = "too_blurry" if _sharpness(gray, H) < BLUR_LIMIT else "no_confident_match"
         result.message = MESSAGES[result.reason]
     return result
+
+
+def _widened(H: np.ndarray) -> np.ndarray:
+    """The outline ``H`` with ``WIDEN`` of its size added on every side. When the card's own
+    edge closes no outline (a dark border on a table as dark, a face-down card under it),
+    the first outline is often a rectangle printed on it (its art's frame, an inner panel);
+    straightened through that alone, the text around it stays tilted, widened the whole card
+    is seen straight."""
+    w, h = locate.CARD_W, locate.CARD_H
+    return H @ np.array([[1 + 2 * WIDEN, 0, -WIDEN * w], [0, 1 + 2 * WIDEN, -WIDEN * h], [0, 0, 1]])
 
 
 def _check(gray: np.ndarray, index: Snapshot, look: "_Look", sizes: tuple[int, int, int, int],
