@@ -287,8 +287,9 @@ def _tavern(card: cp.Card) -> np.ndarray:
     alpha = np.zeros((H, W), np.uint8)
     cv2.rectangle(alpha, (RADIUS, 0), (W - 1 - RADIUS, H - 1), 255, -1)
     cv2.rectangle(alpha, (0, RADIUS), (W - 1, H - 1 - RADIUS), 255, -1)
-    for cx, cy in ((RADIUS, RADIUS), (W - 1 - RADIUS, RADIUS), (W - 1 - RADIUS, H - 1 - RADIUS), (RADIUS, H - 1 - RADIUS)):
-        cv2.circle(alpha, (cx, cy), RADIUS, 255, -1, cv2.LINE_AA)
+    for cx in (RADIUS, W - 1 - RADIUS):
+        for cy in (RADIUS, H - 1 - RADIUS):
+            cv2.circle(alpha, (cx, cy), RADIUS, 255, -1, cv2.LINE_AA)
     img[alpha == 0] = 0  # what an image editor leaves under transparent pixels
     return np.dstack([img, alpha])
 

@@ -363,7 +363,15 @@ class Index:
 
     def enrolled(self, card_id: str) -> bool:
         """Whether ``card_id`` has a reference image: one ``stat``, the index is not loaded."""
-        return self.reference_path(card_id).exists()
+        return self.taught_at(card_id) is not None
+
+    def taught_at(self, card_id: str) -> int | None:
+        """When ``card_id``'s reference image was written (ns; a new picture, a new value), or
+        None when it has none: one ``stat``, the index is not loaded."""
+        try:
+            return self.reference_path(card_id).stat().st_mtime_ns
+        except FileNotFoundError:
+            return None
 
     # -- writing ---------------------------------------------------------------------------
     @contextmanager
