@@ -15,7 +15,7 @@ from pathlib import Path
 
 from . import datadir, serving
 from .referee.profiles import PROFILES
-from .referee.rules import LANGUAGES
+from .referee.languages import LANGUAGES
 
 # The rest is imported by the commands that use it: a command starts without what the
 # others need (`companion vision recognize` without the referee, the rule search or the

@@ -14,11 +14,10 @@ from contextvars import ContextVar
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from .languages import LANGUAGES
 from .profiles import DEFAULT_PROFILE, PROFILES
 
 RULEBOOK = Path(__file__).with_name("rulebook")
-#: The languages every entry is written in (the rulebooks' languages); English is the reference.
-LANGUAGES = ("en", "de", "fr", "nl", "it", "ru")
 KINDS = ("enforced", "dispute", "reference")
 
 
