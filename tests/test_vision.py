@@ -145,6 +145,25 @@ def test_large_photo_is_decoded_small_and_upright():
     assert bgr[bgr.shape[0] // 2, -3][0] > 150              # the blue band is now on the right
 
 
+@pytest.mark.parametrize("fmt, mode", [("PNG", "RGBA"), ("PNG", "LA"), ("PNG", "P"), ("WEBP", "RGBA")])
+def test_what_is_transparent_is_laid_on_white(fmt, mode):
+    """A card face exported with transparent rounded corners keeps black pixels under them:
+    decoded, the corners are white (as printed or scanned), the card is as it was."""
+    img = Image.new("RGBA", (126, 176), (0, 0, 0, 0))                 # black, and transparent
+    img.paste((30, 120, 60, 255), (8, 8, 118, 168))                    # the card, opaque
+    if mode == "P":
+        img = img.convert("P")                                         # palette with a transparent entry
+        img.info["transparency"] = img.getpixel((0, 0))
+    elif mode == "LA":
+        img = img.convert("LA")
+    buf = io.BytesIO()
+    img.save(buf, fmt, **({"lossless": True} if fmt == "WEBP" else {}))
+    bgr = image.load(buf.getvalue())
+    assert bgr[0, 0].tolist() == [255, 255, 255]
+    grey_card = round(0.299 * 30 + 0.587 * 120 + 0.114 * 60)
+    assert np.abs(bgr[88, 63].astype(int) - ([grey_card] * 3 if mode == "LA" else [60, 120, 30])).max() <= 2
+
+
 # -- the index ---------------------------------------------------------------------------------
 
 def test_index_persists_replaces_and_removes(tmp_path, deck):

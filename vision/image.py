@@ -7,7 +7,7 @@ file's header (``header``) and checked (``check``) before Pillow sees the bytes;
 opens only that format and must agree on the size. Large JPEGs are decoded straight at a
 reduced scale (libjpeg's DCT scaling), which is both the memory bound and most of the speed;
 PNG and WebP are decoded whole (4 bytes a pixel, at most ~160 MB) and shrunk by a whole
-factor in Pillow before any copy is made. After a large image the freed memory is handed back
+factor in Pillow before any copy is made; what is transparent in them is laid on white. After a large image the freed memory is handed back
 to the system (``gate.release_memory``).
 """
 from __future__ import annotations
@@ -90,6 +90,8 @@ def _decode(data: bytes, fmt: str, size: tuple[int, int], max_side: int) -> np.n
         img.load()
         img = _shrink(img, max_side)
         ImageOps.exif_transpose(img, in_place=True)  # no copy when the photo is upright already
+        if img.mode in ("RGBA", "LA", "PA") or "transparency" in img.info:
+            img = _on_white(img)
         if img.mode != "RGB":
             img = img.convert("RGB")
         return np.frombuffer(img.tobytes("raw", "BGR"), np.uint8).reshape(img.height, img.width, 3)
@@ -99,6 +101,14 @@ def _decode(data: bytes, fmt: str, size: tuple[int, int], max_side: int) -> np.n
         raise ImageError("not_an_image", "This is not a JPEG, PNG or WebP image.") from None
     except (OSError, SyntaxError, ValueError, EOFError) as exc:
         raise ImageError("corrupt", f"The image could not be decoded ({exc}).") from None
+
+
+def _on_white(img: Image.Image) -> Image.Image:
+    """An image with transparency laid on white, as a scan or a print shows it: a card face
+    exported with transparent rounded corners keeps whatever lies under them (often black),
+    which dropping the alpha would show."""
+    rgba = img.convert("RGBA")
+    return Image.alpha_composite(Image.new("RGBA", rgba.size, (255, 255, 255, 255)), rgba)
 
 
 def _shrink(img: Image.Image, max_side: int) -> Image.Image:
