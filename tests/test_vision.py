@@ -144,7 +144,6 @@ def test_large_photo_is_decoded_small_and_upright():
     assert bgr.shape[0] > bgr.shape[1]                      # portrait once the EXIF turn is applied
     assert bgr[bgr.shape[0] // 2, -3][0] > 150              # the blue band is now on the right
 
-
 @pytest.mark.parametrize("fmt, mode", [("PNG", "RGBA"), ("PNG", "LA"), ("PNG", "P"), ("WEBP", "RGBA")])
 def test_what_is_transparent_is_laid_on_white(fmt, mode):
     """A card face exported with transparent rounded corners keeps black pixels under them:
@@ -678,14 +677,14 @@ def test_fitting_moves_a_printed_border_onto_the_cards_edge():
         data = cp.photo(cd.face("lattice", card), "easy", seed=70 + i, size=(1600, 1200), table=cp.TABLES[i % 4],
                         where=where)
         true = np.array(where, np.float32)
-        gray = cv2.cvtColor(image.load(data, max_side=1600), cv2.COLOR_BGR2GRAY)
+        bgr = image.load(data, max_side=1600)
         w, h, k = cd.W, cd.H, 26                                            # the border is 26 px of 400
         face_to_photo = cv2.getPerspectiveTransform(np.array([[0, 0], [w, 0], [w, h], [0, h]], np.float32), true)
         inner = cv2.perspectiveTransform(np.array([[[k, k], [w - k, k], [w - k, h - k], [k, h - k]]], np.float32),
                                          face_to_photo)[0]
         start = np.abs(inner - true).max()
         assert start > 25
-        fitted, support = sides.fit(gray, inner)
+        fitted, support = sides.fit(bgr, inner)
         error = np.abs(fitted - true).max()
         assert error < start, (i, fitted, true)
         near += error < 12
@@ -716,26 +715,79 @@ def test_enrol_from_a_photo_whose_card_closes_no_outline(tmp_path):
         assert result.card_id == card.id, result.as_dict()
 
 
+def _enrolment_photo(design: str, k: int, table: str | None = None) -> tuple[bytes, np.ndarray]:
+    """The photo bench/vision.py ``--enrol-from photo`` teaches card ``k`` of ``design`` from
+    (on ``table``, else the bench's), and the card's true corners in it."""
+    from bench import vision as bench_vision
+
+    card, seed = cd.deck(design, k + 1, seed=1)[k], bench_vision.ENROL_SEED + k
+    where: list = []
+    shot = cp.photo(cd.face(design, card), "easy", seed=seed, size=(1600, 1200),
+                    table=table or cp.TABLES[seed % len(cp.TABLES)], others=bench_vision._others(design), where=where)
+    return shot, np.array(where, np.float32)
+
+
+def _enrolment_error(shot: bytes, where: np.ndarray) -> float:
+    """How far the reference enrolled from ``shot`` is from the card straightened through its
+    true corners ``where``: the mean grey difference, either way up."""
+    gray = cv2.cvtColor(image.load(shot, max_side=1600), cv2.COLOR_BGR2GRAY).astype(np.float32)
+    true = locate.rectify(gray, locate.homography(where))
+    ref = enroll.reference(shot, None, kind="photo").astype(np.float32)
+    return float(min(np.abs(ref - true).mean(), np.abs(ref[::-1, ::-1] - true).mean()))
+
+
 @pytest.mark.parametrize("k", [1, 33])
 def test_enrol_from_a_photo_on_a_checked_cloth_takes_the_card_not_the_cloth(k):
     """A rounded dark card of the held-out design on a checked cloth: the cloth's checks close
     a card-shaped outline larger than the card, and enrolment took it — the reference was
     most of the photo. An outline whose sides run between stretches of the same cloth parts
     no two regions (``enroll._distinct``); the card's does, and the reference is the card."""
-    from bench import vision as bench_vision
-
-    card, seed = cd.deck("tavern", 40, seed=1)[k], bench_vision.ENROL_SEED + k
-    where: list = []
-    shot = cp.photo(cd.face("tavern", card), "easy", seed=seed, size=(1600, 1200), table="cloth",
-                    others=bench_vision._others("tavern"), where=where)
+    shot, where = _enrolment_photo("tavern", k, table="cloth")
     bgr = image.load(shot, max_side=1600)
     first = next(q for q in locate.candidates(bgr) if locate.card_shaped(q, enroll.CARD_SLACK)
                  and not enroll._whole_image(bgr.shape[:2], q))
-    assert np.abs(first - np.array(where)).max() > 200 and not enroll._distinct(bgr, first)  # the cloth's
-    gray = cv2.cvtColor(bgr, cv2.COLOR_BGR2GRAY).astype(np.float32)
-    true = locate.rectify(gray, locate.homography(np.array(where, np.float32)))
-    ref = enroll.reference(shot, None, kind="photo").astype(np.float32)
-    assert min(np.abs(ref - true).mean(), np.abs(ref[::-1, ::-1] - true).mean()) < 25
+    assert np.abs(first - where).max() > 200 and not enroll._distinct(bgr, first)  # the cloth's
+    assert _enrolment_error(shot, where) < 25
+
+
+def test_enrol_from_a_photo_takes_an_outline_whose_sides_run_along_edges():
+    """A card of the held-out design on a checked cloth among others: the largest outline
+    that parts two regions on every side holds the card with pieces of the cloth and of the
+    cards beside it, and three of its sides follow no edge. Enrolment took it, and that
+    reference was named for photos of the design's other cards (most of a photo-taught
+    deck's false accepts). The card's own outline runs along its edges; it is taken."""
+    shot, where = _enrolment_photo("tavern", 113)
+    bgr = image.load(shot, max_side=1600)
+    first = next(q for q in locate.candidates(bgr) if locate.card_shaped(q, enroll.CARD_SLACK)
+                 and not enroll._whole_image(bgr.shape[:2], q) and enroll._distinct(bgr, q))
+    assert cv2.contourArea(first) > 1.5 * cv2.contourArea(where)
+    assert np.count_nonzero(sides.fit(bgr, first)[1] == 0) >= 2
+    assert _enrolment_error(shot, where) < 20
+
+
+@pytest.mark.parametrize("k", [18, 20])
+def test_enrol_from_a_photo_finds_a_dark_border_in_colour_where_grey_stops_inside_it(monkeypatch, k):
+    """The held-out design's dark brown border on green felt or dark wood: in grey the border
+    and the table are alike, so the sides fitted on grey stop at the cream panel inside the
+    border and the reference is cut short. In colour the border's edge is plain, and a side
+    found there further out is the card's (``sides.FURTHER``)."""
+    shot, where = _enrolment_photo("tavern", k)
+    assert _enrolment_error(shot, where) < 15
+    monkeypatch.setattr(sides, "FURTHER", float("inf"))                   # grey only, as before
+    assert _enrolment_error(shot, where) > 20
+
+
+@pytest.mark.parametrize("k", [1, 11])
+def test_enrol_from_a_photo_of_a_card_printed_in_two_takes_the_whole_card(monkeypatch, k):
+    """A card printed in two halves (art above, text below a dark band): one half closes an
+    outline of its own, and the whole card is an outline of straight lines one of whose sides
+    shows no edge along a third of it (where it crosses another card). Grown to that outline the
+    reference is the whole card; required to find an edge along 80 % of every side, it was
+    the half (``enroll.GROW_SUPPORT``)."""
+    shot, where = _enrolment_photo("split", k)
+    assert _enrolment_error(shot, where) < 15
+    monkeypatch.setattr(enroll, "GROW_SUPPORT", 0.8)
+    assert _enrolment_error(shot, where) > 20
 
 
 def test_distinct_tells_a_cards_side_from_a_line_between_a_cloths_checks():

@@ -3,10 +3,10 @@
 A *scan* (or any image that is just the card face) is resized to the canonical size as it
 is, turned upright if it is landscape. A *photo* shows the card on a table: the largest
 card-shaped outline (``locate``; the best of the photo's straight lines when no closed one
-is the card) whose every side parts the card from something else (a checked cloth draws
-outlines of its own), its sides fitted to the card's edges (``sides``), is straightened to
-the canonical size, long side down. No
-frame or layout is assumed; which way up the card was photographed does not matter to
+is the card) whose every side parts the card from something else and runs along an edge
+(a checked cloth draws outlines of its own), its sides fitted to the card's edges
+(``sides``), is straightened to the canonical size, long side down. No frame or layout is
+assumed; which way up the card was photographed does not matter to
 recognition (its features are the same turned), so a reference enrolled upside down is
 recognised all the same. ``auto`` decides by looking for an outline that leaves a real
 border of table around the card — and takes an image of a card's proportions, or one whose
@@ -34,7 +34,7 @@ CAMERA_ASPECTS = (3 / 4, 9 / 16)  # a camera's picture (either way round): its o
 EDGE_CORNER = 0.03               # ... an outline with every corner this close to one of the image's
 CARD_SLACK = 0.2                 # an outline's proportions must be a card's to this share (``card_shaped``)
 GROW = 1.3                       # a straight-line outline this many times larger, holding the one found ...
-GROW_SUPPORT = 0.8               # ... with this share of every side on an edge, is the card instead
+GROW_SUPPORT = 0.6               # ... with this share of every side on an edge, is the card instead
 GROW_FROM = 8                    # (of the best this many)
 DISTINCT = 12.0                  # colour levels (B, G, R) between the strips either side of a card's side ...
 DISTINCT_BAND = (0.01, 0.04)     # ... this share of the outline's size inside and outside it
@@ -76,16 +76,23 @@ def _reference(data: bytes, kind: str) -> np.ndarray:
 
 def _photographed(bgr: np.ndarray, gray: np.ndarray, outlines: list[np.ndarray]) -> np.ndarray:
     """The card in a photo: the first closed outline whose every side parts two different
-    regions (``_distinct``), else the first such outline of straight lines; only when none
-    does, the first outline of either kind. A checked cloth or a wood's grain closes
-    card-shaped outlines of its own, larger than the card, whose sides run between
-    stretches of the same cloth."""
+    regions (``_distinct``) and runs along an edge (``sides.fit`` finds one near it), else
+    the first such outline of straight lines; failing that, the first outline that only
+    parts two regions, and only when none does, the first outline of either kind. A checked
+    cloth or a wood's grain closes card-shaped outlines of its own, larger than the card,
+    whose sides run between stretches of the same cloth; one around the card and a piece of
+    the cloth with it may part two regions, but most of its sides follow no edge."""
     lines = _straight(bgr, gray.shape)
     parting = [q for q in lines if _distinct(bgr, q)]
-    for found, grow in (([q for q in outlines if _distinct(bgr, q)], parting), (parting, parting),
+    closed = [q for q in outlines if _distinct(bgr, q)]
+
+    def edged(quads):  # lazily: an outline is fitted only when those before it failed
+        return (q for q in quads if sides.fit(bgr, q)[1].min() > 0)
+    for found, grow in ((edged(closed), parting), (edged(parting), parting), (closed, parting), (parting, parting),
                         (outlines, lines), (lines, lines)):
-        if found:
-            return _straightened(bgr, gray, found[0], grow)
+        first = next(iter(found), None)
+        if first is not None:
+            return _straightened(bgr, gray, first, grow)
     raise EnrollError("No card found in the photo.")
 
 
@@ -124,13 +131,14 @@ def _straightened(bgr: np.ndarray, gray: np.ndarray, quad: np.ndarray, lines: li
     """The card whose outline ``quad`` is, straightened, its sides first fitted to its edges
     (``sides.fit``: a printed frame or a quantised line gives way to the card's edge). When
     an outline drawn by the photo's straight lines (``lines``, else ``_straight``) holds this
-    one and is ``GROW`` times its size, its sides fitted just as well, that is the card: a
+    one and is ``GROW`` times its size, each of its sides fitted to an edge along most of
+    its length (``GROW_SUPPORT``: where it crosses another card its edge may not show), that is the card: a
     closed outline can be a part of it (a poster's art above its title band, one half of a
     card printed in two)."""
-    found, _ = sides.fit(gray, quad)
+    found, _ = sides.fit(bgr, quad)
     card, area = found, GROW * cv2.contourArea(found)
     for outline in (lines if lines is not None else _straight(bgr, gray.shape))[:GROW_FROM]:
-        fitted, support = sides.fit(gray, outline)
+        fitted, support = sides.fit(bgr, outline)
         if (cv2.contourArea(fitted) >= area and support.min() >= GROW_SUPPORT
                 and locate.card_shaped(fitted, CARD_SLACK) and _holds(fitted, found, max(gray.shape))):
             card, area = fitted, cv2.contourArea(fitted)     # the largest of those

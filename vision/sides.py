@@ -16,6 +16,12 @@ lighter in the next) are collected, and the straight lines along which most cuts
 side's lines is the card's edge is decided for all four sides together (``_margin``): the
 card's edge lies the same distance outside a printed frame on every side, while a table's
 edge or the next card runs along one side only.
+
+This is done twice: on the grey, and on the colour (at each place the sharpest change of
+blue, green or red). Grey places an edge most exactly (the camera's JPEG keeps colour at
+half resolution); colour sees an edge grey cannot, between two regions as light as each
+other — a dark brown border on a green felt. So a side takes the grey's line unless the
+colour's lies ``FURTHER`` out: there the grey stopped at a frame printed inside the edge.
 """
 from __future__ import annotations
 
@@ -34,23 +40,24 @@ TURN = 0.035                     # a line may run off the side by this share of 
 TURNS = 29                       # ... tried in this many steps
 SAME_MARGIN = 0.01               # sides whose lines lie this share of the card's width apart agree ...
 AGREE = 3                        # ... and this many sides must agree on the card's edge
+FURTHER = 0.01                   # a side found on colour this share of the width outside grey's is taken
 
 
-def fit(gray: np.ndarray, quad: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """``quad`` (corners in ``gray``'s pixels, clockwise) with each side moved onto the card's
-    edge near it; and for each side the share of its cuts that found that edge (0 for a side
-    left where it was, no straight edge near it)."""
-    g = cv2.GaussianBlur(gray, (0, 0), BLUR).astype(np.float32)
+def fit(bgr: np.ndarray, quad: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """``quad`` (corners in the colour photo ``bgr``'s pixels, clockwise) with each side moved
+    onto the card's edge near it; and for each side the share of its cuts that found that
+    edge (0 for a side left where it was, no straight edge near it)."""
     quad = np.asarray(quad, np.float64)
     centre = quad.mean(axis=0)
     lengths = np.linalg.norm(np.roll(quad, -1, axis=0) - quad, axis=1)
     width = min(lengths[0] + lengths[2], lengths[1] + lengths[3]) / 2
-    found = [_lines(g, quad[i], quad[(i + 1) % 4], centre, width) for i in range(4)]
-    margin = _margin(found, width)
+    grey, colour = (_edges(cv2.GaussianBlur(img, (0, 0), BLUR).astype(np.float32), quad, centre, width)
+                    for img in (cv2.cvtColor(bgr, cv2.COLOR_BGR2GRAY), bgr))
     lines, support = [], np.zeros(4)
-    for i, candidates in enumerate(found):
-        if candidates:
-            _, support[i], line = _pick(candidates, margin, width)
+    for i, (g, c) in enumerate(zip(grey, colour)):
+        chosen = c if c is not None and (g is None or c[0] > g[0] + FURTHER * width) else g
+        if chosen is not None:
+            _, support[i], line = chosen
         else:
             line = np.cross(np.append(quad[i], 1.0), np.append(quad[(i + 1) % 4], 1.0))
         lines.append(line)
@@ -64,6 +71,14 @@ def fit(gray: np.ndarray, quad: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     if not cv2.isContourConvex(out):
         return quad.astype(np.float32), np.zeros(4)
     return out, support
+
+
+def _edges(g: np.ndarray, quad: np.ndarray, centre: np.ndarray, width: float) -> list[tuple | None]:
+    """For each side of ``quad``, the line in the smoothed image ``g`` (grey, or colour) the
+    four sides agree is the card's edge (``_margin``, ``_pick``), or None where it has none."""
+    found = [_lines(g, quad[i], quad[(i + 1) % 4], centre, width) for i in range(4)]
+    margin = _margin(found, width)
+    return [_pick(candidates, margin, width) if candidates else None for candidates in found]
 
 
 def _margin(found: list[list[tuple]], width: float) -> float:
@@ -82,7 +97,7 @@ def _pick(candidates: list[tuple], margin: float, width: float) -> tuple:
 
 
 def _lines(g: np.ndarray, p: np.ndarray, q: np.ndarray, centre: np.ndarray, width: float) -> list[tuple]:
-    """The straight edges near the side ``p`` → ``q``: (offset outward in px at its middle,
+    """The straight edges in ``g`` (grey or colour) near the side ``p`` → ``q``: (offset outward in px at its middle,
     support, the line as a homogeneous 3-vector), each fitted by least squares."""
     d = q - p
     length = np.linalg.norm(d)
@@ -92,9 +107,11 @@ def _lines(g: np.ndarray, p: np.ndarray, q: np.ndarray, centre: np.ndarray, widt
     o = np.arange(-np.ceil(REACH_IN * width) - 1, np.ceil(REACH_OUT * width) + 2)
     s = np.linspace(0.1, 0.9, SAMPLES)
     pts = (p + s[:, None, None] * d + o[None, :, None] * n).astype(np.float32)
-    grey = cv2.remap(g, pts[..., 0], pts[..., 1], cv2.INTER_LINEAR, borderMode=cv2.BORDER_CONSTANT,
-                     borderValue=-1e4)
-    change = np.abs(grey[:, 2:] - grey[:, :-2]) / 2               # at o[1:-1]
+    across = cv2.remap(g, pts[..., 0], pts[..., 1], cv2.INTER_LINEAR, borderMode=cv2.BORDER_CONSTANT,
+                       borderValue=(-1e4,) * 4)
+    change = np.abs(across[:, 2:] - across[:, :-2]) / 2           # at o[1:-1]
+    if change.ndim == 3:                                          # colour: the sharpest of B, G, R
+        change = change.max(axis=2)
     change[change > 1000] = 0                                     # beyond the photo's edge
     peak = np.zeros_like(change, bool)
     peak[:, 1:-1] = (change[:, 1:-1] >= change[:, :-2]) & (change[:, 1:-1] > change[:, 2:]) & (change[:, 1:-1] > STEP)
