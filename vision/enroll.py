@@ -132,9 +132,9 @@ def _straightened(bgr: np.ndarray, gray: np.ndarray, quad: np.ndarray, lines: li
     (``sides.fit``: a printed frame or a quantised line gives way to the card's edge). When
     an outline drawn by the photo's straight lines (``lines``, else ``_straight``) holds this
     one and is ``GROW`` times its size, each of its sides fitted to an edge along most of
-    its length (``GROW_SUPPORT``: where it crosses another card its edge may not show), that is the card: a
-    closed outline can be a part of it (a poster's art above its title band, one half of a
-    card printed in two)."""
+    its length (``GROW_SUPPORT``: where it crosses another card its edge may not show),
+    that is the card: a closed outline can be a part of it (a poster's art above its title
+    band, one half of a card printed in two)."""
     found, _ = sides.fit(bgr, quad)
     card, area = found, GROW * cv2.contourArea(found)
     for outline in (lines if lines is not None else _straight(bgr, gray.shape))[:GROW_FROM]:

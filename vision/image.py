@@ -7,8 +7,8 @@ file's header (``header``) and checked (``check``) before Pillow sees the bytes;
 opens only that format and must agree on the size. Large JPEGs are decoded straight at a
 reduced scale (libjpeg's DCT scaling), which is both the memory bound and most of the speed;
 PNG and WebP are decoded whole (4 bytes a pixel, at most ~160 MB) and shrunk by a whole
-factor in Pillow before any copy is made; what is transparent in them is laid on white. After a large image the freed memory is handed back
-to the system (``gate.release_memory``).
+factor in Pillow before any copy is made; what is transparent in them is laid on white.
+After a large image the freed memory is handed back to the system (``gate.release_memory``).
 """
 from __future__ import annotations
 

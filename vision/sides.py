@@ -97,8 +97,9 @@ def _pick(candidates: list[tuple], margin: float, width: float) -> tuple:
 
 
 def _lines(g: np.ndarray, p: np.ndarray, q: np.ndarray, centre: np.ndarray, width: float) -> list[tuple]:
-    """The straight edges in ``g`` (grey or colour) near the side ``p`` → ``q``: (offset outward in px at its middle,
-    support, the line as a homogeneous 3-vector), each fitted by least squares."""
+    """The straight edges in ``g`` (grey or colour) near the side ``p`` → ``q``: (offset
+    outward in px at its middle, support, the line as a homogeneous 3-vector), each fitted
+    by least squares."""
     d = q - p
     length = np.linalg.norm(d)
     n = np.array([-d[1], d[0]]) / length
