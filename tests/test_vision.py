@@ -684,7 +684,7 @@ def test_fitting_moves_a_printed_border_onto_the_cards_edge():
                                          face_to_photo)[0]
         start = np.abs(inner - true).max()
         assert start > 25
-        fitted, support = sides.fit(bgr, inner)
+        fitted, support = sides.Photo(bgr).fit(inner)
         error = np.abs(fitted - true).max()
         assert error < start, (i, fitted, true)
         near += error < 12
@@ -761,7 +761,7 @@ def test_enrol_from_a_photo_takes_an_outline_whose_sides_run_along_edges():
     first = next(q for q in locate.candidates(bgr) if locate.card_shaped(q, enroll.CARD_SLACK)
                  and not enroll._whole_image(bgr.shape[:2], q) and enroll._distinct(bgr, q))
     assert cv2.contourArea(first) > 1.5 * cv2.contourArea(where)
-    assert np.count_nonzero(sides.fit(bgr, first)[1] == 0) >= 2
+    assert np.count_nonzero(sides.Photo(bgr).fit(first)[1] == 0) >= 2
     assert _enrolment_error(shot, where) < 20
 
 

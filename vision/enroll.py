@@ -76,7 +76,7 @@ def _reference(data: bytes, kind: str) -> np.ndarray:
 
 def _photographed(bgr: np.ndarray, gray: np.ndarray, outlines: list[np.ndarray]) -> np.ndarray:
     """The card in a photo: the first closed outline whose every side parts two different
-    regions (``_distinct``) and runs along an edge (``sides.fit`` finds one near it), else
+    regions (``_distinct``) and runs along an edge (``sides.Photo.fit`` finds one near it), else
     the first such outline of straight lines; failing that, the first outline that only
     parts two regions, and only when none does, the first outline of either kind. A checked
     cloth or a wood's grain closes card-shaped outlines of its own, larger than the card,
@@ -85,14 +85,15 @@ def _photographed(bgr: np.ndarray, gray: np.ndarray, outlines: list[np.ndarray])
     lines = _straight(bgr, gray.shape)
     parting = [q for q in lines if _distinct(bgr, q)]
     closed = [q for q in outlines if _distinct(bgr, q)]
+    photo = sides.Photo(bgr)
 
     def edged(quads):  # lazily: an outline is fitted only when those before it failed
-        return (q for q in quads if sides.fit(bgr, q)[1].min() > 0)
+        return (q for q in quads if photo.fit(q)[1].min() > 0)
     for found, grow in ((edged(closed), parting), (edged(parting), parting), (closed, parting), (parting, parting),
                         (outlines, lines), (lines, lines)):
         first = next(iter(found), None)
         if first is not None:
-            return _straightened(bgr, gray, first, grow)
+            return _straightened(bgr, gray, first, grow, photo)
     raise EnrollError("No card found in the photo.")
 
 
@@ -127,18 +128,20 @@ def _straight(bgr: np.ndarray, shape: tuple[int, int]) -> list[np.ndarray]:
     return [q for q in locate.straight(bgr) if locate.card_shaped(q, CARD_SLACK) and not _whole_image(shape, q)]
 
 
-def _straightened(bgr: np.ndarray, gray: np.ndarray, quad: np.ndarray, lines: list | None = None) -> np.ndarray:
+def _straightened(bgr: np.ndarray, gray: np.ndarray, quad: np.ndarray, lines: list | None = None,
+                  photo: sides.Photo | None = None) -> np.ndarray:
     """The card whose outline ``quad`` is, straightened, its sides first fitted to its edges
-    (``sides.fit``: a printed frame or a quantised line gives way to the card's edge). When
-    an outline drawn by the photo's straight lines (``lines``, else ``_straight``) holds this
-    one and is ``GROW`` times its size, each of its sides fitted to an edge along most of
+    (``sides.Photo.fit``, on ``photo`` when it is smoothed already: a printed frame or a
+    quantised line gives way to the card's edge). When an outline drawn by the photo's
+    straight lines (``lines``, else ``_straight``) holds this one and is ``GROW`` times its size, each of its sides fitted to an edge along most of
     its length (``GROW_SUPPORT``: where it crosses another card its edge may not show),
     that is the card: a closed outline can be a part of it (a poster's art above its title
     band, one half of a card printed in two)."""
-    found, _ = sides.fit(bgr, quad)
+    photo = photo or sides.Photo(bgr)
+    found, _ = photo.fit(quad)
     card, area = found, GROW * cv2.contourArea(found)
     for outline in (lines if lines is not None else _straight(bgr, gray.shape))[:GROW_FROM]:
-        fitted, support = sides.fit(bgr, outline)
+        fitted, support = photo.fit(outline)
         if (cv2.contourArea(fitted) >= area and support.min() >= GROW_SUPPORT
                 and locate.card_shaped(fitted, CARD_SLACK) and _holds(fitted, found, max(gray.shape))):
             card, area = fitted, cv2.contourArea(fitted)     # the largest of those

@@ -43,16 +43,28 @@ AGREE = 3                        # ... and this many sides must agree on the car
 FURTHER = 0.01                   # a side found on colour this share of the width outside grey's is taken
 
 
-def fit(bgr: np.ndarray, quad: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """``quad`` (corners in the colour photo ``bgr``'s pixels, clockwise) with each side moved
-    onto the card's edge near it; and for each side the share of its cuts that found that
-    edge (0 for a side left where it was, no straight edge near it)."""
-    quad = np.asarray(quad, np.float64)
+class Photo:
+    """A colour photo smoothed once (``BLUR``), in grey and in colour, so that any number of
+    outlines can be fitted to its edges (``fit``) without smoothing it again for each."""
+
+    def __init__(self, bgr: np.ndarray):
+        self.smoothed = [cv2.GaussianBlur(img, (0, 0), BLUR).astype(np.float32)
+                         for img in (cv2.cvtColor(bgr, cv2.COLOR_BGR2GRAY), bgr)]
+
+    def fit(self, quad: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """``quad`` (corners in the photo's pixels, clockwise) with each side moved onto the
+        card's edge near it; and for each side the share of its cuts that found that edge (0
+        for a side left where it was, no straight edge near it)."""
+        return _fit(*self.smoothed, np.asarray(quad, np.float64))
+
+
+def _fit(grey_image: np.ndarray, colour_image: np.ndarray, quad: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """``Photo.fit`` on the smoothed grey and colour images: each side on the grey's edge, or
+    the colour's where that lies ``FURTHER`` out."""
     centre = quad.mean(axis=0)
     lengths = np.linalg.norm(np.roll(quad, -1, axis=0) - quad, axis=1)
     width = min(lengths[0] + lengths[2], lengths[1] + lengths[3]) / 2
-    grey, colour = (_edges(cv2.GaussianBlur(img, (0, 0), BLUR).astype(np.float32), quad, centre, width)
-                    for img in (cv2.cvtColor(bgr, cv2.COLOR_BGR2GRAY), bgr))
+    grey, colour = (_edges(g, quad, centre, width) for g in (grey_image, colour_image))
     lines, support = [], np.zeros(4)
     for i, (g, c) in enumerate(zip(grey, colour)):
         chosen = c if c is not None and (g is None or c[0] > g[0] + FURTHER * width) else g

@@ -72,7 +72,7 @@ def card_page(card_id: str, enroll_notice: dict | None = None):
         abort(404, f"There is no card {card_id!r}. Search for it by name instead.")
     learned = scanning.index_for(current_app.config["DATA_DIR"]).taught_at(card_id)  # in the picture's address
     return render_template("card.html", card=card, facts=describe.facts(card, gettext), related=related_rules(card),
-                           use_at=usable_tables(card), enrolled=learned is not None, learned=learned,
+                           use_at=usable_tables(card), learned=learned,
                            enroll_notice=enroll_notice)
 
 
