@@ -104,13 +104,15 @@ def photo_references(design, cards, pool) -> tuple[dict, list]:
     photo``: the card found and straightened by the app), as `Teach the scanner this card`
     and `companion vision enroll --kind photo` make it; and the cards no card was found in."""
     jobs = [(design, c, "easy", ENROL_SEED + k, (1600, 1200)) for k, c in enumerate(cards)]
-    refs, failed = {}, []
+    refs, failed, photos = {}, [], {}
     for card, data in zip(cards, pool.map(_make, jobs, chunksize=4)):
         try:
             refs[card.id] = enroll.reference(data, None, kind="photo")
+            photos[card.id] = data
         except enroll.EnrollError:
             failed.append(card.id)
-    return refs, failed
+    # as `companion vision enroll` does: a reference unlike the deck is cut again
+    return enroll.agreeing(refs, photos, np.zeros((0, describe.COARSE[0] * describe.COARSE[1]))), failed
 
 
 def photo_set(design, enrolled, strangers, n, unknown, size, base_seed, pool):

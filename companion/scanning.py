@@ -118,6 +118,8 @@ def enroll(conn, index: Index, sources: dict[str, tuple[str, bytes]], kind: str 
             problems.append((where, str(exc)))
     if problems:
         raise EnrollProblems(problems)
+    refs = vision_enroll.agreeing(refs, {card_id: sources[card_id][1] for card_id in refs},
+                                  index.thumbnails(without=refs), kind)
     try:
         index.add(refs)
     except ValueError as exc:

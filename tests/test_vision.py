@@ -14,6 +14,7 @@ from PIL import Image
 
 from bench import card_photos as cp
 from vision import describe, enroll, features, gate, header, image, light, locate, match, recognize, sides
+from vision import deck as vision_deck
 from vision import index as vision_index
 from vision.index import Index, OutdatedIndex
 
@@ -666,6 +667,65 @@ def test_enrolment_from_a_phone_photo_is_as_good_as_from_a_scan(tmp_path):
     assert named["scan"] >= 7 and named["photo"] >= named["scan"] - 1, named   # 8 photos each
 
 
+def _turned_from_scan(ref: np.ndarray, scan: np.ndarray) -> bool:
+    """Whether ``ref`` is ``scan``'s card upside down (it correlates better turned back)."""
+    ref, scan = ref.astype(np.float32), describe.canonical(scan).astype(np.float32)
+    return float(describe.zn(ref[::-1, ::-1]) @ describe.zn(scan)) > float(describe.zn(ref) @ describe.zn(scan))
+
+
+def test_a_deck_taught_from_photos_is_stored_one_way_up(tmp_path, monkeypatch):
+    """Nothing in a photo says which end of the card is its top, so about half of a deck
+    taught from photos came out upside down — and each print's mean picture, subtracted
+    before pictures are compared, mixed both ways up. Stored, every reference is the same
+    way up as the others (``vision.deck``); without that, they are not."""
+    from bench import vision as bench_vision
+
+    cards = cd.deck("lattice", 16, seed=1)
+    refs = {c.id: enroll.reference(_enrolment_photo("lattice", k)[0], None, kind="photo") for k, c in enumerate(cards)}
+    given = {_turned_from_scan(refs[c.id], bench_vision.scan("lattice", c)) for c in cards}
+    assert given == {True, False}                                          # the case: taught both ways up
+    idx = Index(tmp_path / "oriented")
+    idx.add(refs)
+    stored = [_turned_from_scan(idx.current.reference(c.id), bench_vision.scan("lattice", c)) for c in cards]
+    assert len(set(stored)) == 1, stored
+    monkeypatch.setattr(vision_deck, "MARGIN", float("inf"))                    # nothing turned
+    idx = Index(tmp_path / "as-given")
+    idx.add(refs)
+    assert len({_turned_from_scan(idx.current.reference(c.id), bench_vision.scan("lattice", c)) for c in cards}) == 2
+
+
+def test_a_card_added_upside_down_is_turned_to_its_deck(tmp_path):
+    """One card taught upside down beside its deck (stored the right way up) is turned to
+    agree with it; a card the right way up is left as it is."""
+    cards = cd.deck("ledger", 20, seed=2)
+    idx = Index(tmp_path)
+    idx.add({c.id: design_scan("ledger", c) for c in cards[:18]})
+    idx.add({cards[18].id: cv2.rotate(design_scan("ledger", cards[18]), cv2.ROTATE_180),
+             cards[19].id: design_scan("ledger", cards[19])})
+    for card in cards[18:]:
+        assert not _turned_from_scan(idx.current.reference(card.id), design_scan("ledger", card))
+
+
+def test_orientation_agrees_within_each_design_and_leaves_cards_sharing_nothing_as_they_are():
+    """Cards of four designs enrolled at once, a third of them upside down: those, and only
+    those, are turned (each design's majority is its way up, whatever the other designs
+    say). Pictures that share nothing (no frame, no title band: noise) are left as given,
+    whichever way they came."""
+    rng = np.random.default_rng(4)
+    pictures, upside_down = [], []
+    for design in ("lattice", "ledger", "split", "poster"):
+        for card in cd.deck(design, 30, seed=3):
+            turn = bool(rng.random() < 0.33)
+            gray = describe.canonical(design_scan(design, card))
+            pictures.append(describe.coarse(cv2.rotate(gray, cv2.ROTATE_180) if turn else gray))
+            upside_down.append(turn)
+    assert vision_deck.turns(np.stack(pictures), np.zeros((0, len(pictures[0])))).tolist() == upside_down
+    noise = [cv2.GaussianBlur(rng.integers(0, 256, (locate.CARD_H, locate.CARD_W), dtype=np.uint8), (0, 0), 6)
+             for _ in range(40)]
+    assert not vision_deck.turns(np.stack([describe.coarse(g) for g in noise[:20]]),
+                            np.stack([describe.coarse(g) for g in noise[20:]])).any()
+
+
 def test_fitting_moves_a_printed_border_onto_the_cards_edge():
     """Started from the inner edge of a lattice border (what the closed outlines find, 25 px
     and more from the card's corners), each side is moved out onto the card's own edge: the
@@ -727,13 +787,46 @@ def _enrolment_photo(design: str, k: int, table: str | None = None) -> tuple[byt
     return shot, np.array(where, np.float32)
 
 
-def _enrolment_error(shot: bytes, where: np.ndarray) -> float:
-    """How far the reference enrolled from ``shot`` is from the card straightened through its
-    true corners ``where``: the mean grey difference, either way up."""
+def _enrolment_error(shot: bytes, where: np.ndarray, ref: np.ndarray | None = None) -> float:
+    """How far the reference enrolled from ``shot`` (or ``ref``) is from the card
+    straightened through its true corners ``where``: the mean grey difference, either way up."""
     gray = cv2.cvtColor(image.load(shot, max_side=1600), cv2.COLOR_BGR2GRAY).astype(np.float32)
     true = locate.rectify(gray, locate.homography(where))
-    ref = enroll.reference(shot, None, kind="photo").astype(np.float32)
+    ref = (enroll.reference(shot, None, kind="photo") if ref is None else ref).astype(np.float32)
     return float(min(np.abs(ref - true).mean(), np.abs(ref[::-1, ::-1] - true).mean()))
+
+
+def test_a_reference_cut_to_a_wrong_outline_is_cut_again_to_one_like_its_deck(tmp_path, monkeypatch):
+    """A lattice card photographed among others: the first outline enrolment takes is not
+    the card (its reference is nothing like the deck's cards, 0.1 where they are 0.6 alike),
+    and a reference cut so is named for photos of other cards. Enrolled as `companion vision
+    enroll --kind photo` does (``scanning.enroll``), beside a deck, another outline at the
+    same place is taken, which is the card; a card cut well beside it is left as it was."""
+    from bench import vision as bench_vision
+    from companion import scanning
+
+    deck = cd.deck("lattice", 141, seed=1)
+    idx = Index(tmp_path / "deck")
+    idx.add({c.id: bench_vision.scan("lattice", c) for c in deck[:30]})
+    (bad, bad_where), (good, good_where) = _enrolment_photo("lattice", 140), _enrolment_photo("lattice", 38)
+    assert _enrolment_error(bad, bad_where) > 40 and _enrolment_error(good, good_where) < 15  # the case
+    scanning.enroll(None, idx, {deck[140].id: ("140.jpg", bad), deck[38].id: ("38.jpg", good)}, kind="photo",
+                    any_id=True)
+    assert _enrolment_error(bad, bad_where, idx.current.reference(deck[140].id)) < 10
+    assert _enrolment_error(good, good_where, idx.current.reference(deck[38].id)) == pytest.approx(
+        _enrolment_error(good, good_where), abs=0.01)
+    monkeypatch.setattr(enroll, "DOUBT", 0.0)                              # never looked at again
+    scanning.enroll(None, idx, {deck[140].id: ("140.jpg", bad)}, kind="photo", any_id=True)
+    assert _enrolment_error(bad, bad_where, idx.current.reference(deck[140].id)) > 40
+
+
+def test_a_scan_or_a_card_face_has_no_other_outline_to_take():
+    face = cv2.imencode(".png", cd.face("lattice", cd.deck("lattice", 1, seed=1)[0]))[1].tobytes()
+    assert enroll.alternatives(face, "scan") == [] and enroll.alternatives(face, "auto") == []
+    assert enroll.alternatives(b"not an image") == []
+    shot, _ = _enrolment_photo("lattice", 38)
+    first, *others = enroll.alternatives(shot)
+    assert np.array_equal(first, enroll.reference(shot, None, kind="photo"))
 
 
 @pytest.mark.parametrize("k", [1, 33])

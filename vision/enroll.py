@@ -7,8 +7,10 @@ is the card) whose every side parts the card from something else and runs along 
 (a checked cloth draws outlines of its own), its sides fitted to the card's edges
 (``sides``), is straightened to the canonical size, long side down. No frame or layout is
 assumed; which way up the card was photographed does not matter to
-recognition (its features are the same turned), so a reference enrolled upside down is
-recognised all the same. ``auto`` decides by looking for an outline that leaves a real
+recognition (its features are the same turned), and the index stores each new reference
+the way up its deck is (``vision.deck``). Beside a deck, a photo's reference that looks
+much less like the deck's cards than they do like each other is cut again from another of
+the photo's outlines at the same place (``agreeing``). ``auto`` decides by looking for an outline that leaves a real
 border of table around the card — and takes an image of a card's proportions, or one whose
 outline is a frame printed square and centred on the card (a lattice border, an inner
 line), for the face it is; in a camera's picture (3 : 4 or 9 : 16) an outline along the
@@ -17,12 +19,13 @@ picture's own edges, which a table's texture can draw, is not taken for the card
 from __future__ import annotations
 
 import os
+from collections.abc import Iterator
 from pathlib import Path
 
 import cv2
 import numpy as np
 
-from . import describe, gate, image, locate, sides
+from . import deck, describe, gate, image, locate, sides
 from .index import Index
 
 KINDS = ("auto", "scan", "photo")
@@ -38,6 +41,13 @@ GROW_SUPPORT = 0.6               # ... with this share of every side on an edge,
 GROW_FROM = 8                    # (of the best this many)
 DISTINCT = 12.0                  # colour levels (B, G, R) between the strips either side of a card's side ...
 DISTINCT_BAND = (0.01, 0.04)     # ... this share of the outline's size inside and outside it
+SAME_OUTLINE = 0.02              # outlines whose corners are this share of the photo's side apart are one
+ALTERNATIVES = 6                 # outlines of a photo straightened when its first is unlike its deck ...
+SAME_PLACE = 0.5                 # ... that cover this share of the first, or it of them (``agreeing``)
+DOUBT = 0.8                      # a reference less like its deck than this share of the usual is looked at again
+SWITCH = 0.1                     # ... and another outline taken when this much more like the deck
+DECK_MIN = 12                    # with fewer cards enrolled there is no deck to compare with
+DECK_SAMPLE = 300                # cards whose likeness to the deck tells what is usual
 
 
 class EnrollError(ValueError):
@@ -61,40 +71,135 @@ def _reference(data: bytes, kind: str) -> np.ndarray:
         raise EnrollError(str(exc)) from None
     gray = cv2.cvtColor(bgr, cv2.COLOR_BGR2GRAY)
     if kind != "scan":
-        h, w = gray.shape
-        camera = any(abs(min(h, w) / max(h, w) - a) <= 0.01 for a in CAMERA_ASPECTS)
-        # a photo outlined by its own edges (the table's texture all round) is no card
-        outlines = [q for q in locate.candidates(bgr) if locate.card_shaped(q, CARD_SLACK)
-                    and not ((kind == "photo" or camera) and _whole_image(gray.shape, q))]
+        outlines = _outlines(bgr, gray, kind)
         if kind == "photo":
             return _photographed(bgr, gray, outlines)
-        first = outlines[0] if outlines else None
-        if first is not None and cv2.contourArea(first) / (h * w) < PHOTO_SHARE and not _card_face(gray.shape, first):
-            return _straightened(bgr, gray, first)
+        if _on_a_table(gray, outlines):
+            return _straightened(bgr, gray, outlines[0])
     return describe.canonical(gray)
 
 
+def _on_a_table(gray: np.ndarray, outlines: list[np.ndarray]) -> bool:
+    """Whether an image (``auto``) is a photo of a card on a table: its first outline leaves
+    table around it, and is no frame printed on a card face (``_card_face``)."""
+    h, w = gray.shape
+    return bool(outlines) and cv2.contourArea(outlines[0]) / (h * w) < PHOTO_SHARE \
+        and not _card_face(gray.shape, outlines[0])
+
+
 def _photographed(bgr: np.ndarray, gray: np.ndarray, outlines: list[np.ndarray]) -> np.ndarray:
-    """The card in a photo: the first closed outline whose every side parts two different
-    regions (``_distinct``) and runs along an edge (``sides.Photo.fit`` finds one near it), else
-    the first such outline of straight lines; failing that, the first outline that only
-    parts two regions, and only when none does, the first outline of either kind. A checked
-    cloth or a wood's grain closes card-shaped outlines of its own, larger than the card,
-    whose sides run between stretches of the same cloth; one around the card and a piece of
-    the cloth with it may part two regions, but most of its sides follow no edge."""
+    """The card in a photo: the first outline ``_choices`` offers, straightened."""
+    photo = sides.Photo(bgr)
+    first = next(_choices(bgr, gray, outlines, photo), None)
+    if first is None:
+        raise EnrollError("No card found in the photo.")
+    return _straightened(bgr, gray, *first, photo)
+
+
+def _choices(bgr: np.ndarray, gray: np.ndarray, outlines: list[np.ndarray],
+             photo: sides.Photo) -> Iterator[tuple[np.ndarray, list[np.ndarray]]]:
+    """The outlines that may be the card in a photo, best first, each with the straight-line
+    outlines it may grow to (``_straightened``): closed outlines whose every side parts two
+    different regions (``_distinct``) and runs along an edge (``sides.Photo.fit`` finds one
+    near it), then such outlines of straight lines; then those that only part two regions,
+    and only after them the other outlines of either kind. A checked cloth or a wood's grain
+    closes card-shaped outlines of its own, larger than the card, whose sides run between
+    stretches of the same cloth; one around the card and a piece of the cloth with it may
+    part two regions, but most of its sides follow no edge. An outline within
+    ``SAME_OUTLINE`` of one offered already is not offered again."""
     lines = _straight(bgr, gray.shape)
     parting = [q for q in lines if _distinct(bgr, q)]
     closed = [q for q in outlines if _distinct(bgr, q)]
-    photo = sides.Photo(bgr)
+    near, offered = SAME_OUTLINE * max(gray.shape), []
 
     def edged(quads):  # lazily: an outline is fitted only when those before it failed
         return (q for q in quads if photo.fit(q)[1].min() > 0)
     for found, grow in ((edged(closed), parting), (edged(parting), parting), (closed, parting), (parting, parting),
                         (outlines, lines), (lines, lines)):
-        first = next(iter(found), None)
-        if first is not None:
-            return _straightened(bgr, gray, first, grow, photo)
-    raise EnrollError("No card found in the photo.")
+        for quad in found:
+            if not any(np.abs(quad - q).max() < near for q in offered):
+                offered.append(quad)
+                yield quad, grow
+
+
+def alternatives(data: bytes, kind: str = "photo") -> list[np.ndarray]:
+    """The references a photo may give, that of kind ``photo`` first: each of the first
+    ``ALTERNATIVES`` outlines ``_choices`` offers that lies where the first does (covering
+    ``SAME_PLACE`` of it, or it of them: not another card beside it), straightened. Empty
+    when the image is not a photo of a card on a table (a scan; ``auto``: a card face).
+    Raises ``gate.Busy`` as ``reference`` does."""
+    return [] if kind == "scan" else gate.run(_alternatives, data, kind)
+
+
+def _alternatives(data: bytes, kind: str) -> list[np.ndarray]:
+    try:
+        bgr = image.load(data, max_side=1600)
+    except image.ImageError:
+        return []
+    gray = cv2.cvtColor(bgr, cv2.COLOR_BGR2GRAY)
+    outlines = _outlines(bgr, gray, kind)
+    if kind != "photo" and not _on_a_table(gray, outlines):
+        return []
+    photo = sides.Photo(bgr)
+    found = []
+    for quad, grow in _choices(bgr, gray, outlines, photo):
+        if found and not _same_place(found[0][0], quad):
+            continue
+        found.append((quad, grow))
+        if len(found) == ALTERNATIVES:
+            break
+    return [_straightened(bgr, gray, quad, grow, photo) for quad, grow in found]
+
+
+def _same_place(first: np.ndarray, quad: np.ndarray) -> bool:
+    """Whether ``quad`` and ``first`` overlap by ``SAME_PLACE`` of the smaller of the two."""
+    a, b = (cv2.convexHull(q.astype(np.float32)) for q in (first, quad))
+    inter, _ = cv2.intersectConvexConvex(a, b)
+    return inter >= SAME_PLACE * min(cv2.contourArea(a), cv2.contourArea(b))
+
+
+def agreeing(refs: dict[str, np.ndarray], photos: dict[str, bytes], stored: np.ndarray,
+             kind: str = "photo") -> dict[str, np.ndarray]:
+    """``refs`` (new references by card id, of ``kind``), each straightened from its image in
+    ``photos`` again to another of its outlines (``alternatives``) where that is much more like its
+    deck: the ``stored`` cards' thumbnails (``describe.coarse``) and the other new ones
+    (``deck.likeness``). A reference less like its deck than ``DOUBT`` of what is usual
+    among the deck's cards is looked at again, and another outline at the same place is
+    taken when it is ``SWITCH`` more like the deck (the first such, in ``_choices``' order,
+    within ``SWITCH`` of the best): cut to a wrong outline (a piece of the table with the
+    card, its picture's frame), a reference is named for photos of other cards of its
+    design. With fewer than ``DECK_MIN`` cards there is no deck to compare with."""
+    ids = list(refs)
+    new = np.stack([describe.coarse(refs[card_id]) for card_id in ids]) if ids else np.zeros((0, 0))
+    every = np.concatenate([new, stored.astype(np.float32)]) if len(stored) else new
+    if len(every) < DECK_MIN:
+        return refs
+    like = deck.likeness(new, every, own=np.arange(len(ids)))
+    sample = np.unique(np.linspace(0, len(every) - 1, min(len(every), DECK_SAMPLE)).astype(np.int64))
+    usual = float(np.median(deck.likeness(every[sample], every, own=sample)))
+    out = dict(refs)
+    for i, card_id in enumerate(ids):
+        if card_id not in photos or like[i] >= DOUBT * usual:
+            continue
+        others = np.delete(every, i, axis=0)
+        choices = alternatives(photos[card_id], kind)
+        if not choices:
+            continue
+        alike = deck.likeness(np.stack([describe.coarse(c) for c in choices]), others)
+        better = np.nonzero((alike >= like[i] + SWITCH) & (alike >= alike.max() - SWITCH))[0]
+        if len(better):
+            out[card_id] = choices[better[0]]
+    return out
+
+
+def _outlines(bgr: np.ndarray, gray: np.ndarray, kind: str) -> list[np.ndarray]:
+    """The photo's card-shaped closed outlines (``locate.candidates``), best first; for a
+    photo, or an image of a camera's proportions, not one along the image's own edges (the
+    table's texture all round draws that)."""
+    h, w = gray.shape
+    camera = any(abs(min(h, w) / max(h, w) - a) <= 0.01 for a in CAMERA_ASPECTS)
+    return [q for q in locate.candidates(bgr) if locate.card_shaped(q, CARD_SLACK)
+            and not ((kind == "photo" or camera) and _whole_image(gray.shape, q))]
 
 
 def _distinct(bgr: np.ndarray, quad: np.ndarray) -> bool:

@@ -45,7 +45,7 @@ from typing import BinaryIO
 import cv2
 import numpy as np
 
-from . import describe, features, locate
+from . import deck, describe, features, locate
 
 try:
     import fcntl
@@ -398,11 +398,18 @@ class Index:
 
     def add(self, entries: dict[str, np.ndarray]) -> None:
         """Store grey reference card images (``uint8``, any size; stored at CARD_H × CARD_W)
-        by card id, in one write."""
+        by card id, in one write; each turned half round where the cards most like it are
+        the other way up (``deck.turns``: the stored ones stay as they are)."""
         for card_id in entries:
             if not CARD_ID.match(card_id):
                 raise ValueError(f"{card_id!r} is not a card id (lower-case letters, digits, '-', '_', '.').")
         entries = {card_id: describe.canonical(gray) for card_id, gray in entries.items()}
+        if entries:
+            ids = list(entries)
+            turned = deck.turns(np.stack([describe.coarse(entries[card_id]) for card_id in ids]),
+                                self.thumbnails(without=entries))
+            entries = {card_id: cv2.rotate(entries[card_id], cv2.ROTATE_180) if turn else entries[card_id]
+                       for card_id, turn in zip(ids, turned)}
         described = {card_id: describe.describe(gray) for card_id, gray in entries.items()}  # before the lock
         with self._changing() as (ids, arrays):
             refs = self.root / "refs"
@@ -411,6 +418,16 @@ class Index:
                 png = cv2.imencode(".png", gray)[1].tobytes()
                 _replace(refs / f"{card_id}.png", lambda fh, png=png: fh.write(png))
             self._store(ids, arrays, described)
+
+    def thumbnails(self, without=()) -> np.ndarray:
+        """The stored cards' thumbnails (rows of ``describe.coarse``) but those of the ids in
+        ``without`` (which a new enrolment replaces): the deck a new reference joins
+        (``vision.deck``)."""
+        snap = self.refresh().current
+        keep = [i for i, card_id in enumerate(snap.ids) if card_id not in without]
+        if not keep:
+            return np.zeros((0, describe.COARSE[0] * describe.COARSE[1]), np.float32)
+        return snap.arrays["coarse"][keep].astype(np.float32)
 
     def remove(self, card_id: str) -> bool:
         with self._changing() as (ids, arrays):
