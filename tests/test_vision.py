@@ -820,6 +820,27 @@ def test_a_reference_cut_to_a_wrong_outline_is_cut_again_to_one_like_its_deck(tm
     assert _enrolment_error(bad, bad_where, idx.current.reference(deck[140].id)) > 40
 
 
+def test_twins_taught_from_photos_are_told_apart_though_their_rounded_corners_differ(tmp_path, monkeypatch):
+    """Two cards of the held-out design with the same art, each taught from a photo: their
+    references differ where the titles do — and in the rounded corners, where each photo's
+    table shows. The box holding all of that is nearly the whole card, and compared there
+    a photo's card led its twin by 0.01–0.04, too little to name it; with the corners left
+    out (``match.CORNER``) the box is the title's, and the lead ~0.3."""
+    from bench import vision as bench_vision
+
+    deck = cd.deck("tavern", 180, seed=1)
+    idx = Index(tmp_path)
+    idx.add({c.id: bench_vision.scan("tavern", c) for c in deck[:20]})
+    idx.add({deck[k].id: enroll.reference(_enrolment_photo("tavern", k)[0], None, kind="photo") for k in (178, 179)})
+    photos = {card.id: design_photo("tavern", card, seed=700 + i, tier="easy", size=(1600, 1200))
+              for i, card in enumerate(deck[178:180])}
+    for card_id, shot in photos.items():
+        result = recognize.recognize(shot, idx)
+        assert result.card_id == card_id and result.margin > 0.2, result.as_dict()
+    monkeypatch.setattr(match, "CORNER", 0)
+    assert all(recognize.recognize(shot, idx).margin < recognize.MIN_MARGIN for shot in photos.values())
+
+
 def test_a_scan_or_a_card_face_has_no_other_outline_to_take():
     face = cv2.imencode(".png", cd.face("lattice", cd.deck("lattice", 1, seed=1)[0]))[1].tobytes()
     assert enroll.alternatives(face, "scan") == [] and enroll.alternatives(face, "auto") == []

@@ -48,6 +48,7 @@ REFINE_PX = 3.0                  # ... and fit the refined homography to within 
 DIFFER = 0.10                    # flattened references differing by this much differ there
 SHIFT = 3                        # px (of a CARD_W-wide card) the aligned photo may be off
 EDGE = 4                         # px at the reference's edge not compared (the two cuts differ there)
+CORNER = 14                      # px square at each corner not compared (a rounded corner: the table)
 ONTO_STEPS = 40                  # ECC iterations laying one reference onto another at half size (``_onto``),
 ONTO_FINE_STEPS = 8              # ... then at full size ...
 ONTO_PX = 12                     # ... which may move a corner this far (card px); references further apart
@@ -355,6 +356,9 @@ def tell_apart(snap: Snapshot, a: Match, b: Match, gray: np.ndarray) -> float:
                              borderMode=cv2.BORDER_REPLICATE)
     inside = np.zeros(fa.shape, np.uint8)            # where both references show the card, not their cut's edge
     inside[EDGE:-EDGE, EDGE:-EDGE] = 1
+    for ys in (slice(0, CORNER), slice(-CORNER, None)):   # nor a rounded corner, where the table shows
+        for xs in (slice(0, CORNER), slice(-CORNER, None)):
+            inside[ys, xs] = 0
     inside &= cv2.warpPerspective(inside, W, size, flags=cv2.INTER_NEAREST | cv2.WARP_INVERSE_MAP)
     differ = (np.abs(fa - fb) > DIFFER).astype(np.uint8) & inside
     differ = cv2.morphologyEx(differ, cv2.MORPH_OPEN, np.ones((3, 3), np.uint8))  # thin lines along strong edges:
