@@ -841,6 +841,19 @@ def test_twins_taught_from_photos_are_told_apart_though_their_rounded_corners_di
     assert all(recognize.recognize(shot, idx).margin < recognize.MIN_MARGIN for shot in photos.values())
 
 
+@pytest.mark.parametrize("k", [1, 2])
+def test_auto_cuts_a_photo_out_as_photo_does(k):
+    """`auto` (Teach the scanner this card, and `companion vision enroll` by default) on a
+    phone photo of a poster card: before, with no closed outline found (k = 1) it took the
+    whole photo for the card face, and with one (k = 2) it took that outline as it was, a
+    part of the card (71 and 50 grey levels from the card). A camera's picture is a photo,
+    and it is cut out as ``photo`` cuts it: the same reference."""
+    shot, where = _enrolment_photo("poster", k)
+    ref = enroll.reference(shot, None, kind="auto")
+    assert np.array_equal(ref, enroll.reference(shot, None, kind="photo"))
+    assert _enrolment_error(shot, where, ref) < 15
+
+
 def test_a_scan_or_a_card_face_has_no_other_outline_to_take():
     face = cv2.imencode(".png", cd.face("lattice", cd.deck("lattice", 1, seed=1)[0]))[1].tobytes()
     assert enroll.alternatives(face, "scan") == [] and enroll.alternatives(face, "auto") == []

@@ -14,7 +14,10 @@ the photo's outlines at the same place (``agreeing``). ``auto`` decides by looki
 border of table around the card — and takes an image of a card's proportions, or one whose
 outline is a frame printed square and centred on the card (a lattice border, an inner
 line), for the face it is; in a camera's picture (3 : 4 or 9 : 16) an outline along the
-picture's own edges, which a table's texture can draw, is not taken for the card.
+picture's own edges, which a table's texture can draw, is not taken for the card, and a
+camera's picture is a photo whatever its outlines. A photo so found is cut out as
+``photo`` cuts it (before, ``auto`` took its first closed outline as it was); only when no
+card is found in it is it taken for the face.
 """
 from __future__ import annotations
 
@@ -72,19 +75,33 @@ def _reference(data: bytes, kind: str) -> np.ndarray:
     gray = cv2.cvtColor(bgr, cv2.COLOR_BGR2GRAY)
     if kind != "scan":
         outlines = _outlines(bgr, gray, kind)
-        if kind == "photo":
-            return _photographed(bgr, gray, outlines)
-        if _on_a_table(gray, outlines):
-            return _straightened(bgr, gray, outlines[0])
+        if _is_photo(gray, outlines, kind):
+            try:
+                return _photographed(bgr, gray, outlines)
+            except EnrollError:
+                if kind == "photo":
+                    raise                  # auto: a picture with no card outline is the face itself
     return describe.canonical(gray)
 
 
-def _on_a_table(gray: np.ndarray, outlines: list[np.ndarray]) -> bool:
-    """Whether an image (``auto``) is a photo of a card on a table: its first outline leaves
-    table around it, and is no frame printed on a card face (``_card_face``)."""
+def _is_photo(gray: np.ndarray, outlines: list[np.ndarray], kind: str) -> bool:
+    """Whether an image is to be cut out as a photo of a card on a table (and not taken for
+    the card face): always for ``photo``; for ``auto``, when it has a camera's proportions
+    (a card's are not), or its first outline leaves table around it and is no frame printed
+    on a card face (``_card_face``)."""
+    if kind != "auto":
+        return kind == "photo"
+    if _camera(gray.shape):
+        return True
     h, w = gray.shape
     return bool(outlines) and cv2.contourArea(outlines[0]) / (h * w) < PHOTO_SHARE \
         and not _card_face(gray.shape, outlines[0])
+
+
+def _camera(shape: tuple[int, int]) -> bool:
+    """Whether an image has a camera's proportions (3 : 4 or 9 : 16, either way round)."""
+    h, w = shape
+    return any(abs(min(h, w) / max(h, w) - a) <= 0.01 for a in CAMERA_ASPECTS)
 
 
 def _photographed(bgr: np.ndarray, gray: np.ndarray, outlines: list[np.ndarray]) -> np.ndarray:
@@ -138,7 +155,7 @@ def _alternatives(data: bytes, kind: str) -> list[np.ndarray]:
         return []
     gray = cv2.cvtColor(bgr, cv2.COLOR_BGR2GRAY)
     outlines = _outlines(bgr, gray, kind)
-    if kind != "photo" and not _on_a_table(gray, outlines):
+    if not _is_photo(gray, outlines, kind):
         return []
     photo = sides.Photo(bgr)
     found = []
@@ -170,7 +187,9 @@ def agreeing(refs: dict[str, np.ndarray], photos: dict[str, bytes], stored: np.n
     card, its picture's frame), a reference is named for photos of other cards of its
     design. With fewer than ``DECK_MIN`` cards there is no deck to compare with."""
     ids = list(refs)
-    new = np.stack([describe.coarse(refs[card_id]) for card_id in ids]) if ids else np.zeros((0, 0))
+    if not ids:
+        return refs
+    new = np.stack([describe.coarse(refs[card_id]) for card_id in ids])
     every = np.concatenate([new, stored.astype(np.float32)]) if len(stored) else new
     if len(every) < DECK_MIN:
         return refs
@@ -196,10 +215,8 @@ def _outlines(bgr: np.ndarray, gray: np.ndarray, kind: str) -> list[np.ndarray]:
     """The photo's card-shaped closed outlines (``locate.candidates``), best first; for a
     photo, or an image of a camera's proportions, not one along the image's own edges (the
     table's texture all round draws that)."""
-    h, w = gray.shape
-    camera = any(abs(min(h, w) / max(h, w) - a) <= 0.01 for a in CAMERA_ASPECTS)
     return [q for q in locate.candidates(bgr) if locate.card_shaped(q, CARD_SLACK)
-            and not ((kind == "photo" or camera) and _whole_image(gray.shape, q))]
+            and not ((kind == "photo" or _camera(gray.shape)) and _whole_image(gray.shape, q))]
 
 
 def _distinct(bgr: np.ndarray, quad: np.ndarray) -> bool:

@@ -387,14 +387,14 @@ class Index:
                 fcntl.flock(held, fcntl.LOCK_EX)  # released when the file is closed, or its process dies
             yield self._stored() if reload else ([], {f: None for f in FIELDS})
 
-    def _stored(self) -> tuple[list[str], dict]:
-        """The ids and descriptions in the file now (none without a file)."""
+    def _stored(self, fields: tuple[str, ...] = FIELDS) -> tuple[list[str], dict]:
+        """The ids and descriptions (``fields`` of them) in the file now (none without a file)."""
         try:
             fh = open(self.path, "rb")
         except FileNotFoundError:
-            return [], {f: None for f in FIELDS}
+            return [], {f: None for f in fields}
         with fh, _opened(fh) as data:
-            return [str(i) for i in data["ids"]], {f: data[f] for f in FIELDS}
+            return [str(i) for i in data["ids"]], {f: data[f] for f in fields}
 
     def add(self, entries: dict[str, np.ndarray]) -> None:
         """Store grey reference card images (``uint8``, any size; stored at CARD_H × CARD_W)
@@ -422,12 +422,13 @@ class Index:
     def thumbnails(self, without=()) -> np.ndarray:
         """The stored cards' thumbnails (rows of ``describe.coarse``) but those of the ids in
         ``without`` (which a new enrolment replaces): the deck a new reference joins
-        (``vision.deck``)."""
-        snap = self.refresh().current
-        keep = [i for i, card_id in enumerate(snap.ids) if card_id not in without]
+        (``vision.deck``). Read from the file as it is now, that array only: the word tables
+        are not unpacked (a CLI enrolment into 5,000 cards would load them for nothing)."""
+        ids, arrays = self._stored(("coarse",))
+        keep = [i for i, card_id in enumerate(ids) if card_id not in without]
         if not keep:
             return np.zeros((0, describe.COARSE[0] * describe.COARSE[1]), np.float32)
-        return snap.arrays["coarse"][keep].astype(np.float32)
+        return arrays["coarse"][keep].astype(np.float32)
 
     def remove(self, card_id: str) -> bool:
         with self._changing() as (ids, arrays):
