@@ -6,14 +6,14 @@ card-shaped outline (``locate``; the best of the photo's straight lines when no 
 is the card) whose every side parts the card from something else and runs along an edge
 (a checked cloth draws outlines of its own), its sides fitted to the card's edges
 (``sides``), is straightened to the canonical size, long side down. No frame or layout is
-assumed; which way up the card was photographed does not matter to
-recognition (its features are the same turned), and the index stores each new reference
-the way up its deck is (``vision.deck``). Beside a deck, a photo's reference that looks
-much less like the deck's cards than they do like each other is cut again from another of
-the photo's outlines at the same place (``agreeing``). ``auto`` decides by looking for an outline that leaves a real
-border of table around the card — and takes an image of a card's proportions, or one whose
-outline is a frame printed square and centred on the card (a lattice border, an inner
-line), for the face it is; in a camera's picture (3 : 4 or 9 : 16) an outline along the
+assumed; which way up the card was photographed does not matter to recognition (its
+features are the same turned), and the index stores each new reference the way up its
+deck is (``vision.deck``). Beside a deck, a photo's reference that looks much less like
+the deck's cards than they do like each other is cut again from another of the photo's
+outlines at the same place (``agreeing``). ``auto`` decides by looking for an outline that
+leaves a real border of table around the card — and takes an image of a card's
+proportions, or one whose outline is a frame printed square and centred on the card (a
+lattice border, an inner line), for the face it is; in a camera's picture (3 : 4 or 9 : 16) an outline along the
 picture's own edges, which a table's texture can draw, is not taken for the card, and a
 camera's picture is a photo whatever its outlines. A photo so found is cut out as
 ``photo`` cuts it (before, ``auto`` took its first closed outline as it was); only when no
@@ -177,10 +177,10 @@ def _same_place(first: np.ndarray, quad: np.ndarray) -> bool:
 
 def agreeing(refs: dict[str, np.ndarray], photos: dict[str, bytes], stored: np.ndarray,
              kind: str = "photo") -> dict[str, np.ndarray]:
-    """``refs`` (new references by card id, of ``kind``), each straightened from its image in
-    ``photos`` again to another of its outlines (``alternatives``) where that is much more like its
-    deck: the ``stored`` cards' thumbnails (``describe.coarse``) and the other new ones
-    (``deck.likeness``). A reference less like its deck than ``DOUBT`` of what is usual
+    """``refs`` (new references by card id, of ``kind``), each straightened from its image
+    in ``photos`` again to another of its outlines (``alternatives``) where that is much
+    more like its deck: the ``stored`` cards' thumbnails (``describe.coarse``) and the other
+    new ones (``deck.likeness``). A reference less like its deck than ``DOUBT`` of what is usual
     among the deck's cards is looked at again, and another outline at the same place is
     taken when it is ``SWITCH`` more like the deck (the first such, in ``_choices``' order,
     within ``SWITCH`` of the best): cut to a wrong outline (a piece of the table with the
@@ -255,10 +255,11 @@ def _straightened(bgr: np.ndarray, gray: np.ndarray, quad: np.ndarray, lines: li
     """The card whose outline ``quad`` is, straightened, its sides first fitted to its edges
     (``sides.Photo.fit``, on ``photo`` when it is smoothed already: a printed frame or a
     quantised line gives way to the card's edge). When an outline drawn by the photo's
-    straight lines (``lines``, else ``_straight``) holds this one and is ``GROW`` times its size, each of its sides fitted to an edge along most of
-    its length (``GROW_SUPPORT``: where it crosses another card its edge may not show),
-    that is the card: a closed outline can be a part of it (a poster's art above its title
-    band, one half of a card printed in two)."""
+    straight lines (``lines``, else ``_straight``) holds this one and is ``GROW`` times its
+    size, each of its sides fitted to an edge along most of its length (``GROW_SUPPORT``:
+    where it crosses another card its edge may not show), that is the card: a closed
+    outline can be a part of it (a poster's art above its title band, one half of a card
+    printed in two)."""
     photo = photo or sides.Photo(bgr)
     found, _ = photo.fit(quad)
     card, area = found, GROW * cv2.contourArea(found)
