@@ -472,6 +472,9 @@ def vision_remove(card_id, data_dir):
 @vision.command("rebuild")
 @data_dir_option
 def vision_rebuild(data_dir):
-    """Describe every stored reference image again (after an upgrade changed the index format)."""
+    """Describe every stored reference image again (after an upgrade changed the index format).
+
+    Each is first stored the way up its deck is (cards taught from photos before that).
+    """
     _, index = _vision(data_dir, check=False)
     click.echo(f"Rebuilt the index from {index.rebuild()} reference image(s).")

@@ -694,6 +694,23 @@ def test_a_deck_taught_from_photos_is_stored_one_way_up(tmp_path, monkeypatch):
     assert len({_turned_from_scan(idx.current.reference(c.id), bench_vision.scan("lattice", c)) for c in cards}) == 2
 
 
+def test_rebuild_stores_an_older_deck_one_way_up(tmp_path, monkeypatch):
+    """A deck enrolled before references were turned (a third upside down, as stored then):
+    ``rebuild`` turns those, and only those, and writes their pictures turned."""
+    cards = cd.deck("ledger", 24, seed=2)
+    upside_down = {c.id for c in cards[::3]}
+    idx = Index(tmp_path)
+    monkeypatch.setattr(vision_deck, "MARGIN", float("inf"))               # as before: nothing turned
+    idx.add({c.id: cv2.rotate(design_scan("ledger", c), cv2.ROTATE_180) if c.id in upside_down
+             else design_scan("ledger", c) for c in cards})
+    assert {c.id for c in cards if _turned_from_scan(idx.current.reference(c.id), design_scan("ledger", c))} \
+        == upside_down
+    monkeypatch.undo()
+    assert Index(tmp_path).rebuild() == len(cards)
+    fresh = Index(tmp_path).refresh()
+    assert not any(_turned_from_scan(fresh.current.reference(c.id), design_scan("ledger", c)) for c in cards)
+
+
 def test_a_card_added_upside_down_is_turned_to_its_deck(tmp_path):
     """One card taught upside down beside its deck (stored the right way up) is turned to
     agree with it; a card the right way up is left as it is."""

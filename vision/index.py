@@ -440,13 +440,21 @@ class Index:
         return True
 
     def rebuild(self) -> int:
-        """Describe every stored reference image again (after a change of ``FORMAT``)."""
+        """Describe every stored reference image again (after a change of ``FORMAT``), each
+        first turned the way up the cards most like it are (``deck.turns``, all of them as
+        one deck enrolled at once: an index taught from photos before references were so
+        turned is stored one way up, as it would be now; a deck of scans stays as it is)."""
         with self._changing(reload=False) as (ids, arrays):
-            refs = sorted((self.root / "refs").glob("*.png"))
-            described = {p.stem: describe.describe(describe.canonical(cv2.imread(str(p), cv2.IMREAD_GRAYSCALE)))
-                         for p in refs}
-            self._store(ids, arrays, described)
-        return len(refs)
+            paths = sorted((self.root / "refs").glob("*.png"))
+            pictures = [describe.canonical(cv2.imread(str(p), cv2.IMREAD_GRAYSCALE)) for p in paths]
+            turned = deck.turns(np.stack([describe.coarse(g) for g in pictures]),
+                                np.zeros((0, describe.COARSE[0] * describe.COARSE[1]))) if paths else []
+            for k in np.flatnonzero(turned):
+                pictures[k] = cv2.rotate(pictures[k], cv2.ROTATE_180)
+                png = cv2.imencode(".png", pictures[k])[1].tobytes()
+                _replace(paths[k], lambda fh, png=png: fh.write(png))
+            self._store(ids, arrays, {p.stem: describe.describe(g) for p, g in zip(paths, pictures)})
+        return len(paths)
 
     def _store(self, ids: list[str], arrays: dict, described: dict[str, dict]) -> None:
         """Write ``ids`` and ``arrays`` with the rows of ``described`` replaced or added (hold
