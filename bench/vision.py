@@ -112,7 +112,7 @@ def photo_references(design, cards, pool) -> tuple[dict, list]:
         except enroll.EnrollError:
             failed.append(card.id)
     # as `companion vision enroll` does: a reference unlike the deck is cut again
-    return enroll.agreeing(refs, photos, np.zeros((0, describe.COARSE[0] * describe.COARSE[1]))), failed
+    return enroll.agreeing(refs, photos), failed
 
 
 def photo_set(design, enrolled, strangers, n, unknown, size, base_seed, pool):

@@ -27,7 +27,10 @@ frame) is much less so (``enroll.agreeing``).
 """
 from __future__ import annotations
 
+import cv2
 import numpy as np
+
+from . import describe
 
 NEIGHBOURS = 10    # the cards most like a new one that decide its way up
 MARGIN = 0.3       # summed agreement the other way it takes to turn a card
@@ -36,15 +39,24 @@ POWER_STEPS = 200  # iterations for the consensus (the graph's leading eigenvect
 BLOCK = 512        # new cards compared with all at once (bounds the memory)
 
 
-def turns(new: np.ndarray, stored: np.ndarray) -> np.ndarray:
+def upright(pictures: list[np.ndarray], stored: np.ndarray | None = None) -> tuple[list[np.ndarray], np.ndarray]:
+    """``pictures`` (grey CARD_H × CARD_W cards, new to the deck) with those ``turns`` says
+    to turn turned half round, and which those are (a bool each)."""
+    if not pictures:
+        return [], np.zeros(0, bool)
+    turned = turns(np.stack([describe.coarse(g) for g in pictures]), stored)
+    return [cv2.rotate(g, cv2.ROTATE_180) if turn else g for g, turn in zip(pictures, turned)], turned
+
+
+def turns(new: np.ndarray, stored: np.ndarray | None = None) -> np.ndarray:
     """Which of the ``new`` cards to turn half round (a bool per row), given their coarse
-    thumbnails (rows of ``describe.coarse``) and those of the ``stored`` cards, which keep
-    the way they are. A thumbnail turned half round is the same vector reversed (the
-    thumbnail's cells are whole blocks of the card's pixels)."""
+    thumbnails (rows of ``describe.coarse``) and those of the ``stored`` cards, if any,
+    which keep the way they are. A thumbnail turned half round is the same vector reversed
+    (the thumbnail's cells are whole blocks of the card's pixels)."""
     n = len(new)
     if n == 0:
         return np.zeros(0, bool)
-    every = _unit(np.concatenate([new, stored]) if len(stored) else new)
+    every = _unit(np.concatenate([new, stored]) if stored is not None and len(stored) else new)
     k = min(NEIGHBOURS, len(every) - 1)
     if k < 1:
         return np.zeros(n, bool)

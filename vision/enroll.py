@@ -13,9 +13,9 @@ the deck's cards than they do like each other is cut again from another of the p
 outlines at the same place (``agreeing``). ``auto`` decides by looking for an outline that
 leaves a real border of table around the card — and takes an image of a card's
 proportions, or one whose outline is a frame printed square and centred on the card (a
-lattice border, an inner line), for the face it is; in a camera's picture (3 : 4 or 9 : 16) an outline along the
-picture's own edges, which a table's texture can draw, is not taken for the card, and a
-camera's picture is a photo whatever its outlines. A photo so found is cut out as
+lattice border, an inner line), for the face it is; in a camera's picture (3 : 4 or
+9 : 16) an outline along the picture's own edges, which a table's texture can draw, is not
+taken for the card, and a camera's picture is a photo whatever its outlines. A photo so found is cut out as
 ``photo`` cuts it (before, ``auto`` took its first closed outline as it was); only when no
 card is found in it is it taken for the face.
 """
@@ -175,13 +175,13 @@ def _same_place(first: np.ndarray, quad: np.ndarray) -> bool:
     return inter >= SAME_PLACE * min(cv2.contourArea(a), cv2.contourArea(b))
 
 
-def agreeing(refs: dict[str, np.ndarray], photos: dict[str, bytes], stored: np.ndarray,
+def agreeing(refs: dict[str, np.ndarray], photos: dict[str, bytes], stored: np.ndarray | None = None,
              kind: str = "photo") -> dict[str, np.ndarray]:
     """``refs`` (new references by card id, of ``kind``), each straightened from its image
     in ``photos`` again to another of its outlines (``alternatives``) where that is much
-    more like its deck: the ``stored`` cards' thumbnails (``describe.coarse``) and the other
-    new ones (``deck.likeness``). A reference less like its deck than ``DOUBT`` of what is usual
-    among the deck's cards is looked at again, and another outline at the same place is
+    more like its deck: the ``stored`` cards' thumbnails (``describe.coarse``), if any, and
+    the other new ones (``deck.likeness``). A reference less like its deck than ``DOUBT`` of
+    what is usual among the deck's cards is looked at again, and another outline at the same place is
     taken when it is ``SWITCH`` more like the deck (the first such, in ``_choices``' order,
     within ``SWITCH`` of the best): cut to a wrong outline (a piece of the table with the
     card, its picture's frame), a reference is named for photos of other cards of its
@@ -190,7 +190,7 @@ def agreeing(refs: dict[str, np.ndarray], photos: dict[str, bytes], stored: np.n
     if not ids:
         return refs
     new = np.stack([describe.coarse(refs[card_id]) for card_id in ids])
-    every = np.concatenate([new, stored.astype(np.float32)]) if len(stored) else new
+    every = np.concatenate([new, stored.astype(np.float32)]) if stored is not None and len(stored) else new
     if len(every) < DECK_MIN:
         return refs
     like = deck.likeness(new, every, own=np.arange(len(ids)))

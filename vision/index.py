@@ -403,13 +403,9 @@ class Index:
         for card_id in entries:
             if not CARD_ID.match(card_id):
                 raise ValueError(f"{card_id!r} is not a card id (lower-case letters, digits, '-', '_', '.').")
-        entries = {card_id: describe.canonical(gray) for card_id, gray in entries.items()}
-        if entries:
-            ids = list(entries)
-            turned = deck.turns(np.stack([describe.coarse(entries[card_id]) for card_id in ids]),
-                                self.thumbnails(without=entries))
-            entries = {card_id: cv2.rotate(entries[card_id], cv2.ROTATE_180) if turn else entries[card_id]
-                       for card_id, turn in zip(ids, turned)}
+        pictures, _ = deck.upright([describe.canonical(gray) for gray in entries.values()],
+                                   self.thumbnails(without=entries) if entries else None)
+        entries = dict(zip(entries, pictures))
         described = {card_id: describe.describe(gray) for card_id, gray in entries.items()}  # before the lock
         with self._changing() as (ids, arrays):
             refs = self.root / "refs"
@@ -446,11 +442,9 @@ class Index:
         turned is stored one way up, as it would be now; a deck of scans stays as it is)."""
         with self._changing(reload=False) as (ids, arrays):
             paths = sorted((self.root / "refs").glob("*.png"))
-            pictures = [describe.canonical(cv2.imread(str(p), cv2.IMREAD_GRAYSCALE)) for p in paths]
-            turned = deck.turns(np.stack([describe.coarse(g) for g in pictures]),
-                                np.zeros((0, describe.COARSE[0] * describe.COARSE[1]))) if paths else []
+            pictures, turned = deck.upright([describe.canonical(cv2.imread(str(p), cv2.IMREAD_GRAYSCALE))
+                                             for p in paths])
             for k in np.flatnonzero(turned):
-                pictures[k] = cv2.rotate(pictures[k], cv2.ROTATE_180)
                 png = cv2.imencode(".png", pictures[k])[1].tobytes()
                 _replace(paths[k], lambda fh, png=png: fh.write(png))
             self._store(ids, arrays, {p.stem: describe.describe(g) for p, g in zip(paths, pictures)})
