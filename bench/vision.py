@@ -41,10 +41,12 @@ Run:  python bench/vision.py                  (300 cards × 5 designs, 90 photos
       python bench/vision.py --cli            (the same, through `companion vision enroll` and `recognize --json`)
       python bench/vision.py --enrol-from photo   (each card enrolled from one easy phone photo, not its scan)
       python bench/vision.py --designs tavern     (the held-out design)
+      python bench/vision.py --designs lattice,tavern --tilt 45,55   (every photo taken 45–55° from straight down)
 """
 from __future__ import annotations
 
 import argparse
+import dataclasses
 import datetime
 import json
 import os
@@ -86,7 +88,7 @@ CACHE = Path(__file__).resolve().parent / "results" / "photos"
 def _make(job):
     """One photo, kept in ``CACHE`` (bench/results/, not in git) for the next run."""
     design, card, tier, seed, size = job
-    path = CACHE / f"{design}-{card.id}-{tier}-{seed}-{size[0]}x{size[1]}.jpg"
+    path = CACHE / f"{design}-{card.id}-{getattr(tier, 'name', tier)}-{seed}-{size[0]}x{size[1]}.jpg"
     if path.exists():
         return path.read_bytes()
     table = cp.TABLES[seed % len(cp.TABLES)]
@@ -115,15 +117,18 @@ def photo_references(design, cards, pool) -> tuple[dict, list]:
     return enroll.agreeing(refs, photos), failed
 
 
-def photo_set(design, enrolled, strangers, n, unknown, size, base_seed, pool):
-    """[(tier, true card id or None, jpeg bytes)] — seeded, so every run sees the same photos."""
+def photo_set(design, enrolled, strangers, n, unknown, size, base_seed, pool, tilt=None):
+    """[(tier, true card id or None, jpeg bytes)] — seeded, so every run sees the same photos;
+    with ``tilt`` (degrees, low and high), every tier's photos taken that far from straight down."""
     rng = random.Random(f"{design}-{base_seed}")
     jobs, truth = [], []
     for t, tier in enumerate(TIERS):
+        taken = tier if tilt is None else dataclasses.replace(
+            cp.TIERS[tier], name=f"{tier}-tilt{tilt[0]:g}-{tilt[1]:g}", tilt=tilt)
         for i in range(n):
             stranger = rng.random() < unknown
             card = rng.choice(strangers if stranger else enrolled)
-            jobs.append((design, card, tier, base_seed + 100_000 * t + i, size))
+            jobs.append((design, card, taken, base_seed + 100_000 * t + i, size))
             truth.append((tier, None if stranger else card.id))
     photos = pool.map(_make, jobs, chunksize=4)
     return [(tier, cid, data) for (tier, cid), data in zip(truth, photos)]
@@ -242,6 +247,8 @@ def main():
                     help="with --scale: photos per tier of lattice cards not enrolled, besides those among the photos")
     ap.add_argument("--light", choices=cp.LIGHTS, default=None,
                     help="the same photos under a shadow across the picture, or underexposed")
+    ap.add_argument("--tilt", default=None, metavar="LOW,HIGH",
+                    help="every tier's photos taken this many degrees from straight down (theirs: 0-12, 5-25, 20-35)")
     ap.add_argument("--ocr", action="store_true", help="also read titles (needs the [ocr] extra)")
     ap.add_argument("--enrol-from", choices=("scan", "photo"), default="scan",
                     help="enrol each card from its perfect scan, or from one easy phone photo of it")
@@ -251,11 +258,13 @@ def main():
     if args.quick:
         args.cards, args.photos = 60, 20
     size = tuple(int(v) for v in args.size.split("x"))
+    tilt = tuple(float(v) for v in args.tilt.split(",")) if args.tilt else None
     designs = (args.designs.split(",") if args.designs else
                list(cd.CALIBRATION if args.calibrate else cd.REPORTED))
     print(f"{machine()}; photos {size[0]}×{size[1]} JPEG{f' ({args.light})' if args.light else ''}; "
           f"{args.cards} cards per design, enrolled from {args.enrol_from}s; "
-          f"{'calibration' if args.calibrate else 'reported'} designs: {', '.join(designs)}")
+          f"{'calibration' if args.calibrate else 'reported'} designs: {', '.join(designs)}"
+          + (f"; every photo tilted {tilt[0]:g}–{tilt[1]:g}°" if tilt else ""))
     reader = None
     if args.ocr:
         from vision import title
@@ -271,7 +280,7 @@ def main():
                          if c.title.casefold() not in titles][:60]
             t0 = time.perf_counter()
             photos = photo_set(design, cards, strangers, args.photos, 0.5 if args.calibrate else args.unknown, size,
-                               base_seed=500_000 if args.calibrate else args.seed, pool=pool)
+                               base_seed=500_000 if args.calibrate else args.seed, pool=pool, tilt=tilt)
             if args.light:
                 photos = [(tier, cid, cp.relit(data, args.light, k)) for k, (tier, cid, data) in enumerate(photos)]
             gen_s = time.perf_counter() - t0

@@ -215,7 +215,7 @@ def _outlines(bgr: np.ndarray, gray: np.ndarray, kind: str) -> list[np.ndarray]:
     """The photo's card-shaped closed outlines (``locate.candidates``), best first; for a
     photo, or an image of a camera's proportions, not one along the image's own edges (the
     table's texture all round draws that)."""
-    return [q for q in locate.candidates(bgr) if locate.card_shaped(q, CARD_SLACK)
+    return [q for q in locate.candidates(bgr) if locate.card_shaped(q, gray.shape, CARD_SLACK)
             and not ((kind == "photo" or _camera(gray.shape)) and _whole_image(gray.shape, q))]
 
 
@@ -247,7 +247,7 @@ def _distinct(bgr: np.ndarray, quad: np.ndarray) -> bool:
 
 def _straight(bgr: np.ndarray, shape: tuple[int, int]) -> list[np.ndarray]:
     """Card-shaped outlines drawn by the photo's straight lines (``locate.straight``), best first."""
-    return [q for q in locate.straight(bgr) if locate.card_shaped(q, CARD_SLACK) and not _whole_image(shape, q)]
+    return [q for q in locate.straight(bgr) if locate.card_shaped(q, shape, CARD_SLACK) and not _whole_image(shape, q)]
 
 
 def _straightened(bgr: np.ndarray, gray: np.ndarray, quad: np.ndarray, lines: list | None = None,
@@ -266,9 +266,9 @@ def _straightened(bgr: np.ndarray, gray: np.ndarray, quad: np.ndarray, lines: li
     for outline in (lines if lines is not None else _straight(bgr, gray.shape))[:GROW_FROM]:
         fitted, support = photo.fit(outline)
         if (cv2.contourArea(fitted) >= area and support.min() >= GROW_SUPPORT
-                and locate.card_shaped(fitted, CARD_SLACK) and _holds(fitted, found, max(gray.shape))):
+                and locate.card_shaped(fitted, gray.shape, CARD_SLACK) and _holds(fitted, found, max(gray.shape))):
             card, area = fitted, cv2.contourArea(fitted)     # the largest of those
-    return locate.rectify(gray, locate.homography(card, locate.portrait_turn(card)))
+    return locate.rectify(gray, locate.homography(card, locate.portrait_turn(card, gray.shape)))
 
 
 def _holds(outer: np.ndarray, inner: np.ndarray, side: int) -> bool:

@@ -6,7 +6,9 @@ not sure of what those hold (``candidates(lines=True)``), from the photo's long 
 edges alone, which draw the outline of a card whose edge runs into a checked cloth's, a
 shadow's or the next card's. Each outline's convex hull is
 reduced to four sides by keeping its four longest edges and intersecting them, which
-restores a corner hidden under a finger. ``straight`` draws outlines from the photo's
+restores a corner hidden under a finger; whether it is card-shaped, and which of its sides
+are the short ones, is judged on the table, the camera's perspective undone (``on_table``:
+a card photographed at 50° may look square). ``straight`` draws outlines from the photo's
 strongest straight lines (Hough) instead, for enrolment, which has no other way to find a
 card whose edge closes no outline of its own. Nothing here knows how a card is printed: which
 outline is the card, and which way up, is decided by the local features that match an
@@ -31,6 +33,9 @@ SIDE_SKEW = np.radians(30)         # a card's opposite sides in perspective are 
 CORNER_TURN = np.radians(50)       # its neighbouring sides at least this far apart
 STRAIGHT_SLACK = 0.3               # and its proportions those of a card to this share (``card_shaped``)
 CANON = np.array([[0, 0], [CARD_W, 0], [CARD_W, CARD_H], [0, CARD_H]], np.float32)
+UNIT = np.array([[0, 0], [1, 0], [1, 1], [0, 1]], np.float32)
+FOCAL = 1.1                        # a camera's focal length in its picture's longer sides (``on_table``)
+TABLE_SLACK = 0.5                  # an outline card-shaped only on the table is so to this share of the slack
 
 
 def _line(p: np.ndarray, q: np.ndarray) -> np.ndarray:
@@ -201,8 +206,7 @@ def candidates(bgr: np.ndarray, min_share: float = 0.04, lines: bool = False) ->
         if quad is None:
             continue
         sides = np.linalg.norm(quad - np.roll(quad, -1, axis=0), axis=1)
-        ratio = min(sides[0] + sides[2], sides[1] + sides[3]) / max(sides[0] + sides[2], sides[1] + sides[3])
-        if ratio < 0.4 or sides.min() < 12:
+        if sides.min() < 12 or max(proportions(quad, gray.shape)) < 0.4:
             continue
         if any(np.abs(quad - q).max() < 4 for _, q in found):
             continue
@@ -256,17 +260,52 @@ def homography(quad: np.ndarray, turn: int = 0) -> np.ndarray:
     return cv2.getPerspectiveTransform(CANON, np.roll(quad, -turn, axis=0).astype(np.float32))
 
 
-def portrait_turn(quad: np.ndarray) -> int:
-    """The quarter turn (0 or 1) that puts the outline's shorter sides at top and bottom."""
-    sides = np.linalg.norm(quad - np.roll(quad, -1, axis=0), axis=1)
-    return 0 if sides[0] + sides[2] <= sides[1] + sides[3] else 1
+def on_table(quad: np.ndarray, shape: tuple[int, ...]) -> tuple[float, float]:
+    """The lengths, up to one scale, of the outline's sides 0 (and 2) and 1 (and 3) on the
+    table: what the camera's perspective shortened given back. A card photographed at 45°
+    shows its far end much shorter than its near one and the sides running away from the
+    camera shorter than they are, so that its outline may look square, or twice as long as
+    it is wide; which sides are the long ones, and whether it is card-shaped at all, is
+    decided on the table, not in the photo.
+
+    The camera is taken for a pinhole looking at the picture's centre, with a focal length
+    of ``FOCAL`` times the picture's longer side: between a phone's main camera (~0.8) and
+    its twice zoom (~1.6). Its own is not in the photo (a crop moves the centre, a zoom
+    lengthens it), and estimating it from the one outline (its sides at right angles on the
+    table) answers anything for a quadrilateral that is no card's, or whose picture was
+    cropped. A focal length somewhat off undoes the perspective somewhat less or more (the
+    short sides are still found at top and bottom at 55° with either of those cameras); a
+    card seen straight down has none to undo, whatever it is.
+    """
+    h, w = shape[:2]
+    H = cv2.getPerspectiveTransform(UNIT, (quad - np.array([w / 2, h / 2])).astype(np.float32))
+    first, second = np.linalg.norm(np.diag([1 / (FOCAL * max(h, w))] * 2 + [1.0]) @ H[:, :2], axis=0)
+    return float(first), float(second)
 
 
-def card_shaped(quad: np.ndarray, slack: float = 0.25) -> bool:
-    """Whether the outline's sides are in about a card's proportion (63 : 88)."""
+def portrait_turn(quad: np.ndarray, shape: tuple[int, ...]) -> int:
+    """The quarter turn (0 or 1) that puts the outline's shorter sides on the table
+    (``on_table``) at top and bottom."""
+    first, second = on_table(quad, shape)
+    return 0 if first <= second else 1
+
+
+def card_shaped(quad: np.ndarray, shape: tuple[int, ...], slack: float = 0.25) -> bool:
+    """Whether the outline's sides are in about a card's proportion (63 : 88), to ``slack``
+    of it, as the photo shows them — or on the table (``on_table``), to ``TABLE_SLACK`` of
+    that: a card tilted far enough is no card's shape in the photo, but the perspective a
+    focal length assumed undoes also makes a card of some trapezoids that are none (a
+    printed panel and a pencil along it)."""
+    apparent, on_the_table = proportions(quad, shape)
+    return (abs(apparent - ASPECT) <= slack * ASPECT
+            or abs(on_the_table - ASPECT) <= TABLE_SLACK * slack * ASPECT)
+
+
+def proportions(quad: np.ndarray, shape: tuple[int, ...]) -> tuple[float, float]:
+    """The outline's shorter side over its longer one: in the photo, and on the table (``on_table``)."""
     sides = np.linalg.norm(quad - np.roll(quad, -1, axis=0), axis=1)
-    across, along = sorted((sides[0] + sides[2], sides[1] + sides[3]))
-    return abs(across / along - ASPECT) <= slack * ASPECT
+    pairs = (sides[0] + sides[2], sides[1] + sides[3]), on_table(quad, shape)
+    return tuple(float(min(pair) / max(*pair, 1e-9)) for pair in pairs)
 
 
 def rectify(image: np.ndarray, H: np.ndarray, size: tuple[int, int] = (CARD_W, CARD_H), margin: int = 0) -> np.ndarray:
