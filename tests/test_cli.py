@@ -4,6 +4,7 @@ import os
 from pathlib import Path
 
 import click
+import pytest
 import cv2
 from click.testing import CliRunner
 
@@ -180,3 +181,43 @@ def test_the_scanning_and_card_commands_start_without_the_web_app(tmp_path):
             "print(sorted(m for m in ('flask', 'jsonschema', 'companion.referee.table', 'werkzeug') if m in sys.modules))")
     done = subprocess.run([sys.executable, "-c", code, str(tmp_path)], capture_output=True, text=True, check=True)
     assert done.stdout.strip().splitlines()[-1] == "[]", done.stdout + done.stderr
+
+
+def test_recognize_loads_the_title_reader_only_when_a_title_is_read(tmp_path):
+    """A photo its image names does not load the OCR engine (~0.7 s, once a call, which a CLI
+    call per photo paid every time); a photo of a card with no enrolled image reads its
+    title and names it."""
+    import importlib.util
+    import subprocess
+    import sys
+
+    if importlib.util.find_spec("rapidocr") is None:
+        if os.environ.get("CI"):
+            pytest.fail("the [ocr] extra (rapidocr, onnxruntime) is missing: scripts/test must install it")
+        pytest.skip("the [ocr] extra is not installed")
+    data = ["--data-dir", str(tmp_path / "data")]
+    records = json.loads((DOC.parent.parent / "card_db" / "data" / "munchkin-base.json").read_text())["cards"][:13]
+    scans = tmp_path / "scans"
+    scans.mkdir()
+    for rec in records[:12]:
+        cv2.imwrite(str(scans / f"{rec['id']}.png"), cp.face(cp.card_for(rec["id"], rec["names"]["en"])))
+    assert CliRunner().invoke(main, ["vision", "enroll", str(scans), "--kind", "scan", *data]).exit_code == 0
+    for rec, name in ((records[3], "known.jpg"), (records[12], "unenrolled.jpg")):
+        (tmp_path / name).write_bytes(cp.photo(cp.face(cp.card_for(rec["id"], rec["names"]["en"])), "easy", seed=4,
+                                               size=(1024, 768)))
+    code = ("import json, sys\nfrom companion.cli import main\n"
+            "try:\n"
+            "    main(['vision', 'recognize', '--json', *sys.argv[1:]], standalone_mode=False)\n"
+            "except SystemExit:\n"
+            "    pass\n"
+            "print(json.dumps('rapidocr' in sys.modules))")
+
+    def recognised(name):
+        done = subprocess.run([sys.executable, "-c", code, str(tmp_path / name), *data], capture_output=True,
+                              text=True, check=True)
+        answer, loaded = done.stdout.strip().splitlines()
+        return json.loads(answer), json.loads(loaded)
+    answer, loaded = recognised("known.jpg")
+    assert answer["card_id"] == records[3]["id"] and answer["source"] == "image" and not loaded, answer
+    answer, loaded = recognised("unenrolled.jpg")
+    assert answer["card_id"] == records[12]["id"] and answer["source"] == "title" and loaded, answer
