@@ -426,14 +426,16 @@ def photo(card_face: np.ndarray, tier: str | Tier = "medium", seed: int = 0, siz
     return buf.tobytes()
 
 
-LIGHTS = ("shadow", "dim")
+LIGHTS = ("shadow", "dim", "haze")
 
 
 def relit(data: bytes, light: str, seed: int) -> bytes:
     """The JPEG photo ``data`` under other light, again as a JPEG (quality 90): ``shadow`` —
     a soft-edged shadow (a phone's or a hand's held over the table) leaving 45 % of the light
-    on one side of a line at any angle near the middle of the picture — or ``dim``: an
-    underexposed photo (gamma 1.8, at most 80 % of full scale), darkest in the dark."""
+    on one side of a line at any angle near the middle of the picture —, ``dim``: an
+    underexposed photo (gamma 1.8, at most 80 % of full scale), darkest in the dark, or
+    ``haze``: a washed-out photo (a dirty lens, a bright window behind the card), 30 % of
+    the contrast around a light grey."""
     img = cv2.imdecode(np.frombuffer(data, np.uint8), cv2.IMREAD_COLOR).astype(np.float32)
     h, w = img.shape[:2]
     if light == "shadow":
@@ -444,6 +446,8 @@ def relit(data: bytes, light: str, seed: int) -> bytes:
         img *= (1 - 0.55 / (1 + np.exp(-across * 40)))[..., None]
     elif light == "dim":
         img = (img / 255) ** 1.8 * 200
+    elif light == "haze":
+        img = 90 + 0.3 * img
     else:
         raise ValueError(f"light must be one of {', '.join(LIGHTS)}")
     ok, buf = cv2.imencode(".jpg", np.clip(img, 0, 255).astype(np.uint8), [cv2.IMWRITE_JPEG_QUALITY, 90])

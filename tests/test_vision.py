@@ -530,6 +530,24 @@ def test_a_card_photographed_at_45_to_55_degrees(design_indexes, design, k):
     assert result.card_id == cards[2 * k].id, result.as_dict()
 
 
+def test_a_washed_out_photo_is_stretched_before_it_is_looked_at(tmp_path):
+    """A hazy photo (``card_photos.relit(..., "haze")``: 30 % of the contrast, around a light
+    grey) leaves the card's edges and ink below the edge map's and ORB's fixed thresholds;
+    its greys are stretched first (``light.stretched``). Not stretched, none of these three
+    hard photos is named; photos of ordinary contrast are not touched."""
+    for design, k in (("tavern", 1), ("tavern", 3), ("lattice", 4)):
+        cards = cd.deck(design, 40, seed=5)
+        idx = Index(tmp_path / design)
+        if not len(idx):
+            idx.add({c.id: cv2.cvtColor(cd.printed(design, c), cv2.COLOR_BGR2GRAY) for c in cards})
+        card = cards[1 + 5 * k]
+        plain = design_photo(design, card, seed=800 + k, tier="hard")
+        bgr = image.load(plain)
+        assert light.stretched(bgr) is bgr
+        result = recognize.recognize(cp.relit(plain, "haze", k), idx)
+        assert result.card_id == card.id, (design, k, result.as_dict())
+
+
 @pytest.mark.parametrize("design", ["lattice", "split"])
 def test_every_turn_and_upside_down(design_indexes, design):
     """The same photo turned a quarter, half (the card upside down) and three quarters."""

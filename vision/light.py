@@ -1,4 +1,4 @@
-"""Evening out the light of a photo: shadows, dim rooms and dark corners.
+"""Evening out the light of a photo: shadows, dim rooms, dark corners and haze.
 
 A phone's shadow over half the card, or an underexposed photo, leaves the ink there a
 fraction of its contrast: too little for ORB's fixed corner threshold, so the card loses
@@ -8,7 +8,9 @@ of itself, gives that ink the contrast it has in good light.
 References are not evened: a scan is evenly lit already, and what features and pixel
 checks compare is unchanged by a smooth gain. Nor is a whole photo before its features are
 found (``recognize``): evened out, a dark table's grain would be as strong as the card's
-ink and take the features from it.
+ink and take the features from it. Only a washed-out photo is changed as a whole, and only
+by a gain and an offset (``stretched``): its table's grain and its card's ink stay as far
+apart as they were.
 """
 from __future__ import annotations
 
@@ -19,6 +21,8 @@ SPAN = 1 / 16     # the light is measured over this share of the image's longer 
 STEP = 8          # ... on the image shrunk this many times (the same blur, ~40 times cheaper)
 FLOOR = 8         # grey added before dividing, so that black noise is not amplified
 LEVEL = 128       # where the local light level lands
+NARROW = 128      # a photo whose greys (1st to 99th percentile) span fewer levels than this is stretched ...
+STRETCH = 200     # ... to span this many (``stretched``)
 
 
 def even(gray: np.ndarray) -> np.ndarray:
@@ -32,3 +36,18 @@ def even(gray: np.ndarray) -> np.ndarray:
     light = cv2.GaussianBlur(small.astype(np.float32) + FLOOR, (0, 0), max(h, w) * SPAN / STEP)
     light = cv2.resize(light, (w, h), interpolation=cv2.INTER_LINEAR)
     return np.clip((gray.astype(np.float32) + FLOOR) * (LEVEL / light), 0, 255).astype(np.uint8)
+
+
+def stretched(bgr: np.ndarray) -> np.ndarray:
+    """``bgr`` with its greys stretched to span ``STRETCH`` levels when they span fewer than
+    ``NARROW`` (from the 1st to the 99th percentile): a hazy or washed-out photo (a dirty
+    lens, a bright window behind the card) keeps the card's edges and ink at a third of their
+    contrast everywhere, below the fixed thresholds of the edge map and of ORB's corners. A
+    photo of ordinary contrast is returned as it is (the same array)."""
+    gray = cv2.cvtColor(bgr[::4, ::4], cv2.COLOR_BGR2GRAY)
+    low, high = np.percentile(gray, (1, 99))
+    if high - low >= NARROW:
+        return bgr
+    gain = STRETCH / max(high - low, 1.0)
+    middle = (low + high) / 2
+    return cv2.convertScaleAbs(bgr, alpha=gain, beta=127.5 - gain * middle)

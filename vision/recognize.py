@@ -153,7 +153,7 @@ def recognize(data: bytes, index: Index, read_title: title.Reader | None = None,
 def _photo(data: bytes, snapshot: Snapshot, read_title: title.Reader | None,
            match_name: NameMatcher | None) -> Result:
     t0 = time.perf_counter()
-    bgr = image.load(data)
+    bgr = light.stretched(image.load(data))
     gray = cv2.cvtColor(bgr, cv2.COLOR_BGR2GRAY)
     result = _recognize(gray, bgr, snapshot)
     if read_title and match_name and result.outlines and (
