@@ -548,6 +548,15 @@ def test_a_washed_out_photo_is_stretched_before_it_is_looked_at(tmp_path):
         assert result.card_id == card.id, (design, k, result.as_dict())
 
 
+def test_a_blank_picture_is_not_stretched_into_edges():
+    """A picture of nearly one grey (a wall, the table with no card) spans a few levels: its
+    noise is amplified at most ``MAX_GAIN`` times, not to the full 200 levels."""
+    noise = np.random.default_rng(3).normal(0, 2, (300, 400, 1))
+    wall = np.clip(128 + noise.repeat(3, axis=2), 0, 255).astype(np.uint8)
+    spread = float(cv2.cvtColor(light.stretched(wall), cv2.COLOR_BGR2GRAY).std())
+    assert spread <= light.MAX_GAIN * float(cv2.cvtColor(wall, cv2.COLOR_BGR2GRAY).std()) + 1
+
+
 @pytest.mark.parametrize("design", ["lattice", "split"])
 def test_every_turn_and_upside_down(design_indexes, design):
     """The same photo turned a quarter, half (the card upside down) and three quarters."""

@@ -22,7 +22,8 @@ STEP = 8          # ... on the image shrunk this many times (the same blur, ~40 
 FLOOR = 8         # grey added before dividing, so that black noise is not amplified
 LEVEL = 128       # where the local light level lands
 NARROW = 128      # a photo whose greys (1st to 99th percentile) span fewer levels than this is stretched ...
-STRETCH = 200     # ... to span this many (``stretched``)
+STRETCH = 200     # ... to span this many (``stretched``), ...
+MAX_GAIN = 4.0    # ... by at most this gain: a blank wall's noise is not made into edges
 
 
 def even(gray: np.ndarray) -> np.ndarray:
@@ -48,6 +49,6 @@ def stretched(bgr: np.ndarray) -> np.ndarray:
     low, high = np.percentile(gray, (1, 99))
     if high - low >= NARROW:
         return bgr
-    gain = STRETCH / max(high - low, 1.0)
+    gain = min(STRETCH / max(high - low, 1.0), MAX_GAIN)
     middle = (low + high) / 2
     return cv2.convertScaleAbs(bgr, alpha=gain, beta=127.5 - gain * middle)
