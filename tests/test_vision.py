@@ -325,7 +325,7 @@ def test_the_wider_look_verifies_again_a_card_that_failed_the_first_when_listed_
     bgr = image.load(data)
     gray = cv2.cvtColor(bgr, cv2.COLOR_BGR2GRAY)
     snap = index.refresh().current
-    outlines = [locate.homography(q, locate.portrait_turn(q, bgr.shape)) for q in locate.candidates(bgr)
+    outlines = [locate.card_homography(q, bgr.shape) for q in locate.candidates(bgr)
                 if locate.card_shaped(q, bgr.shape, 0.3)]
     look = recognize._look(gray, snap, outlines[:recognize.CARD_OUTLINES])
     row = snap.ids.index(card.id)

@@ -15,9 +15,9 @@ leaves a real border of table around the card — and takes an image of a card's
 proportions, or one whose outline is a frame printed square and centred on the card (a
 lattice border, an inner line), for the face it is; in a camera's picture (3 : 4 or
 9 : 16) an outline along the picture's own edges, which a table's texture can draw, is not
-taken for the card, and a camera's picture is a photo whatever its outlines. A photo so found is cut out as
-``photo`` cuts it (before, ``auto`` took its first closed outline as it was); only when no
-card is found in it is it taken for the face.
+taken for the card, and a camera's picture is a photo whatever its outlines. A photo so
+found is cut out as ``photo`` cuts it (before, ``auto`` took its first closed outline as
+it was); only when no card is found in it is it taken for the face.
 """
 from __future__ import annotations
 
@@ -181,11 +181,11 @@ def agreeing(refs: dict[str, np.ndarray], photos: dict[str, bytes], stored: np.n
     in ``photos`` again to another of its outlines (``alternatives``) where that is much
     more like its deck: the ``stored`` cards' thumbnails (``describe.coarse``), if any, and
     the other new ones (``deck.likeness``). A reference less like its deck than ``DOUBT`` of
-    what is usual among the deck's cards is looked at again, and another outline at the same place is
-    taken when it is ``SWITCH`` more like the deck (the first such, in ``_choices``' order,
-    within ``SWITCH`` of the best): cut to a wrong outline (a piece of the table with the
-    card, its picture's frame), a reference is named for photos of other cards of its
-    design. With fewer than ``DECK_MIN`` cards there is no deck to compare with."""
+    what is usual among the deck's cards is looked at again, and another outline at the
+    same place is taken when it is ``SWITCH`` more like the deck (the first such, in
+    ``_choices``' order, within ``SWITCH`` of the best): cut to a wrong outline (a piece of
+    the table with the card, its picture's frame), a reference is named for photos of other
+    cards of its design. With fewer than ``DECK_MIN`` cards there is no deck to compare with."""
     ids = list(refs)
     if not ids:
         return refs
@@ -268,7 +268,7 @@ def _straightened(bgr: np.ndarray, gray: np.ndarray, quad: np.ndarray, lines: li
         if (cv2.contourArea(fitted) >= area and support.min() >= GROW_SUPPORT
                 and locate.card_shaped(fitted, gray.shape, CARD_SLACK) and _holds(fitted, found, max(gray.shape))):
             card, area = fitted, cv2.contourArea(fitted)     # the largest of those
-    return locate.rectify(gray, locate.homography(card, locate.portrait_turn(card, gray.shape)))
+    return locate.rectify(gray, locate.card_homography(card, gray.shape))
 
 
 def _holds(outer: np.ndarray, inner: np.ndarray, side: int) -> bool:

@@ -283,6 +283,12 @@ def on_table(quad: np.ndarray, shape: tuple[int, ...]) -> tuple[float, float]:
     return float(first), float(second)
 
 
+def card_homography(quad: np.ndarray, shape: tuple[int, ...]) -> np.ndarray:
+    """Canonical card coordinates → image coordinates for the outline ``quad`` in an image of
+    ``shape``, turned so that its short sides on the table are at top and bottom."""
+    return homography(quad, portrait_turn(quad, shape))
+
+
 def portrait_turn(quad: np.ndarray, shape: tuple[int, ...]) -> int:
     """The quarter turn (0 or 1) that puts the outline's shorter sides on the table
     (``on_table``) at top and bottom."""

@@ -213,7 +213,7 @@ def _title_rank(similar: float, ocr: float) -> tuple[bool, float]:
 
 def _recognize(gray: np.ndarray, bgr: np.ndarray, index: Snapshot) -> Result:
     quads = [q for q in locate.candidates(bgr) if locate.card_shaped(q, gray.shape, 0.3)]
-    outlines = [locate.homography(q, locate.portrait_turn(q, gray.shape)) for q in quads]
+    outlines = [locate.card_homography(q, gray.shape) for q in quads]
     if not len(index):  # nothing to compare with: the largest card-shaped outlines, for the title
         return Result(reason="nothing_enrolled", message=MESSAGES["nothing_enrolled"],
                       outlines=outlines[:UNFRAMED_OUTLINES])
@@ -229,7 +229,7 @@ def _recognize(gray: np.ndarray, bgr: np.ndarray, index: Snapshot) -> Result:
         def line_outlines() -> list[np.ndarray]:
             lined = [q for q in locate.candidates(bgr, lines=True) if locate.card_shaped(q, gray.shape, 0.3)
                      and not any(np.abs(q - known).max() < near for known in quads[:SECOND_OUTLINES])]
-            return [locate.homography(q, locate.portrait_turn(q, gray.shape)) for q in lined[:LINE_OUTLINES]]
+            return [locate.card_homography(q, gray.shape) for q in lined[:LINE_OUTLINES]]
         look = _look(gray, index, outlines[CARD_OUTLINES:SECOND_OUTLINES], whole=False, half=True, before=look,
                      more=line_outlines)
         checked = _check(gray, index, look, (WIDER * match.SHORTLIST, match.PLACED_SHORTLIST,
