@@ -43,6 +43,7 @@ Run:  python bench/vision.py                  (300 cards × 5 designs, 90 photos
       python bench/vision.py --enrol-from photo   (each card enrolled from one easy phone photo, not its scan)
       python bench/vision.py --designs tavern     (the held-out design)
       python bench/vision.py --designs lattice,tavern --tilt 45,55   (every photo taken 45–55° from straight down)
+      python bench/vision.py --designs lattice,tavern --fill 0.03,0.06   (every card lying far off: 3–6 % of the picture)
 """
 from __future__ import annotations
 
@@ -118,14 +119,18 @@ def photo_references(design, cards, pool) -> tuple[dict, list]:
     return enroll.agreeing(refs, photos), failed
 
 
-def photo_set(design, enrolled, strangers, n, unknown, size, base_seed, pool, tilt=None):
+def photo_set(design, enrolled, strangers, n, unknown, size, base_seed, pool, tilt=None, fill=None):
     """[(tier, true card id or None, jpeg bytes)] — seeded, so every run sees the same photos;
-    with ``tilt`` (degrees, low and high), every tier's photos taken that far from straight down."""
+    with ``tilt`` (degrees, low and high), every tier's photos taken that far from straight down;
+    with ``fill`` (shares, low and high), every tier's card covering that much of the picture."""
     rng = random.Random(f"{design}-{base_seed}")
     jobs, truth = [], []
     for t, tier in enumerate(TIERS):
-        taken = tier if tilt is None else dataclasses.replace(
-            cp.TIERS[tier], name=f"{tier}-tilt{tilt[0]:g}-{tilt[1]:g}", tilt=tilt)
+        taken = cp.TIERS[tier]
+        if tilt is not None:
+            taken = dataclasses.replace(taken, name=f"{taken.name}-tilt{tilt[0]:g}-{tilt[1]:g}", tilt=tilt)
+        if fill is not None:
+            taken = dataclasses.replace(taken, name=f"{taken.name}-fill{fill[0]:g}-{fill[1]:g}", fill=fill)
         for i in range(n):
             stranger = rng.random() < unknown
             card = rng.choice(strangers if stranger else enrolled)
@@ -250,6 +255,8 @@ def main():
                     help="the same photos under a shadow across the picture, underexposed, or washed out")
     ap.add_argument("--tilt", default=None, metavar="LOW,HIGH",
                     help="every tier's photos taken this many degrees from straight down (theirs: 0-12, 5-25, 20-35)")
+    ap.add_argument("--fill", default=None, metavar="LOW,HIGH",
+                    help="every tier's card covering this share of the picture (theirs: 0.35-0.7, 0.2-0.7, 0.15-0.45)")
     ap.add_argument("--ocr", action="store_true", help="also read titles (needs the [ocr] extra)")
     ap.add_argument("--enrol-from", choices=("scan", "photo"), default="scan",
                     help="enrol each card from its perfect scan, or from one easy phone photo of it")
@@ -260,12 +267,14 @@ def main():
         args.cards, args.photos = 60, 20
     size = tuple(int(v) for v in args.size.split("x"))
     tilt = tuple(float(v) for v in args.tilt.split(",")) if args.tilt else None
+    fill = tuple(float(v) for v in args.fill.split(",")) if args.fill else None
     designs = (args.designs.split(",") if args.designs else
                list(cd.CALIBRATION if args.calibrate else cd.REPORTED))
     print(f"{machine()}; photos {size[0]}×{size[1]} JPEG{f' ({args.light})' if args.light else ''}; "
           f"{args.cards} cards per design, enrolled from {args.enrol_from}s; "
           f"{'calibration' if args.calibrate else 'reported'} designs: {', '.join(designs)}"
-          + (f"; every photo tilted {tilt[0]:g}–{tilt[1]:g}°" if tilt else ""))
+          + (f"; every photo tilted {tilt[0]:g}–{tilt[1]:g}°" if tilt else "")
+          + (f"; every card covering {fill[0]:g}–{fill[1]:g} of the picture" if fill else ""))
     reader = None
     if args.ocr:
         from vision import title
@@ -281,7 +290,7 @@ def main():
                          if c.title.casefold() not in titles][:60]
             t0 = time.perf_counter()
             photos = photo_set(design, cards, strangers, args.photos, 0.5 if args.calibrate else args.unknown, size,
-                               base_seed=500_000 if args.calibrate else args.seed, pool=pool, tilt=tilt)
+                               base_seed=500_000 if args.calibrate else args.seed, pool=pool, tilt=tilt, fill=fill)
             if args.light:
                 photos = [(tier, cid, cp.relit(data, args.light, k)) for k, (tier, cid, data) in enumerate(photos)]
             gen_s = time.perf_counter() - t0

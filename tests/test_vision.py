@@ -557,6 +557,89 @@ def test_a_blank_picture_is_not_stretched_into_edges():
     assert spread <= light.MAX_GAIN * float(cv2.cvtColor(wall, cv2.COLOR_BGR2GRAY).std()) + 1
 
 
+def _far_off_photo(design, k, where=None) -> tuple[object, bytes]:
+    """Photo ``k`` of a card of ``design`` (of ``cd.deck(design, 40, seed=5)``) lying far off:
+    3–7 % of a 1600 × 1200 picture, as a medium photo otherwise is."""
+    far = dataclasses.replace(cp.TIERS["medium"], name="far", fill=(0.03, 0.07))
+    card = cd.deck(design, 40, seed=5)[(3 + 7 * k) % 40]
+
+    def others(prng):
+        return cd.face(design, cp.Card("other", cp.title_for(prng), prng.getrandbits(32), prng.getrandbits(32), "1"))
+    return card, cp.photo(cd.face(design, card), far, seed=900 + k, size=(1600, 1200), table=cp.TABLES[k % 4],
+                          others=others, where=where)
+
+
+def _printed_index(tmp_path, design) -> Index:
+    idx = Index(tmp_path / design)
+    if not len(idx):
+        idx.add({c.id: cv2.cvtColor(cd.printed(design, c), cv2.COLOR_BGR2GRAY) for c in cd.deck(design, 40, seed=5)})
+    return idx
+
+
+@pytest.mark.parametrize("design, k", [("tavern", 15), ("lattice", 1)])
+def test_a_card_covering_2_to_4_percent_of_the_photo_is_looked_for(tmp_path, monkeypatch, design, k):
+    """Outlines down to ``SMALLEST`` (1.5 %) of the picture are card outlines: with the 4 %
+    they had to cover before, these two far-off cards have none (``no_card``, or the outline
+    of something else, ``no_confident_match``)."""
+    card, data = _far_off_photo(design, k)
+    idx = _printed_index(tmp_path, design)
+    assert recognize.recognize(data, idx).card_id == card.id
+    monkeypatch.setattr(recognize, "SMALLEST", 0.04)
+    assert recognize.recognize(data, idx).card_id is None
+
+
+def test_the_answer_gives_the_cards_corners_in_the_photos_own_pixels(tmp_path):
+    """The recogniser works at 1,024 px; the corners it answers are the card's in the photo
+    as sent (1600 × 1200 here), a card far off and a large one alike. (They were the
+    working copy's, 0.64 times these.)"""
+    idx = _printed_index(tmp_path, "tavern")
+    far, near = [], []
+    card, data = _far_off_photo("tavern", 15, far)
+    large = cd.deck("tavern", 40, seed=5)[2]
+    for shown, photo, where in ((card, data, far),
+                                (large, design_photo("tavern", large, seed=3, tier="easy", size=(1600, 1200),
+                                                     where=near), near)):
+        result = recognize.recognize(photo, idx)
+        assert result.card_id == shown.id, result.as_dict()
+        assert _corner_error(result.corners, where) < 16  # 1 % of the picture
+
+
+def _on_checked_cloth(where=None) -> tuple[object, bytes]:
+    """An easy photo of a card lying far off (3–6 % of the picture) on bench/vision.py's
+    green checked cloth (its photo of tavern-1-00001, easy, seed 89, ``--fill 0.03,0.06``)."""
+    far = dataclasses.replace(cp.TIERS["easy"], name="far", fill=(0.03, 0.06))
+    card = cd.deck("tavern", 300, seed=1)[1]
+
+    def others(prng):
+        return cd.face("tavern", cp.Card("other", cp.title_for(prng), prng.getrandbits(32), prng.getrandbits(32), "1"))
+    return card, cp.photo(cd.face("tavern", card), far, seed=89, size=(1600, 1200), table=cp.TABLES[89 % 4],
+                          others=others, where=where)
+
+
+def test_a_card_lying_far_off_on_a_plain_cloth_is_not_taken_for_haze(tmp_path, monkeypatch):
+    """The cloth is most of the picture and spans few greys: judged from the 1st to the 99th
+    percentile the photo was washed out, and stretched (by 4) until the card's cream was
+    white, its ink outlines halos and the checks' edges filled the edge map (40 % of it), no
+    outline held the card, and it was not named. Judged from the 0.1th to the 99.9th
+    (``light.SPREAD``) the card's cream and ink count, and the photo is left as it is."""
+    card, data = _on_checked_cloth()
+    idx = Index(tmp_path / "tavern")
+    idx.add({c.id: cv2.cvtColor(cd.printed("tavern", c), cv2.COLOR_BGR2GRAY) for c in cd.deck("tavern", 300, seed=1)[:40]})
+    bgr = image.load(data)
+    assert light.stretched(bgr) is bgr
+    assert recognize.recognize(data, idx).card_id == card.id
+    monkeypatch.setattr(light, "SPREAD", 1)
+    assert light.stretched(bgr) is not bgr
+    assert recognize.recognize(data, idx).card_id is None
+
+
+def _corner_error(found, true) -> float:
+    """The largest distance (px) between found and true corners, the card taken either way up
+    (a card's corners may be named from either end)."""
+    found, true = np.array(found, np.float32), np.array(true, np.float32)
+    return min(float(np.linalg.norm(found - np.roll(true, r, axis=0), axis=1).max()) for r in (0, 2))
+
+
 @pytest.mark.parametrize("design", ["lattice", "split"])
 def test_every_turn_and_upside_down(design_indexes, design):
     """The same photo turned a quarter, half (the card upside down) and three quarters."""

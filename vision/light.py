@@ -21,8 +21,9 @@ SPAN = 1 / 16     # the light is measured over this share of the image's longer 
 STEP = 8          # ... on the image shrunk this many times (the same blur, ~40 times cheaper)
 FLOOR = 8         # grey added before dividing, so that black noise is not amplified
 LEVEL = 128       # where the local light level lands
-NARROW = 128      # a photo whose greys (1st to 99th percentile) span fewer levels than this is stretched ...
-STRETCH = 200     # ... to span this many (``stretched``), ...
+SPREAD = 0.1      # a photo whose greys (this percentile to the one as far from the top) ...
+NARROW = 128      # ... span fewer levels than this is stretched, ...
+STRETCH = 200     # ... its 1st to 99th percentile to span this many (``stretched``), ...
 MAX_GAIN = 4.0    # ... by at most this gain: a blank wall's noise is not made into edges
 
 
@@ -40,14 +41,18 @@ def even(gray: np.ndarray) -> np.ndarray:
 
 
 def stretched(bgr: np.ndarray) -> np.ndarray:
-    """``bgr`` with its greys stretched to span ``STRETCH`` levels when they span fewer than
-    ``NARROW`` (from the 1st to the 99th percentile): a hazy or washed-out photo (a dirty
-    lens, a bright window behind the card) keeps the card's edges and ink at a third of their
+    """``bgr`` with the bulk of its greys (1st to 99th percentile) stretched to span
+    ``STRETCH`` levels when all of them (from the ``SPREAD`` percentile to the one as far
+    from the top) span fewer than ``NARROW``: a hazy or washed-out photo (a dirty lens, a
+    bright window behind the card) keeps the card's edges and ink at a third of their
     contrast everywhere, below the fixed thresholds of the edge map and of ORB's corners. A
-    photo of ordinary contrast is returned as it is (the same array)."""
+    photo of ordinary contrast is returned as it is (the same array). A card lying far off
+    on a plain cloth is a few per cent of the picture: judged by the bulk, the cloth alone,
+    such a photo was washed out, and the card's cream was stretched to white, its ink
+    outlines into halos."""
     gray = cv2.cvtColor(bgr[::4, ::4], cv2.COLOR_BGR2GRAY)
-    low, high = np.percentile(gray, (1, 99))
-    if high - low >= NARROW:
+    lowest, low, high, highest = np.percentile(gray, (SPREAD, 1, 99, 100 - SPREAD))
+    if highest - lowest >= NARROW:
         return bgr
     gain = min(STRETCH / max(high - low, 1.0), MAX_GAIN)
     middle = (low + high) / 2

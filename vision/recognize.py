@@ -36,7 +36,7 @@ from dataclasses import dataclass, field
 import cv2
 import numpy as np
 
-from . import describe, features, gate, image, light, locate, match, title
+from . import describe, features, gate, header, image, light, locate, match, title
 from .index import Index, Snapshot, cells
 
 ACCEPT = 0.5                     # confidence needed to name a card
@@ -45,6 +45,7 @@ TITLE_SIMILAR = 0.9              # a title read must be this like a card's name 
 TITLE_ONLY = 0.95                # ... and this alike, naming no other card, to name a card on its own
 TITLE_OCR = 0.6                  # and read with this confidence
 UNFRAMED_OUTLINES = 4            # outlines whose title is read when no card is enrolled
+SMALLEST = 0.015                 # outlines covering less of the photo than this are not looked at
 CARD_OUTLINES = 2                # card-shaped outlines described again, straightened
 SECOND_OUTLINES = 4              # ... and up to this many when the first look finds no card it is sure of,
 LINE_OUTLINES = 2                # ... and this many drawn by the photo's long straight edges (not
@@ -90,7 +91,7 @@ class Result:
     reason: str | None = None        # no_card | too_blurry | no_confident_match | nothing_enrolled
     message: str = ""
     elapsed_ms: float = 0.0
-    corners: list[list[float]] | None = None
+    corners: list[list[float]] | None = None  # the card's, in the photo's own pixels
     source: str | None = None        # image | title | image+title: what named the card
     title: str | None = None         # the title as read (only when the title was read)
     outlines: list[np.ndarray] = field(default_factory=list, repr=False)  # canonical card → photo, best first
@@ -155,7 +156,8 @@ def _photo(data: bytes, snapshot: Snapshot, read_title: title.Reader | None,
     t0 = time.perf_counter()
     bgr = light.stretched(image.load(data))
     gray = cv2.cvtColor(bgr, cv2.COLOR_BGR2GRAY)
-    result = _recognize(gray, bgr, snapshot)
+    _, width, height = header.read(data)
+    result = _recognize(gray, bgr, snapshot, to_photo=max(width, height) / max(gray.shape))
     if read_title and match_name and result.outlines and (
             result.reason is not None or result.candidates[0].confidence < TIE_BREAK):
         _by_title(gray, result, read_title, match_name)
@@ -211,8 +213,15 @@ def _title_rank(similar: float, ocr: float) -> tuple[bool, float]:
     return similar >= TITLE_SIMILAR and ocr >= TITLE_OCR, similar * ocr
 
 
-def _recognize(gray: np.ndarray, bgr: np.ndarray, index: Snapshot) -> Result:
-    quads = [q for q in locate.candidates(bgr) if locate.card_shaped(q, gray.shape, 0.3)]
+def _outlines(bgr: np.ndarray, lines: bool = False) -> list[np.ndarray]:
+    """The card-shaped outlines in ``bgr`` (``locate.candidates``), best first."""
+    return [q for q in locate.candidates(bgr, SMALLEST, lines=lines) if locate.card_shaped(q, bgr.shape, 0.3)]
+
+
+def _recognize(gray: np.ndarray, bgr: np.ndarray, index: Snapshot, to_photo: float) -> Result:
+    """The answer for the photo ``gray`` (``bgr`` in colour); its corners in the photo's own
+    pixels, ``to_photo`` times those of ``gray``."""
+    quads = _outlines(bgr)
     outlines = [locate.card_homography(q, gray.shape) for q in quads]
     if not len(index):  # nothing to compare with: the largest card-shaped outlines, for the title
         return Result(reason="nothing_enrolled", message=MESSAGES["nothing_enrolled"],
@@ -227,8 +236,8 @@ def _recognize(gray: np.ndarray, bgr: np.ndarray, index: Snapshot) -> Result:
         near = LINE_NEAR * max(gray.shape)
 
         def line_outlines() -> list[np.ndarray]:
-            lined = [q for q in locate.candidates(bgr, lines=True) if locate.card_shaped(q, gray.shape, 0.3)
-                     and not any(np.abs(q - known).max() < near for known in quads[:SECOND_OUTLINES])]
+            lined = [q for q in _outlines(bgr, lines=True)
+                     if not any(np.abs(q - known).max() < near for known in quads[:SECOND_OUTLINES])]
             return [locate.card_homography(q, gray.shape) for q in lined[:LINE_OUTLINES]]
         look = _look(gray, index, outlines[CARD_OUTLINES:SECOND_OUTLINES], whole=False, half=True, before=look,
                      more=line_outlines)
@@ -251,7 +260,7 @@ def _recognize(gray: np.ndarray, bgr: np.ndarray, index: Snapshot) -> Result:
     best = _decide(index, checked, gray)
     cands = [Candidate(index.ids[m.row], m.dense, confidence(m), m.inliers) for m in checked[:5]]
     H = best.H if best.H is not None else outlines[0]
-    corners = cv2.perspectiveTransform(locate.CANON[None], H)[0]
+    corners = cv2.perspectiveTransform(locate.CANON[None], H)[0] * to_photo
     sure = cands[0].confidence >= ACCEPT
     result = Result(candidates=cands, corners=[[round(float(x), 1), round(float(y), 1)] for x, y in corners],
                     source="image", outlines=[H] if sure else ([H] if best.H is not None else []) + outlines[:1],
