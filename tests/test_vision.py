@@ -530,17 +530,24 @@ def test_a_card_photographed_at_45_to_55_degrees(design_indexes, design, k):
     assert result.card_id == cards[2 * k].id, result.as_dict()
 
 
+def _printed_index(tmp_path, design, cards=None) -> Index:
+    """An index (kept under ``tmp_path``) of ``cards`` of ``design``, by default
+    ``cd.deck(design, 40, seed=5)``, enrolled from their printed faces."""
+    idx = Index(tmp_path / design)
+    if not len(idx):
+        idx.add({c.id: cv2.cvtColor(cd.printed(design, c), cv2.COLOR_BGR2GRAY)
+                 for c in (cards if cards is not None else cd.deck(design, 40, seed=5))})
+    return idx
+
+
 def test_a_washed_out_photo_is_stretched_before_it_is_looked_at(tmp_path):
     """A hazy photo (``card_photos.relit(..., "haze")``: 30 % of the contrast, around a light
     grey) leaves the card's edges and ink below the edge map's and ORB's fixed thresholds;
     its greys are stretched first (``light.stretched``). Not stretched, none of these three
     hard photos is named; photos of ordinary contrast are not touched."""
     for design, k in (("tavern", 1), ("tavern", 3), ("lattice", 4)):
-        cards = cd.deck(design, 40, seed=5)
-        idx = Index(tmp_path / design)
-        if not len(idx):
-            idx.add({c.id: cv2.cvtColor(cd.printed(design, c), cv2.COLOR_BGR2GRAY) for c in cards})
-        card = cards[1 + 5 * k]
+        idx = _printed_index(tmp_path, design)
+        card = cd.deck(design, 40, seed=5)[1 + 5 * k]
         plain = design_photo(design, card, seed=800 + k, tier="hard")
         bgr = image.load(plain)
         assert light.stretched(bgr) is bgr
@@ -560,20 +567,9 @@ def test_a_blank_picture_is_not_stretched_into_edges():
 def _far_off_photo(design, k, where=None) -> tuple[object, bytes]:
     """Photo ``k`` of a card of ``design`` (of ``cd.deck(design, 40, seed=5)``) lying far off:
     3–7 % of a 1600 × 1200 picture, as a medium photo otherwise is."""
-    far = dataclasses.replace(cp.TIERS["medium"], name="far", fill=(0.03, 0.07))
     card = cd.deck(design, 40, seed=5)[(3 + 7 * k) % 40]
-
-    def others(prng):
-        return cd.face(design, cp.Card("other", cp.title_for(prng), prng.getrandbits(32), prng.getrandbits(32), "1"))
-    return card, cp.photo(cd.face(design, card), far, seed=900 + k, size=(1600, 1200), table=cp.TABLES[k % 4],
-                          others=others, where=where)
-
-
-def _printed_index(tmp_path, design) -> Index:
-    idx = Index(tmp_path / design)
-    if not len(idx):
-        idx.add({c.id: cv2.cvtColor(cd.printed(design, c), cv2.COLOR_BGR2GRAY) for c in cd.deck(design, 40, seed=5)})
-    return idx
+    far = dataclasses.replace(cp.TIERS["medium"], name="far", fill=(0.03, 0.07))
+    return card, design_photo(design, card, seed=900 + k, tier=far, size=(1600, 1200), where=where)
 
 
 @pytest.mark.parametrize("design, k", [("tavern", 15), ("lattice", 1)])
@@ -604,16 +600,12 @@ def test_the_answer_gives_the_cards_corners_in_the_photos_own_pixels(tmp_path):
         assert _corner_error(result.corners, where) < 16  # 1 % of the picture
 
 
-def _on_checked_cloth(where=None) -> tuple[object, bytes]:
+def _on_checked_cloth() -> tuple[object, bytes]:
     """An easy photo of a card lying far off (3–6 % of the picture) on bench/vision.py's
     green checked cloth (its photo of tavern-1-00001, easy, seed 89, ``--fill 0.03,0.06``)."""
-    far = dataclasses.replace(cp.TIERS["easy"], name="far", fill=(0.03, 0.06))
     card = cd.deck("tavern", 300, seed=1)[1]
-
-    def others(prng):
-        return cd.face("tavern", cp.Card("other", cp.title_for(prng), prng.getrandbits(32), prng.getrandbits(32), "1"))
-    return card, cp.photo(cd.face("tavern", card), far, seed=89, size=(1600, 1200), table=cp.TABLES[89 % 4],
-                          others=others, where=where)
+    far = dataclasses.replace(cp.TIERS["easy"], name="far", fill=(0.03, 0.06))
+    return card, design_photo("tavern", card, seed=89, tier=far, size=(1600, 1200))
 
 
 def test_a_card_lying_far_off_on_a_plain_cloth_is_not_taken_for_haze(tmp_path, monkeypatch):
@@ -623,8 +615,7 @@ def test_a_card_lying_far_off_on_a_plain_cloth_is_not_taken_for_haze(tmp_path, m
     outline held the card, and it was not named. Judged from the 0.1th to the 99.9th
     (``light.SPREAD``) the card's cream and ink count, and the photo is left as it is."""
     card, data = _on_checked_cloth()
-    idx = Index(tmp_path / "tavern")
-    idx.add({c.id: cv2.cvtColor(cd.printed("tavern", c), cv2.COLOR_BGR2GRAY) for c in cd.deck("tavern", 300, seed=1)[:40]})
+    idx = _printed_index(tmp_path, "tavern", cd.deck("tavern", 300, seed=1)[:40])
     bgr = image.load(data)
     assert light.stretched(bgr) is bgr
     assert recognize.recognize(data, idx).card_id == card.id
