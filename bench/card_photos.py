@@ -426,7 +426,7 @@ def photo(card_face: np.ndarray, tier: str | Tier = "medium", seed: int = 0, siz
     return buf.tobytes()
 
 
-LIGHTS = ("shadow", "dim", "haze")
+LIGHTS = ("shadow", "dim", "haze", "bright")
 
 
 def relit(data: bytes, light: str, seed: int) -> bytes:
@@ -435,7 +435,9 @@ def relit(data: bytes, light: str, seed: int) -> bytes:
     on one side of a line at any angle near the middle of the picture —, ``dim``: an
     underexposed photo (gamma 1.8, at most 80 % of full scale), darkest in the dark, or
     ``haze``: a washed-out photo (a dirty lens, a bright window behind the card), 30 % of
-    the contrast around a light grey."""
+    the contrast around a light grey, or ``bright``: an overexposed photo (the camera metered
+    the dark table, or a lamp straight above: gamma 0.6, 1.5 times the light), the card's
+    cream and its lighter inks clipped to white."""
     img = cv2.imdecode(np.frombuffer(data, np.uint8), cv2.IMREAD_COLOR).astype(np.float32)
     h, w = img.shape[:2]
     if light == "shadow":
@@ -448,6 +450,8 @@ def relit(data: bytes, light: str, seed: int) -> bytes:
         img = (img / 255) ** 1.8 * 200
     elif light == "haze":
         img = 90 + 0.3 * img
+    elif light == "bright":
+        img = (img / 255) ** 0.6 * 1.5 * 255
     else:
         raise ValueError(f"light must be one of {', '.join(LIGHTS)}")
     ok, buf = cv2.imencode(".jpg", np.clip(img, 0, 255).astype(np.uint8), [cv2.IMWRITE_JPEG_QUALITY, 90])

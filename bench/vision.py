@@ -36,7 +36,7 @@ Run:  python bench/vision.py                  (300 cards × 5 designs, 90 photos
       python bench/vision.py --calibrate      (fit the thresholds on CALIBRATION and print them)
       python bench/vision.py --designs lattice --photos 150 --seed 3000000   (a second, larger set of photos)
       python bench/vision.py --light shadow   (the same photos with a shadow across them; or dim: underexposed;
-                                               or haze: washed out)
+                                               or haze: washed out; or bright: overexposed)
       python bench/vision.py --scale 1000,5000
       python bench/vision.py --scale 1000,5000 --index-only   (enrolment and load only)
       python bench/vision.py --cli            (the same, through `companion vision enroll` and `recognize --json`)
@@ -252,7 +252,7 @@ def main():
     ap.add_argument("--strangers", type=int, default=20,
                     help="with --scale: photos per tier of lattice cards not enrolled, besides those among the photos")
     ap.add_argument("--light", choices=cp.LIGHTS, default=None,
-                    help="the same photos under a shadow across the picture, underexposed, or washed out")
+                    help="the same photos under a shadow across the picture, underexposed, washed out, or overexposed")
     ap.add_argument("--tilt", default=None, metavar="LOW,HIGH",
                     help="every tier's photos taken this many degrees from straight down (theirs: 0-12, 5-25, 20-35)")
     ap.add_argument("--fill", default=None, metavar="LOW,HIGH",

@@ -555,6 +555,32 @@ def test_a_washed_out_photo_is_stretched_before_it_is_looked_at(tmp_path):
         assert result.card_id == card.id, (design, k, result.as_dict())
 
 
+@pytest.mark.parametrize("design, k, tier", [("tavern", 1, "hard"), ("tavern", 7, "medium"), ("lattice", 6, "hard")])
+def test_an_overexposed_photo_is_compared_where_it_is_not_white(tmp_path, monkeypatch, design, k, tier):
+    """An overexposed photo (``card_photos.relit(..., "bright")``) is white wherever the card
+    is light: its aligned pixels are compared with the reference only where they are not
+    (``describe.shown``). Compared everywhere, the right card's pixels agreed too little
+    and none of these three was named."""
+    idx = _printed_index(tmp_path, design)
+    card = cd.deck(design, 40, seed=5)[1 + 5 * k]
+    data = cp.relit(design_photo(design, card, seed=1000 + k, tier=tier), "bright", k)
+    assert recognize.recognize(data, idx).card_id == card.id
+    monkeypatch.setattr(describe, "CLIPPED", 256)  # nothing counts as white
+    assert recognize.recognize(data, idx).card_id is None
+
+
+def test_only_cells_nearly_all_white_are_left_out_of_the_comparison():
+    """Ink on white is compared; a white cell is not; a card with no white, or nearly all
+    white, is compared whole."""
+    card = np.full((336, 240), 200, np.uint8)
+    assert describe.shown(card) is None
+    card[:168] = 255                                  # the top half white ...
+    card[40:44, 20:220] = 30                          # ... but for a line of ink across it
+    shown = describe.shown(card).reshape(describe.THUMB[::-1])
+    assert shown[40 // 4, 20 // 4:220 // 4].all() and not shown[5].any() and shown[-1].all()
+    assert describe.shown(np.full((336, 240), 255, np.uint8)) is None
+
+
 def test_a_blank_picture_is_not_stretched_into_edges():
     """A picture of nearly one grey (a wall, the table with no card) spans a few levels: its
     noise is amplified at most ``MAX_GAIN`` times, not to the full 200 levels."""

@@ -23,6 +23,9 @@ from .locate import CARD_H, CARD_W
 TITLE = (0.07, 0.045, 0.93, 0.145)  # x0, y0, x1, y1 as shares of the card: where Munchkin prints the title
 COARSE = (20, 28)                   # the thumbnail compared whole (the second shortlist)
 THUMB = (60, 84)                    # the picture compared once aligned (``vision.match``)
+CLIPPED = 250                       # a grey this light is the camera's white: anything lighter was lost,
+CLIPPED_CELL = 0.9                  # a THUMB cell this much of which is white shows nothing of the card,
+SHOWN_LEAST = 0.2                   # unless less than this share of the cells would be left (``shown``)
 
 
 def flatten(gray: np.ndarray, card_width: float | None = None) -> np.ndarray:
@@ -62,6 +65,22 @@ def thumb(gray: np.ndarray) -> np.ndarray:
     """The flattened CARD_H × CARD_W card at THUMB size, as ``uint8`` (0.0 is 128)."""
     small = cv2.resize(flatten(gray), THUMB, interpolation=cv2.INTER_AREA)
     return np.clip(small * 212 + 128, 0, 255).astype(np.uint8)
+
+
+def shown(gray: np.ndarray) -> np.ndarray | None:
+    """The ``THUMB`` cells of a straightened photo of a card (``gray``, any size) that the
+    camera did not clip to white, as a mask of ``thumb``'s pixels in order; None when it
+    clipped none, or so many that the few left would say little (all are compared then).
+
+    An overexposed photo (the camera metered a dark table, a lamp straight above) loses
+    the light greys of the art and the panels: they are all one white, flat in the photo
+    but not in the reference, and the right card's aligned pixels correlated as weakly as a
+    stranger's. The ink on that white still shows: only cells nearly all white are left out."""
+    white = cv2.resize((gray >= CLIPPED).astype(np.float32), THUMB, interpolation=cv2.INTER_AREA).ravel()
+    clipped = white >= CLIPPED_CELL
+    if not clipped.any() or clipped.mean() > 1 - SHOWN_LEAST:
+        return None
+    return ~clipped
 
 
 def unthumb(t: np.ndarray) -> np.ndarray:

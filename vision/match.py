@@ -69,6 +69,7 @@ class Match:
     excess: float = 0.0              # inliers beyond those of a typical other card (``recognize``)
     margin: float | None = None      # lead over a card that verified as well (see ``tell_apart``)
     seen: np.ndarray | None = None   # the photo through ``H``, flattened at THUMB size
+    shown: np.ndarray | None = None  # the pixels of ``seen`` not clipped white (``describe.shown``; None: all)
     spread: float = 0.0              # the share of the card's area its inliers span
 
 
@@ -243,7 +244,8 @@ def settle(snap: Snapshot, m: Match, gray: np.ndarray, look_again: bool) -> Matc
     if m.spread < MIN_SPREAD:
         m.inliers, m.H = 0, None
         return m
-    m.seen = describe.unthumb(describe.thumb(locate.rectify(gray, m.H)))
+    straight = locate.rectify(gray, m.H)
+    m.seen, m.shown = describe.unthumb(describe.thumb(straight)), describe.shown(straight)
     m.dense = compare(snap, m)
     return m
 
@@ -310,10 +312,14 @@ def _spread(points: np.ndarray) -> float:
 
 def compare(snap: Snapshot, m: Match, mean: np.ndarray | None = None) -> float:
     """The correlation of the photo seen through ``m.H`` and ``m``'s reference, ``mean`` (by
-    default the mean picture of the card's print) taken out of both."""
+    default the mean picture of the card's print) taken out of both, where the photo is not
+    clipped white (``m.shown``)."""
     if mean is None:
         mean = snap.thumb_means[snap.group[m.row]]
-    return float(describe.zn(m.seen - mean) @ describe.zn(describe.unthumb(snap.arrays["thumb"][m.row]) - mean))
+    seen, ref = (m.seen - mean).ravel(), (describe.unthumb(snap.arrays["thumb"][m.row]) - mean).ravel()
+    if m.shown is not None:
+        seen, ref = seen[m.shown], ref[m.shown]
+    return float(describe.zn(seen) @ describe.zn(ref))
 
 
 def _soft(gray: np.ndarray) -> np.ndarray:

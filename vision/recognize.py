@@ -439,7 +439,7 @@ def _decide(index: Snapshot, checked: list[match.Match], gray: np.ndarray) -> ma
     for m in checked[1:]:
         if m.H is None and alike[m.row] >= LOOKALIKE:
             # a twin that did not verify on its own: its art lies where the best card's does
-            m.H, m.inliers, m.excess, m.seen = best.H, best.inliers, best.excess, best.seen
+            m.H, m.inliers, m.excess, m.seen, m.shown = best.H, best.inliers, best.excess, best.seen, best.shown
             m.dense = match.compare(index, m)
     rivals = [m for m in checked[1:] if m.H is not None and (
         m.inliers >= RIVAL_SHARE * best.inliers or m.dense >= RIVAL_SHARE * best.dense > 0
