@@ -327,7 +327,7 @@ def test_the_wider_look_verifies_again_a_card_that_failed_the_first_when_listed_
     snap = index.refresh().current
     outlines = [locate.card_homography(q, bgr.shape) for q in locate.candidates(bgr)
                 if locate.card_shaped(q, bgr.shape, 0.3)]
-    look = recognize._look(gray, snap, outlines[:recognize.CARD_OUTLINES])
+    look = recognize._look(gray, snap, outlines[:recognize.CARD_OUTLINES], features.photo(gray))
     row = snap.ids.index(card.id)
     failed = [match.Match(row, 1.0)]                        # as a first look left it: no homography
     wider = recognize._check(gray, snap, look, (match.SHORTLIST, 0, 0, 0), failed)

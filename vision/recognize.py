@@ -221,12 +221,13 @@ def _outlines(bgr: np.ndarray, lines: bool = False) -> list[np.ndarray]:
 def _recognize(gray: np.ndarray, bgr: np.ndarray, index: Snapshot, to_photo: float) -> Result:
     """The answer for the photo ``gray`` (``bgr`` in colour); its corners in the photo's own
     pixels, ``to_photo`` times those of ``gray``."""
-    quads = _outlines(bgr)
-    outlines = [locate.card_homography(q, gray.shape) for q in quads]
     if not len(index):  # nothing to compare with: the largest card-shaped outlines, for the title
         return Result(reason="nothing_enrolled", message=MESSAGES["nothing_enrolled"],
-                      outlines=outlines[:UNFRAMED_OUTLINES])
-    look = _look(gray, index, outlines[:CARD_OUTLINES])
+                      outlines=[locate.card_homography(q, gray.shape) for q in _outlines(bgr)[:UNFRAMED_OUTLINES]])
+    # the outlines are looked for while the whole photo is described (two threads)
+    quads, whole = gate.together(functools.partial(_outlines, bgr), functools.partial(features.photo, gray))
+    outlines = [locate.card_homography(q, gray.shape) for q in quads]
+    look = _look(gray, index, outlines[:CARD_OUTLINES], whole)
     checked = _check(gray, index, look, (match.SHORTLIST, match.PLACED_SHORTLIST, match.COARSE_SHORTLIST, 0), [])
     if not checked or confidence(checked[0]) < ACCEPT:
         # a second, wider look: the next outlines, those the long straight edges draw (a card
@@ -239,14 +240,14 @@ def _recognize(gray: np.ndarray, bgr: np.ndarray, index: Snapshot, to_photo: flo
             lined = [q for q in _outlines(bgr, lines=True)
                      if not any(np.abs(q - known).max() < near for known in quads[:SECOND_OUTLINES])]
             return [locate.card_homography(q, gray.shape) for q in lined[:LINE_OUTLINES]]
-        look = _look(gray, index, outlines[CARD_OUTLINES:SECOND_OUTLINES], whole=False, half=True, before=look,
+        look = _look(gray, index, outlines[CARD_OUTLINES:SECOND_OUTLINES], half=True, before=look,
                      more=line_outlines)
         checked = _check(gray, index, look, (WIDER * match.SHORTLIST, match.PLACED_SHORTLIST,
                                              match.COARSE_SHORTLIST, HALF_SHORTLIST), checked)
     if (not checked or confidence(checked[0]) < ACCEPT) and outlines:
         # a last look, only when the wider one is not sure either: the first outline widened
         # (``_widened``), on its own features, never taking the place of a surer answer
-        last = _check(gray, index, _look(gray, index, [_widened(outlines[0])], whole=False),
+        last = _check(gray, index, _look(gray, index, [_widened(outlines[0])]),
                       (LAST_SHORTLIST, 0, 0, 0), [])
         if last and (not checked or confidence(last[0]) > confidence(checked[0])):
             checked = last
@@ -359,10 +360,11 @@ class _Look:
     half: tuple[np.ndarray, np.ndarray]
 
 
-def _look(gray: np.ndarray, index: Snapshot, outlines: list[np.ndarray], whole: bool = True,
-          half: bool = False, before: _Look | None = None,
+def _look(gray: np.ndarray, index: Snapshot, outlines: list[np.ndarray],
+          whole: tuple[np.ndarray, np.ndarray] | None = None, half: bool = False, before: _Look | None = None,
           more: Callable[[], list[np.ndarray]] | None = None) -> _Look:
-    """Describe the photo: the whole photo (unless not ``whole``), each outline straightened
+    """Describe the photo: the whole photo (its features ``whole``, described already while
+    its outlines were looked for; none in a wider look), each outline straightened
     to ``OUTLINE_SIZE`` (positions mapped back into the photo; with ``more``, a task that
     finds further outlines, run while the others are described, its outlines too) and, with
     ``half``, the photo at half size — a large card blurred by a shaking hand is sharp
@@ -387,14 +389,14 @@ def _look(gray: np.ndarray, index: Snapshot, outlines: list[np.ndarray], whole: 
         return features.photo(light.even(halved_photo), HALF_FEATURES)
 
     # the heaviest first, so that the two threads finish together
-    described = gate.together(*([more] if more else []), *([functools.partial(features.photo, gray)] if whole else []),
-                              *([half_photo] if half else []), *(functools.partial(outline, H) for H in outlines))
+    described = gate.together(*([more] if more else []), *([half_photo] if half else []),
+                              *(functools.partial(outline, H) for H in outlines))
     if more:
         further = described.pop(0)
         outlines = outlines + further
         described += gate.together(*(functools.partial(outline, H) for H in further))
     described = iter(described)
-    pts, desc = next(described) if whole else (np.zeros((0, 2), np.float32), np.zeros((0, 32), np.uint8))
+    pts, desc = whole if whole is not None else (np.zeros((0, 2), np.float32), np.zeros((0, 32), np.uint8))
     halved_features = next(described) if half else None
     all_pts, all_desc, views, placed_desc, placed_where = [pts], [desc], [], [], []
     for H, (p, d, thumbs) in zip(outlines, described):
