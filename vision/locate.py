@@ -198,6 +198,9 @@ def candidates(bgr: np.ndarray, min_share: float = 0.04, lines: bool = False) ->
     area = gray.shape[0] * gray.shape[1]
     found: list[tuple[float, np.ndarray]] = []
     for c in (_line_outlines(gray) if lines else _outlines(gray)):
+        _, _, w, h = cv2.boundingRect(c)  # most outlines are specks: their box, let alone hull, is too small
+        if w * h < min_share * area:
+            continue
         hull = cv2.convexHull(c)
         a = cv2.contourArea(hull)
         if not min_share * area <= a <= 0.98 * area:
