@@ -1009,10 +1009,13 @@ def test_a_reference_cut_to_a_wrong_outline_is_cut_again_to_one_like_its_deck(tm
     the card (its reference is nothing like the deck's cards, 0.1 where they are 0.6 alike),
     and a reference cut so is named for photos of other cards. Enrolled as `companion vision
     enroll --kind photo` does (``scanning.enroll``), beside a deck, another outline at the
-    same place is taken, which is the card; a card cut well beside it is left as it was."""
+    same place is taken, which is the card; a card cut well beside it is left as it was.
+    (That first outline has three sides on the card's edge and is no card's shape: now it is
+    lengthened first, ``enroll.MISSHAPEN``; here it is taken as it is, to look at the deck.)"""
     from bench import vision as bench_vision
     from companion import scanning
 
+    monkeypatch.setattr(enroll, "MISSHAPEN", float("inf"))
     deck = cd.deck("lattice", 141, seed=1)
     idx = Index(tmp_path / "deck")
     idx.add({c.id: bench_vision.scan("lattice", c) for c in deck[:30]})
@@ -1123,6 +1126,20 @@ def test_enrol_from_a_photo_of_a_card_printed_in_two_takes_the_whole_card(monkey
     assert _enrolment_error(shot, where) < 15
     monkeypatch.setattr(enroll, "GROW_SUPPORT", 0.8)
     assert _enrolment_error(shot, where) > 20
+
+
+@pytest.mark.parametrize("k", [160, 167])
+def test_enrol_from_a_photo_does_not_cut_a_lattice_card_at_a_line_printed_inside_it(monkeypatch, k):
+    """A lattice card photographed from above: the outline enrolment takes has three sides
+    on the card's edge and the fourth on a line printed inside it (the border's inner edge,
+    the column of medallions), so it is ~17 % off a card's proportions, and its reference
+    lacks a strip of the card. That side is moved out until the outline has a card's
+    proportions and fitted again to the card's edge there (``enroll.MISSHAPEN``,
+    ``_lengthened``)."""
+    shot, where = _enrolment_photo("lattice", k)
+    assert _enrolment_error(shot, where) < 20
+    monkeypatch.setattr(enroll, "MISSHAPEN", float("inf"))                # any proportions, as before
+    assert _enrolment_error(shot, where) > 35
 
 
 def test_distinct_tells_a_cards_side_from_a_line_between_a_cloths_checks():

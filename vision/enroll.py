@@ -42,6 +42,8 @@ CARD_SLACK = 0.2                 # an outline's proportions must be a card's to 
 GROW = 1.3                       # a straight-line outline this many times larger, holding the one found ...
 GROW_SUPPORT = 0.6               # ... with this share of every side on an edge, is the card instead
 GROW_FROM = 8                    # (of the best this many)
+MISSHAPEN = 0.08                 # a fitted outline this share off a card's proportions (on the table) has a
+                                 # side on a line printed inside the card: it is moved out (``_lengthened``)
 DISTINCT = 12.0                  # colour levels (B, G, R) between the strips either side of a card's side ...
 DISTINCT_BAND = (0.01, 0.04)     # ... this share of the outline's size inside and outside it
 SAME_OUTLINE = 0.02              # outlines whose corners are this share of the photo's side apart are one
@@ -259,7 +261,9 @@ def _straightened(bgr: np.ndarray, gray: np.ndarray, quad: np.ndarray, lines: li
     size, each of its sides fitted to an edge along most of its length (``GROW_SUPPORT``:
     where it crosses another card its edge may not show), that is the card: a closed
     outline can be a part of it (a poster's art above its title band, one half of a card
-    printed in two)."""
+    printed in two). Otherwise, when the outline fitted is no card's shape (``MISSHAPEN``),
+    one of its sides stopped at a line printed inside the card (a lattice border's inner
+    edge, a column of medallions) and is moved out to the card's edge (``_lengthened``)."""
     photo = photo or sides.Photo(bgr)
     found, _ = photo.fit(quad)
     card, area = found, GROW * cv2.contourArea(found)
@@ -268,7 +272,43 @@ def _straightened(bgr: np.ndarray, gray: np.ndarray, quad: np.ndarray, lines: li
         if (cv2.contourArea(fitted) >= area and support.min() >= GROW_SUPPORT
                 and locate.card_shaped(fitted, gray.shape, CARD_SLACK) and _holds(fitted, found, max(gray.shape))):
             card, area = fitted, cv2.contourArea(fitted)     # the largest of those
+    if card is found and _off_shape(found, gray.shape) > MISSHAPEN:
+        longer = _lengthened(bgr, found, photo)
+        card = found if longer is None else longer
     return locate.rectify(gray, locate.card_homography(card, gray.shape))
+
+
+def _lengthened(bgr: np.ndarray, quad: np.ndarray, photo: sides.Photo) -> np.ndarray | None:
+    """The fitted outline ``quad``, which has no card's proportions, with one side moved out
+    until it has, and fitted again: if it is too square, one of its short sides stopped short
+    of the card's end, if too thin one of its long sides. Of the two sides either may be, the
+    one whose new place runs along an edge most; the outline it gives must have every side on
+    an edge, a card's proportions to ``MISSHAPEN`` and every side parting two regions
+    (``_distinct``: a side moved onto the table's grain does not). None when neither does."""
+    q = np.asarray(quad, np.float64)
+    lengths = np.linalg.norm(np.roll(q, -1, axis=0) - q, axis=1)
+    even, odd = (lengths[0] + lengths[2]) / 2, (lengths[1] + lengths[3]) / 2   # sides 0 and 2; 1 and 3
+    short, long = min(even, odd), max(even, odd)
+    if short / long > locate.ASPECT:      # too square: the long sides lengthen, a short side moves
+        stretch, moved = short / locate.ASPECT / long, (1, 3) if even > odd else (0, 2)
+    else:                                 # too thin: the short sides lengthen, a long side moves
+        stretch, moved = long * locate.ASPECT / short, (1, 3) if even < odd else (0, 2)
+    best, best_support = None, 0.0
+    for k in moved:                       # side k runs from corner k to corner k + 1
+        out = q.copy()
+        out[k] = q[k - 1] + stretch * (q[k] - q[k - 1])
+        out[(k + 1) % 4] = q[(k + 2) % 4] + stretch * (q[(k + 1) % 4] - q[(k + 2) % 4])
+        fitted, support = photo.fit(out.astype(np.float32))
+        if (support.min() > 0 and support[k] > best_support and _off_shape(fitted, bgr.shape[:2]) <= MISSHAPEN
+                and _distinct(bgr, fitted)):
+            best, best_support = fitted, support[k]
+    return best
+
+
+def _off_shape(quad: np.ndarray, shape: tuple[int, int]) -> float:
+    """How far the outline's proportions on the table (``locate.proportions``) are from a
+    card's, as a share of them."""
+    return abs(locate.proportions(quad, shape)[1] - locate.ASPECT) / locate.ASPECT
 
 
 def _holds(outer: np.ndarray, inner: np.ndarray, side: int) -> bool:
