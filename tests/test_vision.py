@@ -1142,6 +1142,27 @@ def test_enrol_from_a_photo_does_not_cut_a_lattice_card_at_a_line_printed_inside
     assert _enrolment_error(shot, where) > 35
 
 
+def test_an_outline_stopped_at_a_printed_band_is_lengthened_to_the_cards_edge():
+    """``_lengthened`` on drawn pictures: a cream card on a brown table with a dark band
+    printed across its top; the outline stopped at the band is 15 % off a card's proportions,
+    and moved out it lands on the card's own top edge (the other end, moved out, lands on
+    bare table and is not taken). A square coaster moved out either way finds no edge: it
+    stays what it is (None)."""
+    table = np.full((900, 1200, 3), (40, 70, 110), np.uint8)
+    img = table.copy()
+    card = np.array([[400, 150], [830, 150], [830, 750], [400, 750]], np.float32)
+    cv2.fillConvexPoly(img, card.astype(np.int32), (215, 232, 240))
+    cv2.rectangle(img, (400, 150), (830, 230), (60, 40, 90), -1)
+    short = np.array([[400, 230], [830, 230], [830, 750], [400, 750]], np.float32)
+    assert enroll._off_shape(short, img.shape[:2]) > enroll.MISSHAPEN
+    lengthened = enroll._lengthened(img, short, sides.Photo(img))
+    assert lengthened is not None and np.abs(lengthened - card).max() < 3
+    coaster = np.array([[100, 100], [300, 100], [300, 300], [100, 300]], np.float32)
+    img = table.copy()
+    cv2.fillConvexPoly(img, coaster.astype(np.int32), (200, 200, 200))
+    assert enroll._lengthened(img, coaster, sides.Photo(img)) is None
+
+
 def test_distinct_tells_a_cards_side_from_a_line_between_a_cloths_checks():
     """``_distinct`` on drawn pictures: a plain card on a checked cloth parts two regions on
     every side; a rectangle along the checks' lines, the cloth on both sides, does not."""
