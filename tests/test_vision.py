@@ -146,6 +146,23 @@ def test_large_photo_is_decoded_small_and_upright():
     assert bgr.shape[0] > bgr.shape[1]                      # portrait once the EXIF turn is applied
     assert bgr[bgr.shape[0] // 2, -3][0] > 150              # the blue band is now on the right
 
+
+def test_the_image_as_decoded_is_kept_beside_the_working_one():
+    """A 4000 × 3000 JPEG is decoded at half size by libjpeg (2000 × 1500), then brought down
+    to the working size; the recogniser's wider look may use the image as decoded, upright
+    as well. An image no larger than the working size is one array."""
+    img = Image.new("RGB", (4000, 3000), (200, 10, 10))
+    exif = img.getexif()
+    exif[0x0112] = 6                                        # "rotate 90° clockwise to view"
+    buf = io.BytesIO()
+    img.save(buf, "JPEG", exif=exif.tobytes())
+    bgr, decoded = image.load_both(buf.getvalue())
+    assert bgr.shape == (image.WORK_SIDE, 768, 3)
+    assert decoded.shape == (2000, 1500, 3)
+    small = _pillow_saved("JPEG")
+    bgr, decoded = image.load_both(small)
+    assert decoded is bgr and bgr.shape == (77, 123, 3)
+
 @pytest.mark.parametrize("fmt, mode", [("PNG", "RGBA"), ("PNG", "LA"), ("PNG", "P"), ("WEBP", "RGBA")])
 def test_what_is_transparent_is_laid_on_white(fmt, mode):
     """A card face exported with transparent rounded corners keeps black pixels under them:
@@ -602,11 +619,27 @@ def _far_off_photo(design, k, where=None) -> tuple[object, bytes]:
 def test_a_card_covering_2_to_4_percent_of_the_photo_is_looked_for(tmp_path, monkeypatch, design, k):
     """Outlines down to ``SMALLEST`` (1.5 %) of the picture are card outlines: with the 4 %
     they had to cover before, these two far-off cards have none (``no_card``, or the outline
-    of something else, ``no_confident_match``)."""
+    of something else, ``no_confident_match``). The photo as decoded is left out of the
+    wider look here (``FINER``): it names the tavern card without an outline."""
     card, data = _far_off_photo(design, k)
     idx = _printed_index(tmp_path, design)
     assert recognize.recognize(data, idx).card_id == card.id
+    monkeypatch.setattr(recognize, "FINER", float("inf"))
+    assert recognize.recognize(data, idx).card_id == card.id
     monkeypatch.setattr(recognize, "SMALLEST", 0.04)
+    assert recognize.recognize(data, idx).card_id is None
+
+
+def test_a_card_lying_far_off_is_looked_for_in_the_photo_as_decoded(tmp_path, monkeypatch):
+    """A card covering 3–7 % of a 1600 × 1200 photo is ~235 px tall at the working size
+    (1,024 px), where its art is averaged away; its outline is only the third found in the
+    clutter, and no outline of the first look covers a tenth of the picture
+    (``recognize.SMALL_CARD``). The wider look then describes the photo as decoded (1600 ×
+    1200) as well (``recognize.FINER``): the card is named, and not without it."""
+    card, data = _far_off_photo("tavern", 14)
+    idx = _printed_index(tmp_path, "tavern")
+    assert recognize.recognize(data, idx).card_id == card.id
+    monkeypatch.setattr(recognize, "FINER", float("inf"))
     assert recognize.recognize(data, idx).card_id is None
 
 

@@ -55,6 +55,15 @@ def load(data: bytes, max_side: int = WORK_SIDE) -> np.ndarray:
 
     Upright as the phone saw it (EXIF orientation applied). Raises ``ImageError``.
     """
+    return load_both(data, max_side)[0]
+
+
+def load_both(data: bytes, max_side: int = WORK_SIDE) -> tuple[np.ndarray, np.ndarray]:
+    """``load``'s image, and the image as it was decoded before it was brought down to
+    ``max_side``: less than about twice as long (libjpeg's scaling and Pillow's ``reduce``
+    go by whole factors), the same array when it was not longer. A card lying far off
+    keeps detail there that the working size averages away (``recognize``'s wider look);
+    the decode costs nothing more, it is only kept."""
     if not data:
         raise ImageError("empty", "The upload is empty (0 bytes).")
     if len(data) > MAX_BYTES:
@@ -70,10 +79,10 @@ def load(data: bytes, max_side: int = WORK_SIDE) -> np.ndarray:
         if width * height > TRIM_ABOVE:  # the full-size buffers are gone by now
             gate.release_memory()
     h, w = bgr.shape[:2]
-    if max(h, w) > max_side:
-        scale = max_side / max(h, w)
-        bgr = cv2.resize(bgr, (round(w * scale), round(h * scale)), interpolation=cv2.INTER_AREA)
-    return bgr
+    if max(h, w) <= max_side:
+        return bgr, bgr
+    scale = max_side / max(h, w)
+    return cv2.resize(bgr, (round(w * scale), round(h * scale)), interpolation=cv2.INTER_AREA), bgr
 
 
 def _decode(data: bytes, fmt: str, size: tuple[int, int], max_side: int) -> np.ndarray:

@@ -10,11 +10,11 @@ looking again through the first homography, and by its pixels (``match``); verif
 cards that look like the best one too (twins: ``_lookalikes``), and when two cards both
 verify (same art, near-identical titles) compare them only where they differ
 (``_decide``). When that finds no card it is sure of, a second, wider look adds the next
-outlines, those that the photo's long straight edges draw, the photo at half size and a
-longer shortlist; when that is not sure either, a last look straightens the first outline
-widened (a rectangle printed on the card may be all that was found). Nothing depends on how
-the cards are printed: what all enrolled cards share is learned from them and left out
-(``index``).
+outlines, those that the photo's long straight edges draw, the photo at half size and as
+it was decoded (when that is larger than the working size), and a longer shortlist; when
+that is not sure either, a last look straightens the first outline widened (a rectangle
+printed on the card may be all that was found). Nothing depends on how the cards are
+printed: what all enrolled cards share is learned from them and left out (``index``).
 
 The confidence is the weakest of three calibrated checks (``confidence``): enough inliers
 beyond those of a typical other shortlisted card (the frame and the rules-text font let any
@@ -52,8 +52,10 @@ LINE_OUTLINES = 2                # ... and this many drawn by the photo's long s
 LINE_NEAR = 0.02                 # within this share of the photo's side of one already described),
 WIDER = 2                        # ... with a shortlist by words this many times as long, and the photo
                                  # at half size
-HALF_FEATURES = 1500             # described by this many features, whose words shortlist ...
-HALF_SHORTLIST = 3               # ... this many cards
+HALF_FEATURES = 1500             # described by this many features, and as it was decoded, when that is
+FINER = 1.25                     # this many times the working size and no outline of the first look
+SMALL_CARD = 0.1                 # covers this share of the photo, by PHOTO_FEATURES: their words, on
+RESCALED_SHORTLIST = 3           # their own, shortlist this many cards
 LOOK_AGAIN = 4                   # aligned cards (most inliers first) looked at again (``match.refine``) ...
 LOOK_AGAIN_SHARE = 1 / 3         # ... when they have this share of the best one's inliers
 OUTLINE_SIZE = (300, 420)        # ... at this size (px)
@@ -154,10 +156,11 @@ def recognize(data: bytes, index: Index, read_title: title.Reader | None = None,
 def _photo(data: bytes, snapshot: Snapshot, read_title: title.Reader | None,
            match_name: NameMatcher | None) -> Result:
     t0 = time.perf_counter()
-    bgr = light.stretched(image.load(data))
+    bgr, decoded = image.load_both(data)
+    bgr = light.stretched(bgr)
     gray = cv2.cvtColor(bgr, cv2.COLOR_BGR2GRAY)
     _, width, height = header.read(data)
-    result = _recognize(gray, bgr, snapshot, to_photo=max(width, height) / max(gray.shape))
+    result = _recognize(gray, bgr, snapshot, to_photo=max(width, height) / max(gray.shape), decoded=decoded)
     if read_title and match_name and result.outlines and (
             result.reason is not None or result.candidates[0].confidence < TIE_BREAK):
         _by_title(gray, result, read_title, match_name)
@@ -218,9 +221,11 @@ def _outlines(bgr: np.ndarray, lines: bool = False) -> list[np.ndarray]:
     return [q for q in locate.candidates(bgr, SMALLEST, lines=lines) if locate.card_shaped(q, bgr.shape, 0.3)]
 
 
-def _recognize(gray: np.ndarray, bgr: np.ndarray, index: Snapshot, to_photo: float) -> Result:
-    """The answer for the photo ``gray`` (``bgr`` in colour); its corners in the photo's own
-    pixels, ``to_photo`` times those of ``gray``."""
+def _recognize(gray: np.ndarray, bgr: np.ndarray, index: Snapshot, to_photo: float,
+               decoded: np.ndarray | None = None) -> Result:
+    """The answer for the photo ``gray`` (``bgr`` in colour; ``decoded``: the same in colour
+    as it was decoded, when that is larger, see ``image.load_both``); its corners in the
+    photo's own pixels, ``to_photo`` times those of ``gray``."""
     if not len(index):  # nothing to compare with: the largest card-shaped outlines, for the title
         return Result(reason="nothing_enrolled", message=MESSAGES["nothing_enrolled"],
                       outlines=[locate.card_homography(q, gray.shape) for q in _outlines(bgr)[:UNFRAMED_OUTLINES]])
@@ -232,18 +237,20 @@ def _recognize(gray: np.ndarray, bgr: np.ndarray, index: Snapshot, to_photo: flo
     if not checked or confidence(checked[0]) < ACCEPT:
         # a second, wider look: the next outlines, those the long straight edges draw (a card
         # whose edge joins the cloth's, the shadow's or another card's has none in the edge
-        # map) and the photo at half size described as well, a longer shortlist by words, and
-        # the cards of the first look verified again with the richer features
+        # map) and the photo at half size described as well — and as decoded when the card
+        # may lie far off (no outline of the first look is large) —, a longer shortlist by
+        # words, and the cards of the first look verified again with the richer features
         near = LINE_NEAR * max(gray.shape)
 
         def line_outlines() -> list[np.ndarray]:
             lined = [q for q in _outlines(bgr, lines=True)
                      if not any(np.abs(q - known).max() < near for known in quads[:SECOND_OUTLINES])]
             return [locate.card_homography(q, gray.shape) for q in lined[:LINE_OUTLINES]]
-        look = _look(gray, index, outlines[CARD_OUTLINES:SECOND_OUTLINES], half=True, before=look,
-                     more=line_outlines)
+        small = all(cv2.contourArea(q.astype(np.float32)) < SMALL_CARD * gray.size for q in quads[:CARD_OUTLINES])
+        look = _look(gray, index, outlines[CARD_OUTLINES:SECOND_OUTLINES], rescaled=True, before=look,
+                     more=line_outlines, decoded=decoded if small else None)
         checked = _check(gray, index, look, (WIDER * match.SHORTLIST, match.PLACED_SHORTLIST,
-                                             match.COARSE_SHORTLIST, HALF_SHORTLIST), checked)
+                                             match.COARSE_SHORTLIST, RESCALED_SHORTLIST), checked)
     if (not checked or confidence(checked[0]) < ACCEPT) and outlines:
         # a last look, only when the wider one is not sure either: the first outline widened
         # (``_widened``), on its own features, never taking the place of a surer answer
@@ -284,7 +291,7 @@ def _widened(H: np.ndarray) -> np.ndarray:
 
 def _check(gray: np.ndarray, index: Snapshot, look: "_Look", sizes: tuple[int, int, int, int],
            done: list[match.Match]) -> list[match.Match]:
-    """Shortlist (``sizes``: by words, by placed words, by thumbnail, by words at half size)
+    """Shortlist (``sizes``: by words, by placed words, by thumbnail, by words of the rescaled photo)
     and verify: align every card, look again through the ``LOOK_AGAIN`` best alignments
     that are not far behind the best (``match.settle``): a card with a third of the best
     one's inliers would not win by looking again, and each look costs ~8 ms. The cards
@@ -292,11 +299,11 @@ def _check(gray: np.ndarray, index: Snapshot, look: "_Look", sizes: tuple[int, i
     that failed then and no shortlist brings now (they count as they were): a card whose own
     outline only the wider look straightened is found then. Rank all by inliers (with
     ``excess``)."""
-    by_words, by_place, by_thumbnail, by_half = sizes
+    by_words, by_place, by_thumbnail, by_rescaled = sizes
     listed = match.shortlist(index, *look.words, size=by_words)
     listed += match.shortlist(index, *look.placed, size=by_place)
     listed += match.coarse_shortlist(index, look.views, size=by_thumbnail)
-    listed += match.shortlist(index, *look.half, size=by_half)
+    listed += match.shortlist(index, *look.rescaled, size=by_rescaled)
     listed_rows = {m.row for m in listed}
     kept = [m for m in done if m.H is None and m.row not in listed_rows]  # failed, and not listed again
     rows, fresh = {m.row for m in kept}, []
@@ -349,7 +356,7 @@ class _Look:
     thumbnails each way up (``describe.coarse``), and the enrolled features their visual
     words found (``match.correspondences``; for the outlines' features also by word at their
     place on the card, each way up, ``match.placed_correspondences``; for the features of
-    the photo at half size, on their own: ``half``). A wider look adds to the one
+    the photo at other sizes, on their own: ``rescaled``). A wider look adds to the one
     ``before`` it (``_look``) rather than looking up again what was looked up."""
     pts: np.ndarray
     desc: np.ndarray
@@ -357,24 +364,28 @@ class _Look:
     views: list[np.ndarray]
     words: tuple[np.ndarray, np.ndarray]
     placed: tuple[np.ndarray, np.ndarray]
-    half: tuple[np.ndarray, np.ndarray]
+    rescaled: tuple[np.ndarray, np.ndarray]
 
 
 def _look(gray: np.ndarray, index: Snapshot, outlines: list[np.ndarray],
-          whole: tuple[np.ndarray, np.ndarray] | None = None, half: bool = False, before: _Look | None = None,
-          more: Callable[[], list[np.ndarray]] | None = None) -> _Look:
+          whole: tuple[np.ndarray, np.ndarray] | None = None, rescaled: bool = False, before: _Look | None = None,
+          more: Callable[[], list[np.ndarray]] | None = None, decoded: np.ndarray | None = None) -> _Look:
     """Describe the photo: the whole photo (its features ``whole``, described already while
     its outlines were looked for; none in a wider look), each outline straightened
     to ``OUTLINE_SIZE`` (positions mapped back into the photo; with ``more``, a task that
     finds further outlines, run while the others are described, its outlines too) and, with
-    ``half``, the photo at half size — a large card blurred by a shaking hand is sharp
-    there, and near its reference's size — and look their words up in ``index``, while all
-    the features so far (``before``'s too) are indexed for verification. The half-size
-    features are shortlisted on their own: mixed with the full-size ones their votes are
-    drowned.
+    ``rescaled``, the photo at other sizes — at half size (a large card blurred by a shaking
+    hand is sharp there, and near its reference's size) and, when ``decoded`` is ``FINER``
+    times larger than ``gray``, as it was decoded (a card lying far off, often too small for
+    an outline of its own, keeps its detail there: ``image.load_both``) — and look their words
+    up in ``index``, while all the features so far (``before``'s too) are indexed for
+    verification. The rescaled photo's features are shortlisted on their own: mixed with
+    those of the working size their votes are drowned.
 
     The outlines and the half-size photo are described with their light evened out
-    (``light.even``): a card half in shadow or in a dim room keeps its features there."""
+    (``light.even``): a card half in shadow or in a dim room keeps its features there. The
+    photo as decoded is not, as the whole photo is not (a dark table's grain would take the
+    features)."""
     w, h = OUTLINE_SIZE
     to_card = np.diag([locate.CARD_W / w, locate.CARD_H / h, 1.0])
 
@@ -384,20 +395,26 @@ def _look(gray: np.ndarray, index: Snapshot, outlines: list[np.ndarray],
         p, d = features.photo(straight, features.CARD_FEATURES)
         return p, d, [describe.coarse(small), describe.coarse(cv2.rotate(small, cv2.ROTATE_180))]
 
+    def as_decoded():
+        fine = cv2.cvtColor(light.stretched(decoded), cv2.COLOR_BGR2GRAY)
+        p, d = features.photo(fine)
+        return p * np.array([gray.shape[1] / fine.shape[1], gray.shape[0] / fine.shape[0]], np.float32), d
+
     def half_photo():
         halved_photo = cv2.resize(gray, None, fx=0.5, fy=0.5, interpolation=cv2.INTER_AREA)
-        return features.photo(light.even(halved_photo), HALF_FEATURES)
+        p, d = features.photo(light.even(halved_photo), HALF_FEATURES)
+        return 2 * p, d
 
+    sizes = ([as_decoded] if rescaled and decoded is not None and decoded.shape[0] >= FINER * gray.shape[0]
+             else []) + ([half_photo] if rescaled else [])
     # the heaviest first, so that the two threads finish together
-    described = gate.together(*([more] if more else []), *([half_photo] if half else []),
-                              *(functools.partial(outline, H) for H in outlines))
+    described = gate.together(*([more] if more else []), *sizes, *(functools.partial(outline, H) for H in outlines))
     if more:
         further = described.pop(0)
         outlines = outlines + further
         described += gate.together(*(functools.partial(outline, H) for H in further))
-    described = iter(described)
+    rescaled_features, described = described[:len(sizes)], described[len(sizes):]
     pts, desc = whole if whole is not None else (np.zeros((0, 2), np.float32), np.zeros((0, 32), np.uint8))
-    halved_features = next(described) if half else None
     all_pts, all_desc, views, placed_desc, placed_where = [pts], [desc], [], [], []
     for H, (p, d, thumbs) in zip(outlines, described):
         views += thumbs
@@ -408,25 +425,24 @@ def _look(gray: np.ndarray, index: Snapshot, outlines: list[np.ndarray],
             turned = np.array([locate.CARD_W, locate.CARD_H], np.float32) - on_card
             placed_desc += [d, d]
             placed_where += [cells(on_card), cells(turned)]
-    half_desc = halved_features[1] if half else np.zeros((0, 32), np.uint8)
-    if len(half_desc):
-        all_pts.append(2 * halved_features[0])
+    all_pts += [p for p, _ in reversed(rescaled_features)]  # the half-size photo's first
+    rescaled_desc = np.concatenate([np.zeros((0, 32), np.uint8)] + [d for _, d in reversed(rescaled_features)])
     desc = np.concatenate(all_desc)
     if before is not None:
         all_pts.insert(0, before.pts)
     pts, desc_so_far = np.concatenate(all_pts).astype(np.float32), np.ascontiguousarray(
-        np.concatenate(([before.desc] if before is not None else []) + [desc, half_desc]))
+        np.concatenate(([before.desc] if before is not None else []) + [desc, rescaled_desc]))
 
     def look_up():  # each look-up shared by its word tables (``match._look_up``)
         return (match.correspondences(index, desc) if len(desc) else match.NO_PAIRS,
                 match.placed_correspondences(index, np.concatenate(placed_desc), np.concatenate(placed_where))
                 if placed_desc else match.NO_PAIRS,
-                match.correspondences(index, half_desc) if len(half_desc) else match.NO_PAIRS)
+                match.correspondences(index, rescaled_desc) if len(rescaled_desc) else match.NO_PAIRS)
     # the photo's features are indexed (one thread, ~10 ms) while their words are looked up
     photo, found = gate.together(functools.partial(match.PhotoFeatures, pts, desc_so_far), look_up)
     if before is not None:
         found = [tuple(np.concatenate(pair) for pair in zip(mine, theirs))
-                 for mine, theirs in zip((before.words, before.placed, before.half), found)]
+                 for mine, theirs in zip((before.words, before.placed, before.rescaled), found)]
     return _Look(pts, desc_so_far, photo, (before.views if before is not None else []) + views, *found)
 
 
