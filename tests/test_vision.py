@@ -475,6 +475,25 @@ def test_a_photo_outlined_by_its_own_edges_is_not_enrolled_whole(tmp_path):
         assert recognize.recognize(later, idx).card_id == card.id, kind
 
 
+@pytest.mark.parametrize("table", ["wood", "felt", "desk"])
+def test_a_camera_picture_with_no_card_in_it_is_not_taught_as_the_card(tmp_path, table):
+    """``auto`` (Teach the scanner this card, and ``companion vision enroll`` by default)
+    takes an image in which no card is found for the card face itself — right for a card
+    face, wrong for a camera's picture (3 : 4) of the bare table: taught whole, the table
+    would have been the card's reference. It is refused as ``photo`` refuses it, with what
+    to do; as a scan it is still taken as it is, and nothing is enrolled on a refusal.
+    (The bench's checked cloth is left out: its checks close card-shaped outlines whose
+    sides part two regions and run along edges, and one of them is cut out as a card.)"""
+    surface = cp._surface(np.random.default_rng(7), table, 1600, 1200)
+    shot = cv2.imencode(".jpg", surface)[1].tobytes()
+    idx = Index(tmp_path)
+    for kind in ("auto", "photo"):
+        with pytest.raises(enroll.EnrollError, match="No card found in the photo: lay the card"):
+            enroll.reference(shot, idx, kind=kind)
+    assert enroll.reference(shot, idx, kind="scan").shape == (locate.CARD_H, locate.CARD_W)
+    assert len(idx) == 0
+
+
 def test_enrol_from_a_scan_file(tmp_path, deck):
     ok, buf = cv2.imencode(".png", cp.face(deck[0]))
     ref = enroll.reference(buf.tobytes(), Index(tmp_path), kind="scan")

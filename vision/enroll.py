@@ -17,7 +17,9 @@ lattice border, an inner line), for the face it is; in a camera's picture (3 : 4
 9 : 16) an outline along the picture's own edges, which a table's texture can draw, is not
 taken for the card, and a camera's picture is a photo whatever its outlines. A photo so
 found is cut out as ``photo`` cuts it (before, ``auto`` took its first closed outline as
-it was); only when no card is found in it is it taken for the face.
+it was); only when no card is found in it is it taken for the face — except a camera's
+picture, which is refused as ``photo`` refuses it: taken whole, the table and whatever
+lies on it would be taught as the card.
 """
 from __future__ import annotations
 
@@ -81,9 +83,9 @@ def _reference(data: bytes, kind: str) -> np.ndarray:
             try:
                 return _photographed(bgr, gray, outlines)
             except EnrollError:
-                if kind == "photo":
-                    raise                  # auto: a picture with no card outline is the face itself
-    return describe.canonical(gray)
+                if kind == "photo" or _camera(gray.shape):
+                    raise                  # auto: a picture with no card outline is the face itself,
+    return describe.canonical(gray)        # unless a camera took it (a table, not a card face)
 
 
 def _is_photo(gray: np.ndarray, outlines: list[np.ndarray], kind: str) -> bool:
@@ -111,7 +113,8 @@ def _photographed(bgr: np.ndarray, gray: np.ndarray, outlines: list[np.ndarray])
     photo = sides.Photo(bgr)
     first = next(_choices(bgr, gray, outlines, photo), None)
     if first is None:
-        raise EnrollError("No card found in the photo.")
+        raise EnrollError("No card found in the photo: lay the card on a plain surface that contrasts with its "
+                          "edge and photograph it from above, or teach the scanner a scan of the card face.")
     return _straightened(bgr, gray, *first, photo)
 
 
