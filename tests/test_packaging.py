@@ -12,14 +12,18 @@ pytestmark = pytest.mark.slow
 
 
 def test_wheel_contains_templates_and_static_and_serves_from_them(tmp_path):
-    subprocess.run([sys.executable, "-m", "pip", "wheel", "--no-deps", "-q", "-w", str(tmp_path), str(ROOT)],
-                   check=True)
+    built = subprocess.run([sys.executable, "-m", "pip", "wheel", "--no-deps", "-q", "-w", str(tmp_path), str(ROOT)],
+                           check=True, capture_output=True, text=True)
+    assert "BuildBackendWarning" not in built.stderr, built.stderr  # every folder shipped is a listed package
     wheel = next(tmp_path.glob("table_referee-*.whl"))
     names = zipfile.ZipFile(wheel).namelist()
+    languages = [p.relative_to(ROOT / "companion").as_posix()
+                 for p in (ROOT / "companion" / "translations").glob("*/LC_MESSAGES/messages.mo")]
+    assert len(languages) >= 5
     for path in ["companion/templates/_board.html", "companion/templates/base.html", "companion/static/app.css",
                  "companion/static/app.js", "companion/static/vendor/htmx-2.0.11.min.js",
                  "companion/static/vendor/LICENSE-htmx.txt", "companion/static/vendor/idiomorph-ext-0.8.0.min.js",
-                 "card_db/data/munchkin-base.json"]:
+                 "card_db/data/munchkin-base.json", *(f"companion/{mo}" for mo in languages)]:
         assert path in names, path
     target = tmp_path / "site"
     subprocess.run([sys.executable, "-m", "pip", "install", "--no-deps", "-q", "--target", str(target), str(wheel)],
