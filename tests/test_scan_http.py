@@ -197,12 +197,6 @@ def test_teach_a_card_from_its_page_with_a_phone_photo(app, phones, enrolled):
     refused = alice.post(f"/cards/{new}/enroll", {"photo": (io.BytesIO(b"nope"), "p.jpg")},
                          content_type="multipart/form-data")
     assert refused.status_code == 400 and "not a JPEG, PNG or WebP" in refused.get_data(as_text=True)
-    bare = cv2.imencode(".jpg", cp._surface(np.random.default_rng(7), "wood", 1600, 1200))[1].tobytes()
-    before = list(scanning.index_for(app.config["DATA_DIR"]).refresh().ids)
-    refused = alice.post(f"/cards/{new}/enroll", {"photo": (io.BytesIO(bare), "table.jpg")},
-                         content_type="multipart/form-data")  # the phone took the table, not the card
-    assert refused.status_code == 400 and "No card found in the photo" in refused.get_data(as_text=True)
-    assert scanning.index_for(app.config["DATA_DIR"]).refresh().ids == before
     assert alice.post("/cards/no-such-card/enroll", {"photo": (io.BytesIO(b"x"), "p.jpg")},
                       content_type="multipart/form-data").status_code == 404
 

@@ -17,9 +17,8 @@ lattice border, an inner line), for the face it is; in a camera's picture (3 : 4
 9 : 16) an outline along the picture's own edges, which a table's texture can draw, is not
 taken for the card, and a camera's picture is a photo whatever its outlines. A photo so
 found is cut out as ``photo`` cuts it (before, ``auto`` took its first closed outline as
-it was); only when no card is found in it is it taken for the face — except a camera's
-picture, which is refused as ``photo`` refuses it: taken whole, the table and whatever
-lies on it would be taught as the card.
+it was); only when no card is found in it is it taken for the face (a card face scanned
+at a camera's proportions has none; refusing it would fail a whole enrolment).
 """
 from __future__ import annotations
 
@@ -83,9 +82,9 @@ def _reference(data: bytes, kind: str) -> np.ndarray:
             try:
                 return _photographed(bgr, gray, outlines)
             except EnrollError:
-                if kind == "photo" or _camera(gray.shape):
-                    raise                  # auto: a picture with no card outline is the face itself,
-    return describe.canonical(gray)        # unless a camera took it (a table, not a card face)
+                if kind == "photo":
+                    raise                  # auto: a picture with no card outline is the face itself
+    return describe.canonical(gray)
 
 
 def _is_photo(gray: np.ndarray, outlines: list[np.ndarray], kind: str) -> bool:
