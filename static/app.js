@@ -33,9 +33,8 @@
     var found = /class="board"[^>]*? data-version="(\d+)"/.exec(html || "");
     return found ? parseInt(found[1], 10) : NaN;
   }
-  // A field whose entry differs from what the page was sent with, not yet sent.
+  // A field whose entry differs from what the page was sent with.
   function unsent(el) {
-    if (el.dataset.sent) return false;
     if (el instanceof HTMLSelectElement) {
       return Array.prototype.some.call(el.options, function (o) { return o.selected !== o.defaultSelected; });
     }
@@ -55,17 +54,30 @@
     window.Idiomorph.defaults.callbacks.beforeAttributeUpdated = function (name, node) {
       return !(name === "open" && node.tagName === "DETAILS");
     };
-    // What the player typed, ticked or chose in a form and has not sent stays when another
-    // player's change morphs the board: idiomorph keeps only the focused field's value, and
-    // the half-filled room of a Quest explore or the items ticked to sell were wiped. A form
-    // being sent gives its entries up (its answer may clear them).
+    // What the player typed, ticked or chose in a form stays when another player's change
+    // morphs the board — also while the form is being sent, until its answer: idiomorph
+    // keeps only the focused field's value, and the half-filled room of a Quest explore or
+    // the items ticked to sell were wiped. The answer that says the form was done sets its
+    // fields as the server renders them (emptied), the focused one too (it kept the amount
+    // just sent, inviting a second tap); a refusal leaves them as typed, to be corrected.
+    var answered = new Set(); // the fields of a form whose answer is being morphed in
+    function fields(elt) {
+      var form = elt && elt.closest ? elt.closest("form") : null;
+      return form ? Array.prototype.slice.call(form.elements) : [];
+    }
     window.Idiomorph.defaults.callbacks.beforeNodeMorphed = function (node) {
-      return !(node.nodeType === 1 && unsent(node));
+      if (node.nodeType !== 1) return true;
+      if (answered.has(node)) {
+        if (node === document.activeElement) node.blur(); // else idiomorph keeps its value
+        return true;
+      }
+      return !unsent(node);
     };
-    document.addEventListener("htmx:beforeRequest", function (e) {
-      var form = e.detail.elt && e.detail.elt.closest ? e.detail.elt.closest("form") : null;
-      if (form) Array.prototype.forEach.call(form.elements, function (el) { el.dataset.sent = "1"; });
+    document.addEventListener("htmx:beforeSwap", function (e) {
+      var sender = e.detail.requestConfig && e.detail.requestConfig.elt; // detail.elt is the target
+      if (e.detail.xhr && e.detail.xhr.status < 400) fields(sender).forEach(function (el) { answered.add(el); });
     });
+    document.addEventListener("htmx:afterSwap", function () { answered.clear(); });
     // The answer to this phone's last tap (with its Undo or "Allow it") stays when another
     // player's change arrives: only this phone's next answer replaces it, or the player puts it away.
     window.Idiomorph.defaults.callbacks.beforeNodeRemoved = function (node) {

@@ -194,3 +194,48 @@ def test_what_a_player_is_typing_survives_another_players_change(browser, server
     expect(alice.locator('#fight [data-monster="Orc"]')).to_be_visible()
     expect(alice.locator("#my-room")).to_have_text("Crypt")
     assert errors == []
+
+
+
+def test_an_entry_sent_is_emptied_by_its_answer_and_kept_until_then(browser, server):
+    """Alice types an amount of gold and sends it with her keyboard's Go (the field keeps the
+    focus): done, the field is empty for the next amount — it used to keep the amount just
+    sent, inviting a second tap. Sent again while Bob's die roll reaches her phone before her
+    answer does: the amount stays until the answer, which empties it. A refused amount stays
+    as typed, to be corrected."""
+    errors: list[str] = []
+    alice = phone(browser, errors)
+    open_quest_table(alice, server.url)
+    bob = join_in_browser(browser, errors, alice, "Bob")
+    alice.locator('.player[data-name="Bob"]').wait_for()
+    field = alice.locator("form:has(button[data-action='quest.gold']) input[name=change]")
+    gold = int(alice.locator("#my-gold").text_content())
+    field.fill("3")
+    field.press("Enter")
+    expect(alice.locator("#my-gold")).to_have_text(str(gold + 3))
+    expect(field).to_have_value("")
+
+    held = []  # Alice's next tap is held on its way until Bob's change has reached her phone
+    alice.route(re.compile(r".*/act/quest\.gold$"), lambda route: held.append(route))
+    field.fill("4")
+    field.press("Enter")
+    for _ in range(100):
+        if held:
+            break
+        alice.wait_for_timeout(50)  # the route's handler runs while Playwright waits
+    assert len(held) == 1
+    version = int(alice.locator("#board .board").get_attribute("data-version"))
+    bob.locator("button[data-action='dice.roll']").first.click()
+    expect(alice.locator("#board .board")).to_have_attribute("data-version", str(version + 1), timeout=10_000)
+    expect(field).to_have_value("4")  # still on its way: what she typed stays
+    held[0].continue_()
+    alice.unroute(re.compile(r".*/act/quest\.gold$"))
+    expect(alice.locator("#my-gold")).to_have_text(str(gold + 7))
+    expect(field).to_have_value("")
+
+    field.fill(f"-{gold + 100}")  # more than she has: refused
+    field.press("Enter")
+    expect(alice.locator("#board .notice.refused")).to_be_visible()
+    expect(alice.locator("#my-gold")).to_have_text(str(gold + 7))
+    expect(field).to_have_value(f"-{gold + 100}")
+    assert [e for e in errors if "409" not in e] == []
