@@ -146,8 +146,12 @@ class Pool:
 
 def notifications(store: PostgresStore, stopped: threading.Event, wait: float = 1.0) -> Iterator[str]:
     """The id of each table changed in any instance, as its change commits, until ``stopped``
-    is set (looked at every ``wait`` seconds)."""
+    is set (looked at every ``wait`` seconds). Listening starts when this is called, not at
+    the first ``next``: a change committed in between is not missed."""
     store.conn.execute(f"LISTEN {CHANNEL}")
-    while not stopped.is_set():
-        for note in store.conn.notifies(timeout=wait):
-            yield note.payload
+
+    def heard() -> Iterator[str]:
+        while not stopped.is_set():
+            for note in store.conn.notifies(timeout=wait):
+                yield note.payload
+    return heard()
