@@ -15,7 +15,8 @@ the old single-design benchmark, 69.6 % on an unseen design). So:
   pencils, coins, dice and paper around, any turn, tilt, blur, noise, uneven light, glare,
   a finger over a corner and JPEG, in three tiers (``card_photos.TIERS``);
 * per design: ``--cards`` cards enrolled from perfect scans, ``--photos`` photos per tier,
-  a share (``--unknown``) of them of cards of the same design that are *not* enrolled.
+  a share (``--unknown``) of them of cards of the same design that are *not* enrolled
+  (with ``--twin-strangers``, cards with an enrolled card's art under another title).
 
 Reported per design and tier:
   top-1      share of enrolled-card photos answered with the right card
@@ -44,6 +45,7 @@ Run:  python bench/vision.py                  (300 cards × 5 designs, 90 photos
       python bench/vision.py --designs tavern     (the held-out design)
       python bench/vision.py --designs lattice,tavern --tilt 45,55   (every photo taken 45–55° from straight down)
       python bench/vision.py --designs lattice,tavern --fill 0.03,0.06   (every card lying far off: 3–6 % of the picture)
+      python bench/vision.py --twin-strangers --unknown 0.3   (the cards not enrolled: enrolled cards' twins)
 """
 from __future__ import annotations
 
@@ -117,6 +119,21 @@ def photo_references(design, cards, pool) -> tuple[dict, list]:
             failed.append(card.id)
     # as `companion vision enroll` does: a reference unlike the deck is cut again
     return enroll.agreeing(refs, photos), failed
+
+
+def twin_strangers(design, cards, titles) -> list:
+    """60 cards not enrolled, each with the art, text and number of an enrolled card (one
+    that is no twin itself) under a title no enrolled card has: the other twin of a pair,
+    a reprint under another name."""
+    alone = [c for k, c in enumerate(cards) if k % 20 not in (18, 19)]  # cd.deck: every 20th the twin of the one before
+    out = []
+    for card in random.Random(f"{design}-twins").sample(alone, 60):
+        names = random.Random(f"twin-of-{card.id}")  # the id says all (the photos are kept by id)
+        title = cp.title_for(names)
+        while title.casefold() in titles:
+            title = cp.title_for(names)
+        out.append(cp.Card(f"twin-of-{card.id}", title, card.art, card.text, card.number))
+    return out
 
 
 def photo_set(design, enrolled, strangers, n, unknown, size, base_seed, pool, tilt=None, fill=None):
@@ -258,6 +275,8 @@ def main():
     ap.add_argument("--fill", default=None, metavar="LOW,HIGH",
                     help="every tier's card covering this share of the picture (theirs: 0.35-0.7, 0.2-0.7, 0.15-0.45)")
     ap.add_argument("--ocr", action="store_true", help="also read titles (needs the [ocr] extra)")
+    ap.add_argument("--twin-strangers", action="store_true",
+                    help="the cards not enrolled have an enrolled card's art, text and number under another title")
     ap.add_argument("--enrol-from", choices=("scan", "photo"), default="scan",
                     help="enrol each card from its perfect scan, or from one easy phone photo of it")
     ap.add_argument("--cli", action="store_true",
@@ -286,8 +305,9 @@ def main():
         for design in designs if not args.index_only else []:
             cards = cd.deck(design, args.cards, seed=1)
             titles = {c.title.casefold() for c in cards}
-            strangers = [c for c in cd.deck(design, 80, seed=99, prefix="stranger")
-                         if c.title.casefold() not in titles][:60]
+            strangers = (twin_strangers(design, cards, titles) if args.twin_strangers else
+                         [c for c in cd.deck(design, 80, seed=99, prefix="stranger")
+                          if c.title.casefold() not in titles][:60])
             t0 = time.perf_counter()
             photos = photo_set(design, cards, strangers, args.photos, 0.5 if args.calibrate else args.unknown, size,
                                base_seed=500_000 if args.calibrate else args.seed, pool=pool, tilt=tilt, fill=fill)

@@ -45,7 +45,7 @@ from typing import BinaryIO
 import cv2
 import numpy as np
 
-from . import deck, describe, features, locate
+from . import deck, describe, differ, features, locate
 
 try:
     import fcntl
@@ -123,20 +123,40 @@ class Snapshot:
         self.common = derived["common"]
         self.group = derived["group"].astype(np.int64)
         self.means, self.thumb_means = derived["means"], derived["thumb_means"]
-        # the thumbnails less their print's mean (what every card of it shows), each of unit length
-        centred = arrays["coarse"].astype(np.float32) - self.means[self.group]
-        centred -= centred.mean(axis=1, keepdims=True)
-        self.coarse = centred / np.maximum(np.linalg.norm(centred, axis=1, keepdims=True), 1e-9)
+        self.coarse = centred(arrays["coarse"], self.means, self.group)
+        # where each print's twins differ, and how other cards look there (``differ.learn``;
+        # not in a file written before it was: then nothing is checked there)
+        self.differ_box = derived.get("differ_box", np.zeros((len(self.means), 4), np.int32))
+        self.differ_rows, self.differ_looks = derived.get("differ_rows"), derived.get("differ_looks")
 
     def __len__(self) -> int:
         return len(self.ids)
 
     def reference(self, card_id: str) -> np.ndarray | None:
         """The stored reference image of ``card_id`` (grey), or None if it is gone."""
-        if self.root is None:
-            return None
-        gray = cv2.imread(str(self.root / "refs" / f"{card_id}.png"), cv2.IMREAD_GRAYSCALE)
-        return None if gray is None else describe.canonical(gray)
+        return None if self.root is None else _picture(self.root, card_id)
+
+    def differ_others(self, row: int) -> tuple[differ.Box | None, list[np.ndarray]]:
+        """Where the twins of card ``row``'s print differ, and how other cards of that print
+        (not ``row``) look there (``differ.learn``); (None, []) when its print has no twins."""
+        g = self.group[row]
+        x, y, w, h = (int(v) for v in self.differ_box[g]) if g < len(self.differ_box) else (0, 0, 0, 0)
+        if not w or self.differ_rows is None:
+            return None, []
+        return (x, y, w, h), [self.differ_looks[g, k, :h, :w].astype(np.float32)
+                              for k, other in enumerate(self.differ_rows[g]) if other >= 0 and other != row]
+
+
+def _picture(root: Path, card_id: str) -> np.ndarray | None:
+    gray = cv2.imread(str(root / "refs" / f"{card_id}.png"), cv2.IMREAD_GRAYSCALE)
+    return None if gray is None else describe.canonical(gray)
+
+
+def centred(coarse: np.ndarray, means: np.ndarray, group: np.ndarray) -> np.ndarray:
+    """The thumbnails less their print's mean (what every card of it shows), each of unit length."""
+    c = coarse.astype(np.float32) - means[group]
+    c -= c.mean(axis=1, keepdims=True)
+    return c / np.maximum(np.linalg.norm(c, axis=1, keepdims=True), 1e-9)
 
 
 def derive(arrays: dict) -> dict[str, np.ndarray]:
@@ -473,6 +493,9 @@ class Index:
         (not compressed: it would cost more time than the disk it saves)."""
         derived = derive(arrays) if ids else None
         if ids:
+            group = derived["group"].astype(np.int64)
+            derived.update(differ.learn(centred(arrays["coarse"], derived["means"], group), group,
+                                        lambda row: _picture(self.root, ids[row])))
             self._stamp = _replace(self.path, lambda fh: np.savez(fh, format=np.int64(FORMAT), ids=np.array(ids),
                                                                   **arrays, **derived))
         else:

@@ -30,7 +30,7 @@ from dataclasses import dataclass
 import cv2
 import numpy as np
 
-from . import describe, features, gate, locate
+from . import describe, differ, features, gate, locate
 from .index import CELLS, Snapshot
 
 MAX_HAMMING = 56                 # bits: descriptors further apart are not the same point
@@ -45,17 +45,7 @@ MIN_SPREAD = 0.12                # inliers must span this share of the card's ar
 REFINE_FEATURES = 1500          # features of the photo straightened through a first homography ...
 REFINE_RADIUS = 12.0             # ... that count when this close (card px) to where the reference has one ...
 REFINE_PX = 3.0                  # ... and fit the refined homography to within this (card px)
-DIFFER = 0.10                    # flattened references differing by this much differ there
-SHIFT = 3                        # px (of a CARD_W-wide card) the aligned photo may be off
-EDGE = 4                         # px at the reference's edge not compared (the two cuts differ there)
-CORNER = 14                      # px square at each corner not compared (a rounded corner: the table)
-ONTO_STEPS = 40                  # ECC iterations laying one reference onto another at half size (``_onto``),
-ONTO_FINE_STEPS = 8              # ... then at full size ...
-ONTO_PX = 12                     # ... which may move a corner this far (card px); references further apart
-                                 # are not two straightenings of one picture
 NO_PAIRS = (np.zeros(0, np.int64), np.zeros(0, np.float32))  # no correspondences
-_UPRIGHT = np.eye(3)                                        # a reference as it is ...
-_TURNED = np.array([[-1, 0, locate.CARD_W], [0, -1, locate.CARD_H], [0, 0, 1]], np.float64)  # ... turned half round
 
 
 @dataclass
@@ -68,6 +58,7 @@ class Match:
     dense: float = 0.0               # correlation of the aligned pixels, less what all cards show (−1 … 1)
     excess: float = 0.0              # inliers beyond those of a typical other card (``recognize``)
     margin: float | None = None      # lead over a card that verified as well (see ``tell_apart``)
+    agree: float | None = None       # lead over its print's cards where its twins differ (``differ.lead``)
     seen: np.ndarray | None = None   # the photo through ``H``, flattened at THUMB size
     shown: np.ndarray | None = None  # the pixels of ``seen`` not clipped white (``describe.shown``; None: all)
     spread: float = 0.0              # the share of the card's area its inliers span
@@ -322,10 +313,6 @@ def compare(snap: Snapshot, m: Match, mean: np.ndarray | None = None) -> float:
     return float(describe.zn(seen) @ describe.zn(ref))
 
 
-def _soft(gray: np.ndarray) -> np.ndarray:
-    return cv2.GaussianBlur(describe.flatten(gray), (0, 0), 1.5)
-
-
 def _plausible(H: np.ndarray, shape: tuple[int, int]) -> bool:
     """Whether the card's outline through ``H`` could be a card lying in the photo."""
     corners = cv2.perspectiveTransform(locate.CANON[None], H)[0]
@@ -343,72 +330,21 @@ def tell_apart(snap: Snapshot, a: Match, b: Match, gray: np.ndarray) -> float:
     """How much better ``a`` than ``b`` explains the photo where their references differ
     (difference of correlations, −2 … 2; 0 when the references do not differ at all).
 
-    ``b``'s reference is first laid onto ``a``'s (``_onto``): two references straightened
-    from photos are a few pixels apart, and unaligned they would differ everywhere, not just
-    where the title is. The region is then the bounding box of the pixels that differ (a
-    title, a number), leaving out the ``EDGE`` pixels along either reference's cut and the
-    thin lines a fraction of a pixel of misalignment leaves along sharp edges. Each card is
-    compared there through its own homography and through the other's, the better of the
-    two counting, allowing a shift of ``SHIFT`` pixels either way for what the homography is
-    off. (Through its own only, a twin whose homography was the poorer — fewer inliers, a
-    shadow over its half — lost where the photo showed its title.)"""
+    The region is the bounding box of the pixels that differ (a title, a number), ``b``'s
+    reference first laid onto ``a``'s (``differ.region``). Each card is compared there
+    through its own homography and through the other's, the better of the two counting,
+    allowing a shift of ``differ.SHIFT`` pixels either way for what the homography is off.
+    (Through its own only, a twin whose homography was the poorer — fewer inliers, a shadow
+    over its half — lost where the photo showed its title.)"""
     ra, rb = snap.reference(snap.ids[a.row]), snap.reference(snap.ids[b.row])
     if ra is None or rb is None:
         return 0.0
-    fa, fb = _soft(ra), _soft(rb)
-    W = _onto(fa, fb)
-    size = (fb.shape[1], fb.shape[0])
-    fb = cv2.warpPerspective(fb, W, size, flags=cv2.INTER_LINEAR | cv2.WARP_INVERSE_MAP,
-                             borderMode=cv2.BORDER_REPLICATE)
-    inside = np.zeros(fa.shape, np.uint8)            # where both references show the card, not their cut's edge
-    inside[EDGE:-EDGE, EDGE:-EDGE] = 1
-    for ys in (slice(0, CORNER), slice(-CORNER, None)):   # nor a rounded corner, where the table shows
-        for xs in (slice(0, CORNER), slice(-CORNER, None)):
-            inside[ys, xs] = 0
-    inside &= cv2.warpPerspective(inside, W, size, flags=cv2.INTER_NEAREST | cv2.WARP_INVERSE_MAP)
-    differ = (np.abs(fa - fb) > DIFFER).astype(np.uint8) & inside
-    differ = cv2.morphologyEx(differ, cv2.MORPH_OPEN, np.ones((3, 3), np.uint8))  # thin lines along strong edges:
-    differ = cv2.dilate(differ, np.ones((5, 5), np.uint8))                      # what the alignment left over
-    if differ.sum() < 40:
+    fa = differ.soft(ra)
+    W, fb, box = differ.region(fa, differ.soft(rb))
+    if box is None:
         return 0.0
-    x, y, w, h = cv2.boundingRect(differ)
-    m = SHIFT
-
-    seen = [_soft(locate.rectify(gray, H, margin=m))[y:y + h + 2 * m, x:x + w + 2 * m] for H in (a.H, b.H @ W)]
+    seen = [differ.seen(gray, H, box) for H in (a.H, b.H @ W)]
 
     def fit(ref: np.ndarray) -> float:
-        return max(float(cv2.matchTemplate(s, ref[y:y + h, x:x + w], cv2.TM_CCOEFF_NORMED).max()) for s in seen)
+        return max(differ.found(s, differ.crop(ref, box)) for s in seen)
     return fit(fa) - fit(fb)
-
-
-def _onto(fa: np.ndarray, fb: np.ndarray) -> np.ndarray:
-    """The homography taking ``fa``'s card coordinates to where ``fb`` (another reference,
-    flattened) shows the same: OpenCV's ECC alignment, started from the two references as
-    they are and from ``fb`` turned half round (a card taught from a photo may have been
-    straightened upside down), the better fit kept. The identity when neither converges
-    within ``ONTO_PX`` a corner of its start — those references are not two prints of one
-    picture, and are compared as they are."""
-    half = np.diag([0.5, 0.5, 1.0])                  # first at half size: 4 times faster
-    small = [cv2.resize(f, (f.shape[1] // 2, f.shape[0] // 2), interpolation=cv2.INTER_AREA) for f in (fa, fb)]
-    best, fit = np.eye(3), -1.0
-    for start in _UPRIGHT, _TURNED:
-        try:
-            r, W = cv2.findTransformECC(*small, (half @ start @ np.linalg.inv(half)).astype(np.float32),
-                                        cv2.MOTION_HOMOGRAPHY,
-                                        (cv2.TERM_CRITERIA_COUNT | cv2.TERM_CRITERIA_EPS, ONTO_STEPS, 1e-4), None, 1)
-        except cv2.error:
-            continue
-        W = np.linalg.inv(half) @ W.astype(np.float64) @ half
-        moved = (cv2.perspectiveTransform(locate.CANON[None], W)[0]
-                 - cv2.perspectiveTransform(locate.CANON[None], start)[0])
-        if np.all(np.isfinite(moved)) and np.abs(moved).max() <= ONTO_PX and r > fit:
-            best, fit = W, r
-    if fit < 0:
-        return best
-    try:                                             # and the last fraction of a pixel at full size
-        _, W = cv2.findTransformECC(fa, fb, best.astype(np.float32), cv2.MOTION_HOMOGRAPHY,
-                                    (cv2.TERM_CRITERIA_COUNT | cv2.TERM_CRITERIA_EPS, ONTO_FINE_STEPS, 1e-4), None, 1)
-    except cv2.error:
-        return best
-    return W.astype(np.float64) if np.all(np.isfinite(W)) else best
-

@@ -36,7 +36,7 @@ from dataclasses import dataclass, field
 import cv2
 import numpy as np
 
-from . import describe, features, gate, header, image, light, locate, match, title
+from . import describe, differ, features, gate, header, image, light, locate, match, title
 from .index import Index, Snapshot, cells
 
 ACCEPT = 0.5                     # confidence needed to name a card
@@ -62,7 +62,7 @@ OUTLINE_SIZE = (300, 420)        # ... at this size (px)
 WIDEN = 0.3                      # a last look straightens the first outline widened by this share a side,
 LAST_SHORTLIST = 3               # and verifies this many cards its words shortlist
 LOCAL_MEAN = 8                   # cards verified at least, for their mean picture to count
-LOOKALIKE = 0.6                  # thumbnails correlating this well: the same art (a twin) ...
+LOOKALIKE = differ.TWINS         # thumbnails correlating this well: the same art (a twin) ...
 LOOKALIKES = 4                   # ... and this many of them verified beside the best card
 RIVAL_SHARE = 0.5                # a second card with this share of the best inliers or dense score is a rival
 # Calibrated checks (bench/vision.py --calibrate, on held-out designs): each is a logistic
@@ -70,6 +70,7 @@ RIVAL_SHARE = 0.5                # a second card with this share of the best inl
 MIN_EXCESS, EXCESS_STEP = 20.0, 3.0
 MIN_DENSE, DENSE_STEP = 0.175, 0.03
 MIN_MARGIN, MARGIN_STEP = 0.08, 0.02
+MIN_AGREE, AGREE_STEP = 0.12, 0.015  # (not fitted by --calibrate: see ``_agreement``)
 IMAGE_BLUR_LIMIT = 0.002         # mean squared Laplacian of the whole photo (at FIND_SIDE), when no card was found
 BLUR_LIMIT = 0.005               # the same of the flattened card: below it, blame the blur
 
@@ -131,6 +132,8 @@ def confidence(m: match.Match) -> float:
     c = min(_step(m.excess, MIN_EXCESS, EXCESS_STEP), _step(m.dense, MIN_DENSE, DENSE_STEP))
     if m.margin is not None:
         c = min(c, _step(m.margin, MIN_MARGIN, MARGIN_STEP))
+    if m.agree is not None:
+        c = min(c, _step(m.agree, MIN_AGREE, AGREE_STEP))
     return c
 
 
@@ -266,6 +269,8 @@ def _recognize(gray: np.ndarray, bgr: np.ndarray, index: Snapshot, to_photo: flo
             reason = "too_blurry" if _sharpness(gray, outlines[0]) < BLUR_LIMIT else "no_confident_match"
             return Result(reason=reason, message=MESSAGES[reason], outlines=outlines[:2])
     best = _decide(index, checked, gray)
+    if confidence(best) >= ACCEPT:
+        best.agree = _agreement(index, best, gray)
     cands = [Candidate(index.ids[m.row], m.dense, confidence(m), m.inliers) for m in checked[:5]]
     H = best.H if best.H is not None else outlines[0]
     corners = cv2.perspectiveTransform(locate.CANON[None], H)[0] * to_photo
@@ -475,6 +480,18 @@ def _decide(index: Snapshot, checked: list[match.Match], gray: np.ndarray) -> ma
     checked.remove(best)
     checked.insert(0, best)
     return best
+
+
+def _agreement(index: Snapshot, m: match.Match, gray: np.ndarray) -> float | None:
+    """How much better the card ``m`` agrees with the photo than other cards of its print
+    do where its print's twins differ (``differ.lead``), or None when its print has no
+    twins enrolled: a card with its art and another title — its twin, not enrolled — agrees
+    with it everywhere else. ``MIN_AGREE`` lies below every lead of the named card on the
+    bench's photos of the four designs, far off and tilted too (0.17 and more), and above
+    those of most cards with its art and another title (0.19 at most, 80 % below it)."""
+    box, others = index.differ_others(m.row)
+    ref = index.reference(index.ids[m.row]) if box is not None and others else None
+    return None if ref is None else differ.lead(gray, m.H, ref, box, others)
 
 
 def _sharpness(gray: np.ndarray, H: np.ndarray) -> float:

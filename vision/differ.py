@@ -1,0 +1,198 @@
+"""Where cards with the same art differ — the title, a number — and whether a photo agrees
+with a card there.
+
+Two enrolled cards with the same art (twins) are told apart where their references differ
+(``match.tell_apart``, with ``region``). That place also tells an enrolled card from a card
+that is *not* enrolled but has its art — the other twin, a reprint under another name: its
+features and its picture agree with the enrolled card nearly everywhere, and the scanner
+named it for the enrolled card (28 photos in 30 on the bench's lattice design). Where the
+twins of a print differ is learned from those enrolled when the index is written
+(``learn``): the box around what differs, the median over a few pairs, and a few other
+cards of the print as they look there (its titles in general: the band, the font). A named
+card must agree with the photo there clearly better than those others do (``lead``): its
+own title, not just any title of its game. A print with no twins enrolled has no such box,
+and nothing is checked.
+"""
+from __future__ import annotations
+
+from collections.abc import Callable
+
+import cv2
+import numpy as np
+
+from . import describe, locate
+
+TWINS = 0.6                      # thumbnails correlating this well show the same art (``recognize.LOOKALIKE``)
+DIFFER = 0.10                    # flattened references differing by this much differ there
+SHIFT = 3                        # px (of a CARD_W-wide card) the aligned photo may be off
+EDGE = 4                         # px at the reference's edge not compared (the two cuts differ there)
+CORNER = 14                      # px square at each corner not compared (a rounded corner: the table)
+ONTO_STEPS = 40                  # ECC iterations laying one reference onto another at half size (``onto``),
+ONTO_FINE_STEPS = 8              # ... then at full size ...
+ONTO_PX = 12                     # ... which may move a corner this far (card px); references further apart
+                                 # are not two straightenings of one picture
+LEARN_CARDS = 1500               # twins are looked for among this many cards of a print at most ...
+LEARN_PAIRS = 8                  # ... and where they differ learned from this many pairs, the most alike
+OTHERS = 12                      # cards of the print whose look at that place is kept, to compare with,
+PAD = 28                         # px around a place that its softening depends on (3 σ of flatten's blur)
+MIN_OTHERS = 4                   # ... and with fewer than this many (besides the twins) nothing is checked
+_UPRIGHT = np.eye(3)                                        # a reference as it is ...
+_TURNED = np.array([[-1, 0, locate.CARD_W], [0, -1, locate.CARD_H], [0, 0, 1]], np.float64)  # ... turned half round
+
+
+def soft(gray: np.ndarray) -> np.ndarray:
+    """The card's ink without its light, softened (what is compared where cards differ)."""
+    return cv2.GaussianBlur(describe.flatten(gray), (0, 0), 1.5)
+
+
+Box = tuple[int, int, int, int]     # x, y, w, h on the card (CARD_W × CARD_H)
+
+
+def region(fa: np.ndarray, fb: np.ndarray) -> tuple[np.ndarray, np.ndarray, Box | None]:
+    """Where the references ``fa`` and ``fb`` (``soft``) differ: the homography ``W``
+    laying ``fb`` onto ``fa`` (``onto``: two references straightened from photos are a few
+    pixels apart, and unaligned they would differ everywhere, not just where the title is),
+    ``fb`` laid so, and the bounding box of the pixels that differ then — a title, a number
+    —, or None when they do not differ. Left out: the ``EDGE`` pixels along either reference's cut,
+    the rounded corners (``CORNER``: the table shows there in a photo) and the thin lines a
+    fraction of a pixel of misalignment leaves along sharp edges."""
+    W = onto(fa, fb)
+    size = (fb.shape[1], fb.shape[0])
+    fb = cv2.warpPerspective(fb, W, size, flags=cv2.INTER_LINEAR | cv2.WARP_INVERSE_MAP,
+                             borderMode=cv2.BORDER_REPLICATE)
+    inside = np.zeros(fa.shape, np.uint8)            # where both references show the card, not their cut's edge
+    inside[EDGE:-EDGE, EDGE:-EDGE] = 1
+    for ys in (slice(0, CORNER), slice(-CORNER, None)):   # nor a rounded corner, where the table shows
+        for xs in (slice(0, CORNER), slice(-CORNER, None)):
+            inside[ys, xs] = 0
+    inside &= cv2.warpPerspective(inside, W, size, flags=cv2.INTER_NEAREST | cv2.WARP_INVERSE_MAP)
+    differ = (np.abs(fa - fb) > DIFFER).astype(np.uint8) & inside
+    differ = cv2.morphologyEx(differ, cv2.MORPH_OPEN, np.ones((3, 3), np.uint8))  # thin lines along strong edges:
+    differ = cv2.dilate(differ, np.ones((5, 5), np.uint8))                      # what the alignment left over
+    if differ.sum() < 40:
+        return W, fb, None
+    x, y, w, h = cv2.boundingRect(differ)
+    return W, fb, (x, y, w, h)
+
+
+def seen(gray: np.ndarray, H: np.ndarray, box: Box) -> np.ndarray:
+    """The photo straightened through ``H`` (a card's homography), ``soft``, in ``box`` and
+    ``SHIFT`` pixels around it (the homography may be that far off): what ``found`` looks in."""
+    return soft_around(locate.rectify(gray, H, margin=SHIFT), box, SHIFT)
+
+
+def soft_around(f: np.ndarray, box: Box, margin: int = 0) -> np.ndarray:
+    """``soft`` of the card picture ``f`` (with ``margin`` px more on every side) in ``box``
+    and ``margin`` around it, worked out on a window only ``PAD`` px wider (what softening
+    there depends on; a fifth of the time of the whole card, the same to 1 %)."""
+    x, y, w, h = box
+    x0, y0 = max(0, x - PAD), max(0, y - PAD)
+    x1, y1 = min(f.shape[1], x + w + 2 * margin + PAD), min(f.shape[0], y + h + 2 * margin + PAD)
+    window = cv2.GaussianBlur(describe.flatten(f[y0:y1, x0:x1], card_width=f.shape[1]), (0, 0), 1.5)
+    return window[y - y0:y - y0 + h + 2 * margin, x - x0:x - x0 + w + 2 * margin]
+
+
+def crop(f: np.ndarray, box: Box) -> np.ndarray:
+    x, y, w, h = box
+    return f[y:y + h, x:x + w]
+
+
+def found(there: np.ndarray, look: np.ndarray) -> float:
+    """How well ``look`` (a card ``soft`` in a box) is found in ``there`` (``seen`` in that
+    box), ``SHIFT`` pixels either way (normalised correlation, −1 … 1)."""
+    return float(cv2.matchTemplate(there, look, cv2.TM_CCOEFF_NORMED).max())
+
+
+def onto(fa: np.ndarray, fb: np.ndarray) -> np.ndarray:
+    """The homography taking ``fa``'s card coordinates to where ``fb`` (another reference,
+    flattened) shows the same: OpenCV's ECC alignment, started from the two references as
+    they are and from ``fb`` turned half round (a card taught from a photo may have been
+    straightened upside down), the better fit kept. The identity when neither converges
+    within ``ONTO_PX`` a corner of its start — those references are not two prints of one
+    picture, and are compared as they are."""
+    half = np.diag([0.5, 0.5, 1.0])                  # first at half size: 4 times faster
+    small = [cv2.resize(f, (f.shape[1] // 2, f.shape[0] // 2), interpolation=cv2.INTER_AREA) for f in (fa, fb)]
+    best, fit = np.eye(3), -1.0
+    for start in _UPRIGHT, _TURNED:
+        try:
+            r, W = cv2.findTransformECC(*small, (half @ start @ np.linalg.inv(half)).astype(np.float32),
+                                        cv2.MOTION_HOMOGRAPHY,
+                                        (cv2.TERM_CRITERIA_COUNT | cv2.TERM_CRITERIA_EPS, ONTO_STEPS, 1e-4), None, 1)
+        except cv2.error:
+            continue
+        W = np.linalg.inv(half) @ W.astype(np.float64) @ half
+        moved = (cv2.perspectiveTransform(locate.CANON[None], W)[0]
+                 - cv2.perspectiveTransform(locate.CANON[None], start)[0])
+        if np.all(np.isfinite(moved)) and np.abs(moved).max() <= ONTO_PX and r > fit:
+            best, fit = W, r
+    if fit < 0:
+        return best
+    try:                                             # and the last fraction of a pixel at full size
+        _, W = cv2.findTransformECC(fa, fb, best.astype(np.float32), cv2.MOTION_HOMOGRAPHY,
+                                    (cv2.TERM_CRITERIA_COUNT | cv2.TERM_CRITERIA_EPS, ONTO_FINE_STEPS, 1e-4), None, 1)
+    except cv2.error:
+        return best
+    return W.astype(np.float64) if np.all(np.isfinite(W)) else best
+
+
+def learn(coarse: np.ndarray, group: np.ndarray, reference: Callable[[int], np.ndarray | None]) -> dict:
+    """For each print (``group``), where its twins differ and how other cards look there,
+    for ``lead``: ``differ_box`` (prints × 4: x, y, w, h; w = 0 when the print has no
+    twins enrolled, or fewer than ``MIN_OTHERS`` other cards), ``differ_rows`` (prints × ``OTHERS``, −1 where there are fewer) and
+    ``differ_looks`` (those cards ``soft`` in the box, padded to the largest box).
+
+    Twins are the pairs of a print's cards (the first ``LEARN_CARDS``) whose thumbnails
+    (``coarse``: unit rows, their print's mean taken out) correlate at ``TWINS``; the box is
+    the median of the ``LEARN_PAIRS`` most alike pairs' boxes (``region``), so that a pair
+    whose references differ more widely (one taught from a blurred photo) does not stretch
+    it. ``reference(row)``: the stored reference image of a card."""
+    prints = int(group.max()) + 1 if len(group) else 0
+    boxes = np.zeros((prints, 4), np.int32)
+    rows = np.full((prints, OTHERS), -1, np.int64)
+    soft_refs: dict[int, np.ndarray] = {}
+
+    def softened(row: int) -> np.ndarray | None:
+        if row not in soft_refs:
+            gray = reference(row)
+            soft_refs[row] = None if gray is None else soft(gray)
+        return soft_refs[row]
+
+    for g in range(prints):
+        members = np.flatnonzero(group == g)[:LEARN_CARDS]
+        alike = coarse[members] @ coarse[members].T
+        i, j = np.nonzero(np.triu(alike >= TWINS, k=1))
+        found = []
+        for k in np.argsort(-alike[i, j], kind="stable")[:LEARN_PAIRS]:
+            fa, fb = softened(int(members[i[k]])), softened(int(members[j[k]]))
+            if fa is not None and fb is not None:
+                box = region(fa, fb)[2]
+                if box is not None:
+                    found.append(box)
+        twins = set(members[i].tolist()) | set(members[j].tolist())
+        others = [int(r) for r in members if int(r) not in twins]
+        if not found or len(others) < MIN_OTHERS:
+            continue
+        boxes[g] = np.median(np.array(found), axis=0).astype(np.int32)
+        rows[g, :min(OTHERS, len(others))] = [others[k] for k in
+                                              np.linspace(0, len(others) - 1, min(OTHERS, len(others))).astype(int)]
+    h, w = int(boxes[:, 3].max(initial=0)), int(boxes[:, 2].max(initial=0))
+    looks = np.zeros((prints, OTHERS, h, w), np.float16)
+    for g in range(prints):
+        x, y, bw, bh = (int(v) for v in boxes[g])
+        for k, row in enumerate(rows[g]):
+            f = softened(int(row)) if row >= 0 else None
+            if f is not None:
+                looks[g, k, :bh, :bw] = crop(f, (x, y, bw, bh))
+            else:
+                rows[g, k] = -1   # none, or its picture is gone
+    return {"differ_box": boxes, "differ_rows": rows, "differ_looks": looks}
+
+
+def lead(gray: np.ndarray, H: np.ndarray, ref: np.ndarray, box: Box, others: list[np.ndarray]) -> float:
+    """How much better the card whose stored reference is ``ref`` agrees with the photo seen
+    through ``H`` in ``box`` than ``others`` (other cards of its print there, ``soft``) do on
+    average: 0.17–0.6 for the card itself on the bench's photos, below 0.12 for 4 in 5
+    cards with its art and another title."""
+    there = seen(gray, H, box)
+    theirs = [found(there, look) for look in others]
+    return found(there, soft_around(ref, box)) - float(np.mean(theirs)) if theirs else 0.0
