@@ -611,6 +611,33 @@ def test_where_twins_differ_is_learned_when_the_index_is_written(design_indexes,
     assert result.card_id == cards[5].id
 
 
+def test_where_twins_differ_is_compared_only_with_cards_that_show_something_there():
+    """``differ.learn`` on a made-up print: two twins that differ in a band at the top, six
+    cards plain there (another game's cards among them, say) and six textured. The box is
+    the band; the plain cards are not kept to compare with (a plain picture "matches"
+    anything, and the card named would lose to them), and a card plain there is not judged
+    by that place at all (``differ.lead`` answers None)."""
+    rng = np.random.default_rng(7)
+
+    def noise() -> np.ndarray:
+        return cv2.GaussianBlur(rng.integers(0, 256, (locate.CARD_H, locate.CARD_W), dtype=np.uint8), (0, 0), 1.2)
+    first = noise()
+    second = first.copy()
+    second[30:60, 60:180] = noise()[30:60, 60:180]           # the title: where the twins differ
+    plain = [np.full((locate.CARD_H, locate.CARD_W), 140, np.uint8) for _ in range(6)]
+    pictures = [first, second, *plain, *(noise() for _ in range(6))]
+    coarse = np.eye(len(pictures), dtype=np.float32)          # thumbnails unlike each other ...
+    coarse[1] = coarse[0]                                     # ... but the twins'
+    learned = differ.learn(coarse, np.zeros(len(pictures), np.int64), lambda row: pictures[row])
+    x, y, w, h = learned["differ_box"][0]
+    assert abs(x - 60) <= 4 and abs(y - 30) <= 4 and abs(w - 120) <= 8 and abs(h - 30) <= 8, (x, y, w, h)
+    assert sorted(learned["differ_rows"][0][learned["differ_rows"][0] >= 0]) == list(range(8, 14))
+    others = [look[:h, :w].astype(np.float32) for look in learned["differ_looks"][0][:6]]
+    identity = np.eye(3)
+    assert differ.lead(first, identity, plain[0], (x, y, w, h), others) is None
+    assert differ.lead(first, identity, first, (x, y, w, h), others) > 0.5
+
+
 def _printed_index(tmp_path, design, cards=None) -> Index:
     """An index (kept under ``tmp_path``) of ``cards`` of ``design``, by default
     ``cd.deck(design, 40, seed=5)``, enrolled from their printed faces."""

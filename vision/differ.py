@@ -36,6 +36,7 @@ LEARN_PAIRS = 8                  # ... and where they differ learned from this m
 OTHERS = 12                      # cards of the print whose look at that place is kept, to compare with,
 PAD = 28                         # px around a place that its softening depends on (3 σ of flatten's blur)
 MIN_OTHERS = 4                   # ... and with fewer than this many (besides the twins) nothing is checked
+FLAT = 0.02                      # a card this plain there (std of ``soft``) shows nothing there to compare
 _UPRIGHT = np.eye(3)                                        # a reference as it is ...
 _TURNED = np.array([[-1, 0, locate.CARD_W], [0, -1, locate.CARD_H], [0, 0, 1]], np.float64)  # ... turned half round
 
@@ -138,8 +139,10 @@ def onto(fa: np.ndarray, fb: np.ndarray) -> np.ndarray:
 def learn(coarse: np.ndarray, group: np.ndarray, reference: Callable[[int], np.ndarray | None]) -> dict:
     """For each print (``group``), where its twins differ and how other cards look there,
     for ``lead``: ``differ_box`` (prints × 4: x, y, w, h; w = 0 when the print has no
-    twins enrolled, or fewer than ``MIN_OTHERS`` other cards), ``differ_rows`` (prints × ``OTHERS``, −1 where there are fewer) and
-    ``differ_looks`` (those cards ``soft`` in the box, padded to the largest box).
+    twins enrolled, or fewer than ``MIN_OTHERS`` other cards not ``FLAT`` there — a plain
+    picture "matches" anything), ``differ_rows`` (prints × ``OTHERS``: those cards, −1
+    where there are fewer) and ``differ_looks`` (them ``soft`` in the box, padded to the
+    largest box).
 
     Twins are the pairs of a print's cards (the first ``LEARN_CARDS``) whose thumbnails
     (``coarse``: unit rows, their print's mean taken out) correlate at ``TWINS``; the box is
@@ -149,7 +152,8 @@ def learn(coarse: np.ndarray, group: np.ndarray, reference: Callable[[int], np.n
     prints = int(group.max()) + 1 if len(group) else 0
     boxes = np.zeros((prints, 4), np.int32)
     rows = np.full((prints, OTHERS), -1, np.int64)
-    soft_refs: dict[int, np.ndarray] = {}
+    soft_refs: dict[int, np.ndarray | None] = {}
+    looks: dict[int, list[np.ndarray]] = {}
 
     def softened(row: int) -> np.ndarray | None:
         if row not in soft_refs:
@@ -168,31 +172,39 @@ def learn(coarse: np.ndarray, group: np.ndarray, reference: Callable[[int], np.n
                 box = region(fa, fb)[2]
                 if box is not None:
                     found.append(box)
+        if not found:
+            continue
+        box = tuple(int(v) for v in np.median(np.array(found), axis=0))
         twins = set(members[i].tolist()) | set(members[j].tolist())
         others = [int(r) for r in members if int(r) not in twins]
-        if not found or len(others) < MIN_OTHERS:
-            continue
-        boxes[g] = np.median(np.array(found), axis=0).astype(np.int32)
-        rows[g, :min(OTHERS, len(others))] = [others[k] for k in
-                                              np.linspace(0, len(others) - 1, min(OTHERS, len(others))).astype(int)]
+        picked: list[tuple[int, np.ndarray]] = []
+        spread = np.linspace(0, len(others) - 1, min(OTHERS, len(others))).astype(int).tolist()
+        for k in dict.fromkeys(spread + list(range(len(others)))):  # spread over the print, then any
+            f = softened(others[k])          # each with its picture there, unless it is plain there
+            if f is not None and float(crop(f, box).std()) >= FLAT:
+                picked.append((others[k], crop(f, box)))
+            if len(picked) == OTHERS:
+                break
+        if len(picked) >= MIN_OTHERS:
+            boxes[g] = box
+            rows[g, :len(picked)] = [row for row, _ in picked]
+            looks[g] = [look for _, look in picked]
     h, w = int(boxes[:, 3].max(initial=0)), int(boxes[:, 2].max(initial=0))
-    looks = np.zeros((prints, OTHERS, h, w), np.float16)
-    for g in range(prints):
-        x, y, bw, bh = (int(v) for v in boxes[g])
-        for k, row in enumerate(rows[g]):
-            f = softened(int(row)) if row >= 0 else None
-            if f is not None:
-                looks[g, k, :bh, :bw] = crop(f, (x, y, bw, bh))
-            else:
-                rows[g, k] = -1   # none, or its picture is gone
-    return {"differ_box": boxes, "differ_rows": rows, "differ_looks": looks}
+    padded = np.zeros((prints, OTHERS, h, w), np.float16)
+    for g, kept in looks.items():
+        for k, look in enumerate(kept):
+            padded[g, k, :look.shape[0], :look.shape[1]] = look
+    return {"differ_box": boxes, "differ_rows": rows, "differ_looks": padded}
 
 
-def lead(gray: np.ndarray, H: np.ndarray, ref: np.ndarray, box: Box, others: list[np.ndarray]) -> float:
+def lead(gray: np.ndarray, H: np.ndarray, ref: np.ndarray, box: Box, others: list[np.ndarray]) -> float | None:
     """How much better the card whose stored reference is ``ref`` agrees with the photo seen
     through ``H`` in ``box`` than ``others`` (other cards of its print there, ``soft``) do on
     average: 0.17–0.6 for the card itself on the bench's photos, below 0.12 for 4 in 5
-    cards with its art and another title."""
+    cards with its art and another title. None when the card is plain there (a constant
+    picture "matches" anything)."""
+    mine = soft_around(ref, box)
+    if not others or float(mine.std()) < FLAT:
+        return None                  # plain there (another game's card in a mixed print): nothing to say
     there = seen(gray, H, box)
-    theirs = [found(there, look) for look in others]
-    return found(there, soft_around(ref, box)) - float(np.mean(theirs)) if theirs else 0.0
+    return found(there, mine) - float(np.mean([found(there, look) for look in others]))
