@@ -5,7 +5,7 @@ Two enrolled cards with the same art (twins) are told apart where their referenc
 (``match.tell_apart``, with ``region``). That place also tells an enrolled card from a card
 that is *not* enrolled but has its art — the other twin, a reprint under another name: its
 features and its picture agree with the enrolled card nearly everywhere, and the scanner
-named it for the enrolled card (28 photos in 30 on the bench's lattice design). Where the
+named it for the enrolled card (89 photos in 90: ``bench/vision.py --twin-strangers``). Where the
 twins of a print differ is learned from those enrolled when the index is written
 (``learn``): the box around what differs, the median over a few pairs, and a few other
 cards of the print as they look there (its titles in general: the band, the font). A named
@@ -34,19 +34,17 @@ ONTO_PX = 12                     # ... which may move a corner this far (card px
 LEARN_CARDS = 1500               # twins are looked for among this many cards of a print at most ...
 LEARN_PAIRS = 8                  # ... and where they differ learned from this many pairs, the most alike
 OTHERS = 12                      # cards of the print whose look at that place is kept, to compare with,
-PAD = 28                         # px around a place that its softening depends on (3 σ of flatten's blur)
 MIN_OTHERS = 4                   # ... and with fewer than this many (besides the twins) nothing is checked
 FLAT = 0.02                      # a card this plain there (std of ``soft``) shows nothing there to compare
+PAD = 28                         # px around a place that its softening depends on (3 σ of flatten's blur)
 _UPRIGHT = np.eye(3)                                        # a reference as it is ...
 _TURNED = np.array([[-1, 0, locate.CARD_W], [0, -1, locate.CARD_H], [0, 0, 1]], np.float64)  # ... turned half round
+Box = tuple[int, int, int, int]  # x, y, w, h on the card (CARD_W × CARD_H)
 
 
 def soft(gray: np.ndarray) -> np.ndarray:
     """The card's ink without its light, softened (what is compared where cards differ)."""
     return cv2.GaussianBlur(describe.flatten(gray), (0, 0), 1.5)
-
-
-Box = tuple[int, int, int, int]     # x, y, w, h on the card (CARD_W × CARD_H)
 
 
 def region(fa: np.ndarray, fb: np.ndarray) -> tuple[np.ndarray, np.ndarray, Box | None]:

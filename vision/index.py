@@ -100,7 +100,10 @@ class Snapshot:
     frame, with cards of several designs each design's — counted among that design's cards,
     not all, so that a game with a few hundred cards among thousands keeps its frame — and
     with few cards nothing. Likewise ``means`` and ``thumb_means``, each print's mean
-    pictures, are subtracted before a card's picture is compared.
+    pictures, are subtracted before a card's picture is compared. And where each print's
+    twins differ, with other cards' look there (``differ.learn``, from the stored
+    references when the file is written; absent from files written before it was, which
+    load as they are and check nothing there).
     The tables are stored compactly (``derive``); here they are only unpacked.
     """
 

@@ -19,11 +19,13 @@ printed: what all enrolled cards share is learned from them and left out (``inde
 The confidence is the weakest of three calibrated checks (``confidence``): enough inliers
 beyond those of a typical other shortlisted card (the frame and the rules-text font let any
 card of a game line up with any other a little), enough agreement of the aligned pixels
-and, when another card verified as well, a clear lead where the two differ. Below
-``ACCEPT`` the answer is "unknown card" with the reason and the suggestions — unless the
-title, read when the images leave doubt (``title``), names the card. The thresholds are
-fitted by ``bench/vision.py --calibrate`` on card designs that the benchmark's report does
-not include (see docs/vision.md).
+and, when another card verified as well, a clear lead where the two differ — and, for a
+card about to be named whose print has twins enrolled, a fourth: it agrees with the photo
+where those twins differ (``_agreement``), so that a card with its art and another title
+is not named for it. Below ``ACCEPT`` the answer is "unknown card" with the reason and the
+suggestions — unless the title, read when the images leave doubt (``title``), names the
+card. The three thresholds are fitted by ``bench/vision.py --calibrate`` on card designs
+that the benchmark's report does not include (see docs/vision.md).
 """
 from __future__ import annotations
 
@@ -488,7 +490,7 @@ def _agreement(index: Snapshot, m: match.Match, gray: np.ndarray) -> float | Non
     twins enrolled: a card with its art and another title — its twin, not enrolled — agrees
     with it everywhere else. ``MIN_AGREE`` lies below every lead of the named card on the
     bench's photos of the four designs, far off and tilted too (0.17 and more), and above
-    those of most cards with its art and another title (0.19 at most, 80 % below it)."""
+    those of most cards with its art and another title (−0.44 to 0.35, 65 of 81 below it)."""
     box, others = index.differ_others(m.row)
     ref = index.reference(index.ids[m.row]) if box is not None and others else None
     return None if ref is None else differ.lead(gray, m.H, ref, box, others)
