@@ -576,7 +576,7 @@ def _twin(card: cp.Card, k: int) -> cp.Card:
 def test_a_card_with_an_enrolled_cards_art_and_another_title_is_not_named_for_it(design_indexes, design,
                                                                                 monkeypatch):
     """The twin of an enrolled card, itself not enrolled, agrees with it everywhere but in
-    the title: it was named for it (the bench: 81 photos of 90). Where the print's twins
+    the title: it was named for it (the bench: 89 photos of 90). Where the print's twins
     differ is learned from the two pairs enrolled (``differ.learn``), and there the named
     card must agree with the photo clearly better than other cards of its print do
     (``differ.lead``): the enrolled card is only suggested. Its own photos are still named

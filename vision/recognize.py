@@ -490,7 +490,9 @@ def _agreement(index: Snapshot, m: match.Match, gray: np.ndarray) -> float | Non
     twins enrolled: a card with its art and another title — its twin, not enrolled — agrees
     with it everywhere else. ``MIN_AGREE`` lies below every lead of the named card on the
     bench's photos of the four designs, far off and tilted too (0.17 and more), and above
-    those of most cards with its art and another title (−0.44 to 0.35, 65 of 81 below it)."""
+    those of most cards with its art and another title (−0.44 to 0.35, 65 of 81 below it);
+    on the calibration designs, not looked at when it was set, 2 hard photos of 480 led
+    less and no such card of 60 more."""
     box, others = index.differ_others(m.row)
     ref = index.reference(index.ids[m.row]) if box is not None and others else None
     return None if ref is None else differ.lead(gray, m.H, ref, box, others)
