@@ -143,8 +143,8 @@ class Snapshot:
         """Where the twins of card ``row``'s print differ, and how other cards of that print
         (not ``row``) look there (``differ.learn``); (None, []) when its print has no twins."""
         g = self.group[row]
-        x, y, w, h = (int(v) for v in self.differ_box[g]) if g < len(self.differ_box) else (0, 0, 0, 0)
-        if not w or self.differ_rows is None:
+        x, y, w, h = (int(v) for v in self.differ_box[g])  # all 0 in a file written before it was learned
+        if not w:
             return None, []
         return (x, y, w, h), [self.differ_looks[g, k, :h, :w].astype(np.float32)
                               for k, other in enumerate(self.differ_rows[g]) if other >= 0 and other != row]
