@@ -10,7 +10,8 @@
    words* too (``placed_correspondences``): glyphs of the rules text are in every card, but
    not at the same place. ``coarse_shortlist``
    adds the cards whose thumbnail is most like the straightened outlines': art of large
-   flat shapes has few corners but a distinctive picture.
+   flat shapes has few corners but a distinctive picture. ``consistent_shortlist`` takes,
+   of a longer list by votes, the cards whose pairs one homography fits best.
 3. ``align``: for one shortlisted card, its features matched to the photo's give a
    homography (MAGSAC++); the *inliers* — features that land where that card has them —
    count once the card's outline through it is a plausible card (convex, not too small,
@@ -45,7 +46,7 @@ MIN_SPREAD = 0.12                # inliers must span this share of the card's ar
 REFINE_FEATURES = 1500          # features of the photo straightened through a first homography ...
 REFINE_RADIUS = 12.0             # ... that count when this close (card px) to where the reference has one ...
 REFINE_PX = 3.0                  # ... and fit the refined homography to within this (card px)
-NO_PAIRS = (np.zeros(0, np.int64), np.zeros(0, np.float32))  # no correspondences
+NO_PAIRS = (np.zeros(0, np.int64), np.zeros(0, np.float32), np.zeros(0, np.int64))  # no correspondences
 
 
 @dataclass
@@ -64,28 +65,33 @@ class Match:
     spread: float = 0.0              # the share of the card's area its inliers span
 
 
-def correspondences(snap: Snapshot, desc: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+#: Correspondences: enrolled features (their numbers, with repeats), each pair's weight, and
+#: the photo features (rows of the descriptors looked up) they pair with.
+Pairs = tuple[np.ndarray, np.ndarray, np.ndarray]
+
+
+def correspondences(snap: Snapshot, desc: np.ndarray) -> Pairs:
     """Enrolled features that share a word with a photo feature and are within
-    ``MAX_HAMMING`` bits of it (their numbers, with repeats), and each such pair's weight:
-    the word's rarity times how alike the two descriptors are (``_look_up``)."""
+    ``MAX_HAMMING`` bits of it, each such pair weighed by the word's rarity times how alike
+    the two descriptors are (``_look_up``)."""
     return _look_up(snap, desc, features.words(desc, snap.bits), snap.tables)
 
 
-def placed_correspondences(snap: Snapshot, desc: np.ndarray, where: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+def placed_correspondences(snap: Snapshot, desc: np.ndarray, where: np.ndarray) -> Pairs:
     """Like ``correspondences``, for features of a straightened outline at the cells ``where``
     (``index.cells``): only enrolled features with the same word *at the same place* count."""
     keys = features.words(desc, snap.bits) * CELLS[0] * CELLS[1] + where[None, :]
     return _look_up(snap, desc, keys, snap.placed)
 
 
-def _look_up(snap: Snapshot, desc: np.ndarray, keys: np.ndarray, tables) -> tuple[np.ndarray, np.ndarray]:
+def _look_up(snap: Snapshot, desc: np.ndarray, keys: np.ndarray, tables) -> Pairs:
     """The enrolled features filed under the photo features' ``keys`` in each of ``tables``
     (``index._unpack``: runs of one key) and near enough to them in bits, each weighed by
     its word's rarity and by (1 − distance / ``MAX_HAMMING``)²: a blurred photo finds chance
     partners for any card's features at 40–55 bits, its own card's at fewer; counting close
     pairs more put the photographed card among the first six twice as often where the
     art is sparse (bench/vision.py, split design)."""
-    def one(t: int) -> tuple[np.ndarray, np.ndarray]:
+    def one(t: int) -> Pairs:
         run_keys, starts, counts, gids, idf = tables[t]
         if not len(run_keys):
             return NO_PAIRS
@@ -97,15 +103,15 @@ def _look_up(snap: Snapshot, desc: np.ndarray, keys: np.ndarray, tables) -> tupl
         if not total:
             return NO_PAIRS
         at = np.repeat(starts[run], n) + np.arange(total) - np.repeat(np.cumsum(n) - n, n)
-        g = gids[at]
-        ham = features.hamming(snap.descriptors[g], desc[np.repeat(asked, n)])
+        g, photo = gids[at], np.repeat(asked, n)
+        ham = features.hamming(snap.descriptors[g], desc[photo])
         ok = ham < MAX_HAMMING
-        return g[ok], np.repeat(idf[run], n)[ok] * (1 - ham[ok] / MAX_HAMMING) ** 2
+        return g[ok], np.repeat(idf[run], n)[ok] * (1 - ham[ok] / MAX_HAMMING) ** 2, photo[ok]
 
     pairs = gate.share(one, list(range(len(tables))))  # the tables shared by two threads
     if not pairs:
         return NO_PAIRS
-    return np.concatenate([g for g, _ in pairs]), np.concatenate([w for _, w in pairs])
+    return tuple(np.concatenate(part) for part in zip(*pairs))
 
 
 def _search_sorted(haystack: np.ndarray, needles: np.ndarray) -> np.ndarray:
@@ -117,8 +123,9 @@ def _search_sorted(haystack: np.ndarray, needles: np.ndarray) -> np.ndarray:
     return pos
 
 
-def shortlist(snap: Snapshot, g: np.ndarray, weight: np.ndarray, size: int = SHORTLIST) -> list[Match]:
+def shortlist(snap: Snapshot, pairs: Pairs, size: int = SHORTLIST) -> list[Match]:
     """The cards whose features found the rarest partners, best first."""
+    g, weight, _ = pairs
     keep = ~snap.common[g]
     g, weight = g[keep], weight[keep]
     if not len(g):
@@ -130,6 +137,52 @@ def shortlist(snap: Snapshot, g: np.ndarray, weight: np.ndarray, size: int = SHO
     votes /= np.sqrt(np.maximum(snap.arrays["count"], 1))  # a card with more features has more chances
     top = np.argsort(-votes)[:size]
     return [Match(int(r), float(votes[r])) for r in top if votes[r] > 0]
+
+
+def consistent_shortlist(snap: Snapshot, pairs: Pairs, rows: list[int], pts: np.ndarray, shape: tuple[int, int],
+                         size: int) -> list[Match]:
+    """Of the cards ``rows`` (shortlisted by votes, long), the ``size`` whose ``pairs``
+    themselves agree best on where the card lies, best first: each card's pairs — every
+    partner a word found, not only the nearest — are fitted by one homography (MAGSAC++, and
+    PROSAC, the likeliest pairs first, when its outline is no card, as in ``align``), and
+    the card comes with it, and with as many inliers as its own features have among them
+    (at least ``MIN_PAIRS``). ``pts``: the photo features' places, in a photo of ``shape``.
+
+    Where the cards share their rules text's vocabulary and motifs, many cards collect as
+    many votes as the one photographed, which sits far down the list by votes (12th to 58th
+    on hard photos of the split design, glare over its art); but only its pairs fall where
+    one card's features would, and such a fit puts it first. A feature counts once however
+    many photo features it pairs with: the photo at several sizes describes the same point
+    two or three times. ``align`` pairs each feature with its nearest photo feature only:
+    with a word printed a dozen times in the photo the nearest is often another copy, and a
+    card found here may align through this homography alone."""
+    g, weight, photo = pairs
+    keep = ~snap.common[g] & np.isin(g // snap.per_card, rows)
+    pair, at = np.unique(g[keep] * len(pts) + photo[keep], return_inverse=True)  # each pair once, by feature
+    best = np.zeros(len(pair), np.float32)
+    np.maximum.at(best, at, weight[keep])            # weighed by its best word
+    g, photo = pair // len(pts), pair % len(pts)
+    cards, starts = np.unique(g // snap.per_card, return_index=True)
+
+    def fit(run: tuple[int, int, int]) -> Match | None:
+        row, a, b = run
+        if len(np.unique(g[a:b])) < MIN_PAIRS:
+            return None
+        order = a + np.argsort(-best[a:b], kind="stable")  # the likeliest first, for PROSAC
+        src, dst = snap.points[g[order]], pts[photo[order]]
+        H, mask = cv2.findHomography(src, dst, cv2.USAC_MAGSAC, RANSAC_PX, maxIters=RANSAC_ITERATIONS,
+                                     confidence=0.995)
+        if H is None or not _plausible(H, shape):
+            H, mask = cv2.findHomography(src, dst, cv2.USAC_PROSAC, RANSAC_PX, maxIters=RANSAC_ITERATIONS,
+                                         confidence=0.995)
+            if H is None or not _plausible(H, shape):
+                return None
+        own = np.unique(g[order][mask.ravel().astype(bool)])
+        if len(own) < MIN_PAIRS:
+            return None
+        return Match(int(row), 0.0, H=H, inliers=len(own), spread=_spread(snap.points[own]))
+    found = [m for m in gate.share(fit, list(zip(cards, starts, np.r_[starts[1:], len(g)]))) if m is not None]
+    return sorted(found, key=lambda m: -m.inliers)[:size]
 
 
 def coarse_shortlist(snap: Snapshot, views: list[np.ndarray], size: int = COARSE_SHORTLIST) -> list[Match]:
@@ -196,8 +249,9 @@ def align(snap: Snapshot, m: Match, photo: PhotoFeatures, gray: np.ndarray) -> M
     first, settled for a model that explains one corner of the card, or a degenerate one
     whose outline is no card, where MAGSAC++ found the whole card: bench/vision.py, lattice
     design.) When MAGSAC++'s model has some weight but its outline is no card — a blurred
-    card with few good pairs — PROSAC gives a second opinion. ``settle`` then checks it,
-    after looking again through it when asked."""
+    card with few good pairs — PROSAC gives a second opinion. A card that comes with a
+    homography already (``consistent_shortlist``) keeps it unless this one has more
+    inliers. ``settle`` then checks it, after looking again through it when asked."""
     g = _own_features(snap, m.row)
     if len(g) < MIN_PAIRS or len(photo) < MIN_PAIRS:
         return m
@@ -218,6 +272,8 @@ def align(snap: Snapshot, m: Match, photo: PhotoFeatures, gray: np.ndarray) -> M
     if H is None or not _plausible(H, gray.shape):
         return m
     inl = mask.ravel().astype(bool)
+    if m.H is not None and m.inliers >= int(inl.sum()):
+        return m  # its word pairs placed it better (``consistent_shortlist``)
     m.inliers, m.H, m.spread = int(inl.sum()), H, _spread(src[inl])
     return m
 

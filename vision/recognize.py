@@ -57,7 +57,10 @@ WIDER = 2                        # ... with a shortlist by words this many times
 HALF_FEATURES = 1500             # described by this many features, and as it was decoded, when that is
 FINER = 1.25                     # this many times the working size and no outline of the first look
 SMALL_CARD = 0.1                 # covers this share of the photo, by PHOTO_FEATURES: their words, on
-RESCALED_SHORTLIST = 3           # their own, shortlist this many cards
+RESCALED_SHORTLIST = 3           # their own, shortlist this many cards; and of the cards with most votes
+CONSISTENT_AMONG = 48            # by words (this many) and by the rescaled photo's words (this many),
+CONSISTENT_RESCALED = 16         # with their word pairs fitted by a homography each, the best
+CONSISTENT = 3                   # this many fits are verified (``match.consistent_shortlist``)
 LOOK_AGAIN = 4                   # aligned cards (most inliers first) looked at again (``match.refine``) ...
 LOOK_AGAIN_SHARE = 1 / 3         # ... when they have this share of the best one's inliers
 OUTLINE_SIZE = (300, 420)        # ... at this size (px)
@@ -238,7 +241,7 @@ def _recognize(gray: np.ndarray, bgr: np.ndarray, index: Snapshot, to_photo: flo
     quads, whole = gate.together(functools.partial(_outlines, bgr), functools.partial(features.photo, gray))
     outlines = [locate.card_homography(q, gray.shape) for q in quads]
     look = _look(gray, index, outlines[:CARD_OUTLINES], whole)
-    checked = _check(gray, index, look, (match.SHORTLIST, match.PLACED_SHORTLIST, match.COARSE_SHORTLIST, 0), [])
+    checked = _check(gray, index, look, (match.SHORTLIST, match.PLACED_SHORTLIST, match.COARSE_SHORTLIST, 0, 0), [])
     if not checked or confidence(checked[0]) < ACCEPT:
         # a second, wider look: the next outlines, those the long straight edges draw (a card
         # whose edge joins the cloth's, the shadow's or another card's has none in the edge
@@ -255,12 +258,12 @@ def _recognize(gray: np.ndarray, bgr: np.ndarray, index: Snapshot, to_photo: flo
         look = _look(gray, index, outlines[CARD_OUTLINES:SECOND_OUTLINES], rescaled=True, before=look,
                      more=line_outlines, decoded=decoded if small else None)
         checked = _check(gray, index, look, (WIDER * match.SHORTLIST, match.PLACED_SHORTLIST,
-                                             match.COARSE_SHORTLIST, RESCALED_SHORTLIST), checked)
+                                             match.COARSE_SHORTLIST, RESCALED_SHORTLIST, CONSISTENT), checked)
     if (not checked or confidence(checked[0]) < ACCEPT) and outlines:
         # a last look, only when the wider one is not sure either: the first outline widened
         # (``_widened``), on its own features, never taking the place of a surer answer
         last = _check(gray, index, _look(gray, index, [_widened(outlines[0])]),
-                      (LAST_SHORTLIST, 0, 0, 0), [])
+                      (LAST_SHORTLIST, 0, 0, 0, 0), [])
         if last and (not checked or confidence(last[0]) > confidence(checked[0])):
             checked = last
     if not checked or checked[0].H is None:
@@ -298,25 +301,37 @@ def _widened(H: np.ndarray) -> np.ndarray:
 
 def _check(gray: np.ndarray, index: Snapshot, look: "_Look", sizes: tuple[int, int, int, int],
            done: list[match.Match]) -> list[match.Match]:
-    """Shortlist (``sizes``: by words, by placed words, by thumbnail, by words of the rescaled photo)
-    and verify: align every card, look again through the ``LOOK_AGAIN`` best alignments
+    """Shortlist (``sizes``: by words, by placed words, by thumbnail, by words of the rescaled photo,
+    and by how well one homography fits the word pairs of more cards with many votes:
+    ``CONSISTENT_AMONG``, ``match.consistent_shortlist``) and verify: align every card, look again through the ``LOOK_AGAIN`` best alignments
     that are not far behind the best (``match.settle``): a card with a third of the best
     one's inliers would not win by looking again, and each look costs ~8 ms. The cards
     ``done`` by an earlier look are verified again with this look's features, except those
     that failed then and no shortlist brings now (they count as they were): a card whose own
     outline only the wider look straightened is found then. Rank all by inliers (with
     ``excess``)."""
-    by_words, by_place, by_thumbnail, by_rescaled = sizes
-    listed = match.shortlist(index, *look.words, size=by_words)
-    listed += match.shortlist(index, *look.placed, size=by_place)
+    by_words, by_place, by_thumbnail, by_rescaled, by_consistent = sizes
+    listed = match.shortlist(index, look.words, size=by_words)
+    listed += match.shortlist(index, look.placed, size=by_place)
     listed += match.coarse_shortlist(index, look.views, size=by_thumbnail)
-    listed += match.shortlist(index, *look.rescaled, size=by_rescaled)
+    listed += match.shortlist(index, look.rescaled, size=by_rescaled)
+    seeded = {}
+    if by_consistent:  # the cards with most votes, by the words of either look at the photo, fitted by their pairs
+        among = {m.row for m in match.shortlist(index, look.words, CONSISTENT_AMONG)}
+        among |= {m.row for m in match.shortlist(index, look.rescaled, CONSISTENT_RESCALED)}
+        every = tuple(np.concatenate(part) for part in zip(look.words, look.rescaled))
+        fits = match.consistent_shortlist(index, every, sorted(among), look.pts, gray.shape, len(among))
+        verified = {m.row for m in listed} | {m.row for m in done}
+        seeded = {m.row: m for m in fits if m.row in verified}  # a homography for cards verified anyway
+        listed += [m for m in fits if m.row not in verified][:by_consistent]
     listed_rows = {m.row for m in listed}
-    kept = [m for m in done if m.H is None and m.row not in listed_rows]  # failed, and not listed again
+    kept = [m for m in done if m.H is None and m.row not in listed_rows | seeded.keys()]  # failed, not listed again
     rows, fresh = {m.row for m in kept}, []
     for m in [match.Match(m.row, m.votes) for m in done] + listed:
         if m.row not in rows:
             rows.add(m.row)
+            if m.row in seeded:  # with the homography its word pairs gave
+                m.H, m.inliers, m.spread = seeded[m.row].H, seeded[m.row].inliers, seeded[m.row].spread
             fresh.append(m)
     aligned = gate.share(lambda m: match.align(index, m, look.photo, gray), fresh)
     aligned += gate.share(lambda m: match.align(index, m, look.photo, gray), _lookalikes(index, aligned, rows))
@@ -361,9 +376,10 @@ class _Look:
     """What the photo shows so far: its features (positions in the photo, descriptors, and
     the two indexed for verification, ``match.PhotoFeatures``), the straightened outlines'
     thumbnails each way up (``describe.coarse``), and the enrolled features their visual
-    words found (``match.correspondences``; for the outlines' features also by word at their
-    place on the card, each way up, ``match.placed_correspondences``; for the features of
-    the photo at other sizes, on their own: ``rescaled``). A wider look adds to the one
+    words found (``match.correspondences``, each with the row in ``pts`` of the photo
+    feature it pairs with; for the outlines' features also by word at their place on the
+    card, each way up, ``match.placed_correspondences``; for the features of the photo at
+    other sizes, on their own: ``rescaled``). A wider look adds to the one
     ``before`` it (``_look``) rather than looking up again what was looked up."""
     pts: np.ndarray
     desc: np.ndarray
@@ -422,7 +438,8 @@ def _look(gray: np.ndarray, index: Snapshot, outlines: list[np.ndarray],
         described += gate.together(*(functools.partial(outline, H) for H in further))
     rescaled_features, described = described[:len(sizes)], described[len(sizes):]
     pts, desc = whole if whole is not None else (np.zeros((0, 2), np.float32), np.zeros((0, 32), np.uint8))
-    all_pts, all_desc, views, placed_desc, placed_where = [pts], [desc], [], [], []
+    all_pts, all_desc, views, placed_desc, placed_where, placed_rows = [pts], [desc], [], [], [], []
+    start = len(pts) + (len(before.pts) if before is not None else 0)  # the rows in ``_Look.pts`` from here
     for H, (p, d, thumbs) in zip(outlines, described):
         views += thumbs
         if len(p):
@@ -432,6 +449,8 @@ def _look(gray: np.ndarray, index: Snapshot, outlines: list[np.ndarray],
             turned = np.array([locate.CARD_W, locate.CARD_H], np.float32) - on_card
             placed_desc += [d, d]
             placed_where += [cells(on_card), cells(turned)]
+            placed_rows += [np.arange(start, start + len(d))] * 2
+            start += len(d)
     all_pts += [p for p, _ in reversed(rescaled_features)]  # the half-size photo's first
     rescaled_desc = np.concatenate([np.zeros((0, 32), np.uint8)] + [d for _, d in reversed(rescaled_features)])
     desc = np.concatenate(all_desc)
@@ -440,11 +459,19 @@ def _look(gray: np.ndarray, index: Snapshot, outlines: list[np.ndarray],
     pts, desc_so_far = np.concatenate(all_pts).astype(np.float32), np.ascontiguousarray(
         np.concatenate(([before.desc] if before is not None else []) + [desc, rescaled_desc]))
 
+    first = len(before.pts) if before is not None else 0
+
+    def moved(pairs: match.Pairs, rows: np.ndarray) -> match.Pairs:  # their photo features' rows in ``pts``
+        g, weight, photo = pairs
+        return g, weight, rows[photo]
+
     def look_up():  # each look-up shared by its word tables (``match._look_up``)
-        return (match.correspondences(index, desc) if len(desc) else match.NO_PAIRS,
-                match.placed_correspondences(index, np.concatenate(placed_desc), np.concatenate(placed_where))
-                if placed_desc else match.NO_PAIRS,
-                match.correspondences(index, rescaled_desc) if len(rescaled_desc) else match.NO_PAIRS)
+        return (moved(match.correspondences(index, desc), np.arange(first, first + len(desc)))
+                if len(desc) else match.NO_PAIRS,
+                moved(match.placed_correspondences(index, np.concatenate(placed_desc), np.concatenate(placed_where)),
+                      np.concatenate(placed_rows)) if placed_desc else match.NO_PAIRS,
+                moved(match.correspondences(index, rescaled_desc), first + len(desc) + np.arange(len(rescaled_desc)))
+                if len(rescaled_desc) else match.NO_PAIRS)
     # the photo's features are indexed (one thread, ~10 ms) while their words are looked up
     photo, found = gate.together(functools.partial(match.PhotoFeatures, pts, desc_so_far), look_up)
     if before is not None:
