@@ -157,7 +157,9 @@ def consistent_shortlist(snap: Snapshot, pairs: Pairs, rows: list[int], pts: np.
     with a word printed a dozen times in the photo the nearest is often another copy, and a
     card found here may align through this homography alone."""
     g, weight, photo = pairs
-    keep = ~snap.common[g] & np.isin(g // snap.per_card, rows)
+    among = np.zeros(len(snap.ids), bool)
+    among[rows] = True
+    keep = among[g // snap.per_card] & ~snap.common[g]
     pair, at = np.unique(g[keep] * len(pts) + photo[keep], return_inverse=True)  # each pair once, by feature
     best = np.zeros(len(pair), np.float32)
     np.maximum.at(best, at, weight[keep])            # weighed by its best word

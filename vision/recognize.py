@@ -311,14 +311,15 @@ def _check(gray: np.ndarray, index: Snapshot, look: "_Look", sizes: tuple[int, i
     outline only the wider look straightened is found then. Rank all by inliers (with
     ``excess``)."""
     by_words, by_place, by_thumbnail, by_rescaled, by_consistent = sizes
-    listed = match.shortlist(index, look.words, size=by_words)
-    listed += match.shortlist(index, look.placed, size=by_place)
+    by_votes = match.shortlist(index, look.words, size=max(by_words, CONSISTENT_AMONG if by_consistent else 0))
+    by_rescaled_votes = match.shortlist(index, look.rescaled,
+                                        size=max(by_rescaled, CONSISTENT_RESCALED if by_consistent else 0))
+    listed = by_votes[:by_words] + match.shortlist(index, look.placed, size=by_place)
     listed += match.coarse_shortlist(index, look.views, size=by_thumbnail)
-    listed += match.shortlist(index, look.rescaled, size=by_rescaled)
+    listed += by_rescaled_votes[:by_rescaled]
     seeded = {}
     if by_consistent:  # the cards with most votes, by the words of either look at the photo, fitted by their pairs
-        among = {m.row for m in match.shortlist(index, look.words, CONSISTENT_AMONG)}
-        among |= {m.row for m in match.shortlist(index, look.rescaled, CONSISTENT_RESCALED)}
+        among = {m.row for m in by_votes + by_rescaled_votes}
         every = tuple(np.concatenate(part) for part in zip(look.words, look.rescaled))
         fits = match.consistent_shortlist(index, every, sorted(among), look.pts, gray.shape, len(among))
         verified = {m.row for m in listed} | {m.row for m in done}
