@@ -45,7 +45,7 @@ Run:  python bench/vision.py                  (300 cards × 5 designs, 90 photos
       python bench/vision.py --designs tavern     (the held-out design)
       python bench/vision.py --designs lattice,tavern --tilt 45,55   (every photo taken 45–55° from straight down)
       python bench/vision.py --designs lattice,tavern --fill 0.03,0.06   (every card lying far off: 3–6 % of the picture)
-      python bench/vision.py --twin-strangers --unknown 0.3   (the cards not enrolled: enrolled cards' twins)
+      python bench/vision.py --twin-strangers   (the cards not enrolled: enrolled cards' twins)
 """
 from __future__ import annotations
 
