@@ -163,16 +163,16 @@ def learn(coarse: np.ndarray, group: np.ndarray, reference: Callable[[int], np.n
         members = np.flatnonzero(group == g)[:LEARN_CARDS]
         alike = coarse[members] @ coarse[members].T
         i, j = np.nonzero(np.triu(alike >= TWINS, k=1))
-        found = []
+        pair_boxes = []
         for k in np.argsort(-alike[i, j], kind="stable")[:LEARN_PAIRS]:
             fa, fb = softened(int(members[i[k]])), softened(int(members[j[k]]))
             if fa is not None and fb is not None:
                 box = region(fa, fb)[2]
                 if box is not None:
-                    found.append(box)
-        if not found:
+                    pair_boxes.append(box)
+        if not pair_boxes:
             continue
-        box = tuple(int(v) for v in np.median(np.array(found), axis=0))
+        box = tuple(int(v) for v in np.median(np.array(pair_boxes), axis=0))
         twins = set(members[i].tolist()) | set(members[j].tolist())
         others = [int(r) for r in members if int(r) not in twins]
         picked: list[tuple[int, np.ndarray]] = []
@@ -198,7 +198,7 @@ def learn(coarse: np.ndarray, group: np.ndarray, reference: Callable[[int], np.n
 def lead(gray: np.ndarray, H: np.ndarray, ref: np.ndarray, box: Box, others: list[np.ndarray]) -> float | None:
     """How much better the card whose stored reference is ``ref`` agrees with the photo seen
     through ``H`` in ``box`` than ``others`` (other cards of its print there, ``soft``) do on
-    average: 0.17–0.6 for the card itself on the bench's photos, below 0.12 for 4 in 5
+    average: 0.17–0.65 for the card itself on the bench's photos, below 0.12 for 4 in 5
     cards with its art and another title. None when the card is plain there (a constant
     picture "matches" anything)."""
     mine = soft_around(ref, box)

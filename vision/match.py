@@ -139,10 +139,10 @@ def shortlist(snap: Snapshot, pairs: Pairs, size: int = SHORTLIST) -> list[Match
     return [Match(int(r), float(votes[r])) for r in top if votes[r] > 0]
 
 
-def consistent_shortlist(snap: Snapshot, pairs: Pairs, rows: list[int], pts: np.ndarray, shape: tuple[int, int],
-                         size: int) -> list[Match]:
-    """Of the cards ``rows`` (shortlisted by votes, long), the ``size`` whose ``pairs``
-    themselves agree best on where the card lies, best first: each card's pairs — every
+def consistent_shortlist(snap: Snapshot, pairs: Pairs, rows: list[int], pts: np.ndarray,
+                         shape: tuple[int, int]) -> list[Match]:
+    """The cards ``rows`` (shortlisted by votes, long) whose ``pairs`` themselves agree on
+    where the card lies, those that agree best first: each card's pairs — every
     partner a word found, not only the nearest — are fitted by one homography (MAGSAC++, and
     PROSAC, the likeliest pairs first, when its outline is no card, as in ``align``), and
     the card comes with it, and with as many inliers as its own features have among them
@@ -184,7 +184,7 @@ def consistent_shortlist(snap: Snapshot, pairs: Pairs, rows: list[int], pts: np.
             return None
         return Match(int(row), 0.0, H=H, inliers=len(own), spread=_spread(snap.points[own]))
     found = [m for m in gate.share(fit, list(zip(cards, starts, np.r_[starts[1:], len(g)]))) if m is not None]
-    return sorted(found, key=lambda m: -m.inliers)[:size]
+    return sorted(found, key=lambda m: -m.inliers)
 
 
 def coarse_shortlist(snap: Snapshot, views: list[np.ndarray], size: int = COARSE_SHORTLIST) -> list[Match]:

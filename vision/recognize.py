@@ -299,13 +299,14 @@ def _widened(H: np.ndarray) -> np.ndarray:
     return H @ np.array([[1 + 2 * WIDEN, 0, -WIDEN * w], [0, 1 + 2 * WIDEN, -WIDEN * h], [0, 0, 1]])
 
 
-def _check(gray: np.ndarray, index: Snapshot, look: "_Look", sizes: tuple[int, int, int, int],
+def _check(gray: np.ndarray, index: Snapshot, look: "_Look", sizes: tuple[int, int, int, int, int],
            done: list[match.Match]) -> list[match.Match]:
     """Shortlist (``sizes``: by words, by placed words, by thumbnail, by words of the rescaled photo,
     and by how well one homography fits the word pairs of more cards with many votes:
-    ``CONSISTENT_AMONG``, ``match.consistent_shortlist``) and verify: align every card, look again through the ``LOOK_AGAIN`` best alignments
-    that are not far behind the best (``match.settle``): a card with a third of the best
-    one's inliers would not win by looking again, and each look costs ~8 ms. The cards
+    ``CONSISTENT_AMONG``, ``match.consistent_shortlist``) and verify: align every card, look
+    again through the ``LOOK_AGAIN`` best alignments that are not far behind the best
+    (``match.settle``): a card with a third of the best one's inliers would not win by
+    looking again, and each look costs ~8 ms. The cards
     ``done`` by an earlier look are verified again with this look's features, except those
     that failed then and no shortlist brings now (they count as they were): a card whose own
     outline only the wider look straightened is found then. Rank all by inliers (with
@@ -321,7 +322,7 @@ def _check(gray: np.ndarray, index: Snapshot, look: "_Look", sizes: tuple[int, i
     if by_consistent:  # the cards with most votes, by the words of either look at the photo, fitted by their pairs
         among = {m.row for m in by_votes + by_rescaled_votes}
         every = tuple(np.concatenate(part) for part in zip(look.words, look.rescaled))
-        fits = match.consistent_shortlist(index, every, sorted(among), look.pts, gray.shape, len(among))
+        fits = match.consistent_shortlist(index, every, sorted(among), look.pts, gray.shape)
         verified = {m.row for m in listed} | {m.row for m in done}
         seeded = {m.row: m for m in fits if m.row in verified}  # a homography for cards verified anyway
         listed += [m for m in fits if m.row not in verified][:by_consistent]
