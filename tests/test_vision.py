@@ -855,6 +855,36 @@ def test_twins_are_told_apart_when_their_references_are_cut_differently(tmp_path
     assert match.tell_apart(snap, b, a, photo) < -recognize.MIN_MARGIN
 
 
+@pytest.mark.parametrize("cut", [(6, 6, 0.96, 0.0), (7, 3, 0.97, 0.01), (3, 1, 0.98, 0.01)])
+def test_twins_are_told_apart_when_one_reference_was_cut_with_some_table(tmp_path, cut):
+    """Twins, the photographed one taught from a photo cut a few pixels too wide: a strip of
+    the table along two sides of its reference, the card a little smaller and skewed. Laid
+    onto its twin, the references differ where the titles do and along that strip, as thick
+    as the title (the lattice border against the table); the box holding both was the whole
+    card, and there the photographed card led by 0.01–0.03. The band along the cuts left out
+    is as wide as the two cuts are apart, and the title wins again."""
+    dx, dy, scale, shear = cut
+    cards = cd.deck("lattice", 40, seed=5)
+    shown, twin = cards[19], cards[18]
+    scan = describe.canonical(design_scan("lattice", shown))
+    table = cv2.GaussianBlur(np.random.default_rng(3).integers(40, 90, scan.shape).astype(np.uint8), (0, 0), 2)
+    T = np.array([[scale, shear, dx], [0, scale, dy], [0, 0, 1]], np.float64)  # the card → its reference
+    cut_wide = table.copy()
+    cv2.warpPerspective(scan, T, (locate.CARD_W, locate.CARD_H), dst=cut_wide, borderMode=cv2.BORDER_TRANSPARENT)
+    idx = Index(tmp_path)
+    idx.add({shown.id: cut_wide, twin.id: describe.canonical(design_scan("lattice", twin))})
+    snap = idx.current
+    H = np.array([[1.6, 0.2, 200], [-0.2, 1.6, 60], [0, 0, 1]], np.float64)  # canonical card → photo
+    photo = np.full((768, 1024), 120, np.uint8)
+    cv2.warpPerspective(scan, H, (1024, 768), dst=photo, borderMode=cv2.BORDER_TRANSPARENT)
+    a = match.Match(snap.ids.index(shown.id), 0.0, H=H @ np.linalg.inv(T))  # its reference → photo
+    b = match.Match(snap.ids.index(twin.id), 0.0, H=H)
+    assert match.tell_apart(snap, a, b, photo) > recognize.MIN_MARGIN
+    assert match.tell_apart(snap, b, a, photo) < -recognize.MIN_MARGIN
+    box = differ.region(differ.soft(cut_wide), differ.soft(snap.reference(twin.id)))[2]
+    assert box is not None and box[2] * box[3] < 0.05 * locate.CARD_W * locate.CARD_H  # the title's
+
+
 def _in_shadow(face: np.ndarray, seed: int) -> np.ndarray:
     """The card face with a soft-edged shadow (a phone's, a hand's) over about half of it,
     leaving 35 % of the light there, along a line at any angle through the card."""

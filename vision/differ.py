@@ -54,13 +54,17 @@ def region(fa: np.ndarray, fb: np.ndarray) -> tuple[np.ndarray, np.ndarray, Box 
     ``fb`` laid so, and the bounding box of the pixels that differ then — a title, a number
     —, or None when they do not differ. Left out: the ``EDGE`` pixels along either reference's cut,
     the rounded corners (``CORNER``: the table shows there in a photo) and the thin lines a
-    fraction of a pixel of misalignment leaves along sharp edges."""
+    fraction of a pixel of misalignment leaves along sharp edges. The band left out along
+    the cuts widens by as far as ``W`` moves a corner: two references cut from photos
+    disagree about where the card ends by that much, one showing the table or the card's
+    border where the other shows the card (a band as thick as the title itself)."""
     W = onto(fa, fb)
     size = (fb.shape[1], fb.shape[0])
     fb = cv2.warpPerspective(fb, W, size, flags=cv2.INTER_LINEAR | cv2.WARP_INVERSE_MAP,
                              borderMode=cv2.BORDER_REPLICATE)
+    edge = EDGE + int(round(_moved(W)))
     inside = np.zeros(fa.shape, np.uint8)            # where both references show the card, not their cut's edge
-    inside[EDGE:-EDGE, EDGE:-EDGE] = 1
+    inside[edge:-edge, edge:-edge] = 1
     for ys in (slice(0, CORNER), slice(-CORNER, None)):   # nor a rounded corner, where the table shows
         for xs in (slice(0, CORNER), slice(-CORNER, None)):
             inside[ys, xs] = 0
@@ -102,6 +106,14 @@ def found(there: np.ndarray, look: np.ndarray) -> float:
     return float(cv2.matchTemplate(there, look, cv2.TM_CCOEFF_NORMED).max())
 
 
+def _moved(W: np.ndarray, starts: tuple[np.ndarray, ...] = (_UPRIGHT, _TURNED)) -> float:
+    """How far (card px) the homography ``W`` from ``onto`` moves a corner of the card, from
+    the nearest of ``starts`` (as it is, turned half round); NaN when ``W`` is not finite."""
+    corners = cv2.perspectiveTransform(locate.CANON[None], W)[0]
+    return min(float(np.abs(corners - cv2.perspectiveTransform(locate.CANON[None], start)[0]).max())
+               for start in starts)
+
+
 def onto(fa: np.ndarray, fb: np.ndarray) -> np.ndarray:
     """The homography taking ``fa``'s card coordinates to where ``fb`` (another reference,
     flattened) shows the same: OpenCV's ECC alignment, started from the two references as
@@ -120,9 +132,7 @@ def onto(fa: np.ndarray, fb: np.ndarray) -> np.ndarray:
         except cv2.error:
             continue
         W = np.linalg.inv(half) @ W.astype(np.float64) @ half
-        moved = (cv2.perspectiveTransform(locate.CANON[None], W)[0]
-                 - cv2.perspectiveTransform(locate.CANON[None], start)[0])
-        if np.all(np.isfinite(moved)) and np.abs(moved).max() <= ONTO_PX and r > fit:
+        if _moved(W, (start,)) <= ONTO_PX and r > fit:  # (False when NaN)
             best, fit = W, r
     if fit < 0:
         return best
