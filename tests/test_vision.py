@@ -885,6 +885,26 @@ def test_twins_are_told_apart_when_one_reference_was_cut_with_some_table(tmp_pat
     assert box is not None and box[2] * box[3] < 0.05 * locate.CARD_W * locate.CARD_H  # the title's
 
 
+def test_two_cards_that_both_fit_the_photo_are_compared_once(design_indexes, monkeypatch):
+    """``_decide``: the photographed card and its twin both verify. The tournament compares
+    them, and the margin is that comparison's lead — not a second comparison the other way
+    round (each lays one reference onto the other: ~30 ms, several rivals a photo in a deck
+    taught from photos)."""
+    idx, cards = design_indexes["lattice"]
+    snap = idx.refresh().current
+    shown, twin = cards[19], cards[18]
+    H = np.array([[1.6, 0.2, 200], [-0.2, 1.6, 60], [0, 0, 1]], np.float64)  # canonical card → photo
+    photo = np.full((768, 1024), 120, np.uint8)
+    cv2.warpPerspective(snap.reference(shown.id), H, (1024, 768), dst=photo, borderMode=cv2.BORDER_TRANSPARENT)
+    compared = []
+    monkeypatch.setattr(match, "tell_apart", lambda s, a, b, g, tell=match.tell_apart:
+                        compared.append((a.row, b.row)) or tell(s, a, b, g))
+    checked = [match.Match(snap.ids.index(card.id), 0.0, inliers=80, H=H, dense=0.9, excess=60) for card in (twin, shown)]
+    best = recognize._decide(snap, checked, photo)
+    assert snap.ids[best.row] == shown.id and best.margin > recognize.MIN_MARGIN
+    assert len(compared) == 1 and checked[1].margin == -best.margin
+
+
 def _in_shadow(face: np.ndarray, seed: int) -> np.ndarray:
     """The card face with a soft-edged shadow (a phone's, a hand's) over about half of it,
     leaving 35 % of the light there, along a line at any angle through the card."""

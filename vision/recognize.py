@@ -500,11 +500,22 @@ def _decide(index: Snapshot, checked: list[match.Match], gray: np.ndarray) -> ma
         or alike[m.row] >= LOOKALIKE)]
     if all(confidence(m) < ACCEPT for m in [best, *rivals]):
         rivals = []  # none could be named, whichever wins where they differ
+    leads: dict[tuple[int, int], float] = {}
+
+    def lead(a: match.Match, b: match.Match) -> float:
+        """``a``'s lead over ``b`` where they differ (``match.tell_apart``), each pair compared
+        once: the one's lead is the other's, negated (each comparison lays one reference onto
+        the other, ~30 ms; a deck taught from photos has several rivals a photo)."""
+        if (b.row, a.row) in leads:
+            return -leads[b.row, a.row]
+        if (a.row, b.row) not in leads:
+            leads[a.row, b.row] = match.tell_apart(index, a, b, gray)
+        return leads[a.row, b.row]
     for r in rivals:  # a small tournament: the winner of each comparison meets the next rival
-        if match.tell_apart(index, r, best, gray) > 0:
+        if lead(r, best) > 0:
             best = r
     if rivals:
-        best.margin = min(match.tell_apart(index, best, r, gray) for r in [checked[0], *rivals] if r is not best)
+        best.margin = min(lead(best, r) for r in [checked[0], *rivals] if r is not best)
         for r in [checked[0], *rivals]:
             if r is not best:
                 r.margin = -best.margin
