@@ -512,7 +512,7 @@ def _decide(index: Snapshot, checked: list[match.Match], gray: np.ndarray) -> ma
             leads[a.row, b.row] = match.tell_apart(index, a, b, gray)
         return leads[a.row, b.row]
     for r in rivals:  # a small tournament: the winner of each comparison meets the next rival
-        if lead(r, best) > 0:
+        if lead(best, r) < 0:  # (the best card's lead, as the margin is: what MIN_MARGIN was fitted on)
             best = r
     if rivals:
         best.margin = min(lead(best, r) for r in [checked[0], *rivals] if r is not best)
