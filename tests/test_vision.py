@@ -861,8 +861,8 @@ def test_twins_are_told_apart_when_one_reference_was_cut_with_some_table(tmp_pat
     the table along two sides of its reference, the card a little smaller and skewed. Laid
     onto its twin, the references differ where the titles do and along that strip, as thick
     as the title (the lattice border against the table); the box holding both was the whole
-    card, and there the photographed card led by 0.01–0.03. The band along the cuts left out
-    is as wide as the two cuts are apart, and the title wins again."""
+    card, and there the photographed card trailed its twin by 0.01–0.03. The band along the
+    cuts left out is as wide as the two cuts are apart, and the title wins again."""
     dx, dy, scale, shear = cut
     cards = cd.deck("lattice", 40, seed=5)
     shown, twin = cards[19], cards[18]
