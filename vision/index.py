@@ -28,7 +28,8 @@ this directory anyway, the index is read whole as arrays, and
 ``vision/`` stays free of the database (see DESIGN.md). The kernel drops the lock when its
 holder dies, so a killed enrolment leaves no stale lock behind. Several *machines* need this
 directory on storage whose locks they share. When the file's format changes (``FORMAT``;
-3 since it holds the derived tables, 4 since common print and mean pictures are per print),
+3 since it holds the derived tables, 4 since common print and mean pictures are per print, 5
+since the looks where twins differ are kept sharper, ``differ.SHARP``),
 ``Index.rebuild`` re-describes the stored images.
 """
 from __future__ import annotations
@@ -52,7 +53,7 @@ try:
 except ImportError:  # Windows: one process at a time changes the index (the lock is within it only)
     fcntl = None
 
-FORMAT = 4
+FORMAT = 5
 
 
 class OutdatedIndex(RuntimeError):
