@@ -235,7 +235,9 @@ def test_scans_hostile_uploads_and_an_enrolment_at_once(data_dir, tmp_path):
         enrolled = enrol(later)
         for t in threads:
             t.join()
-        assert errors == [] and enrolled.returncode == 0
+        # what the server logged goes with a failure: a phone's request once went unanswered
+        # for 60 s in CI, and could not be made to again
+        assert errors == [] and enrolled.returncode == 0, (errors, enrolled.stderr[-2000:], server.output()[-6000:])
         for card_id, status, body in answers:
             if card_id is None:
                 assert status in (400, 413, 415), (status, body)
