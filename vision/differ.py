@@ -44,9 +44,9 @@ _TURNED = np.array([[-1, 0, locate.CARD_W], [0, -1, locate.CARD_H], [0, 0, 1]], 
 Box = tuple[int, int, int, int]  # x, y, w, h on the card (CARD_W × CARD_H)
 
 
-def soft(gray: np.ndarray, sigma: float = SOFT) -> np.ndarray:
+def soft(gray: np.ndarray) -> np.ndarray:
     """The card's ink without its light, softened (what is compared where cards differ)."""
-    return cv2.GaussianBlur(describe.flatten(gray), (0, 0), sigma)
+    return cv2.GaussianBlur(describe.flatten(gray), (0, 0), SOFT)
 
 
 def region(fa: np.ndarray, fb: np.ndarray) -> tuple[np.ndarray, np.ndarray, Box | None]:
@@ -162,18 +162,13 @@ def learn(coarse: np.ndarray, group: np.ndarray, reference: Callable[[int], np.n
     prints = int(group.max()) + 1 if len(group) else 0
     boxes = np.zeros((prints, 4), np.int32)
     rows = np.full((prints, OTHERS), -1, np.int64)
-    grays: dict[int, np.ndarray | None] = {}
     soft_refs: dict[int, np.ndarray | None] = {}
     looks: dict[int, list[np.ndarray]] = {}
 
-    def gray(row: int) -> np.ndarray | None:
-        if row not in grays:
-            grays[row] = reference(row)
-        return grays[row]
-
     def softened(row: int) -> np.ndarray | None:
         if row not in soft_refs:
-            soft_refs[row] = None if gray(row) is None else soft(gray(row))
+            gray = reference(row)
+            soft_refs[row] = None if gray is None else soft(gray)
         return soft_refs[row]
 
     for g in range(prints):
@@ -195,7 +190,7 @@ def learn(coarse: np.ndarray, group: np.ndarray, reference: Callable[[int], np.n
         picked: list[tuple[int, np.ndarray]] = []
         spread = np.linspace(0, len(others) - 1, min(OTHERS, len(others))).astype(int).tolist()
         for k in dict.fromkeys(spread + list(range(len(others)))):  # spread over the print, then any
-            f = gray(others[k])              # each with its picture there, unless it is plain there
+            f = reference(others[k])         # each with its picture there, unless it is plain there
             look = None if f is None else soft_around(f, box, sigma=SHARP)
             if look is not None and float(look.std()) >= FLAT:
                 picked.append((others[k], look))
