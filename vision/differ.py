@@ -210,9 +210,9 @@ def learn(coarse: np.ndarray, group: np.ndarray, reference: Callable[[int], np.n
 
 def lead(gray: np.ndarray, H: np.ndarray, ref: np.ndarray, box: Box, others: list[np.ndarray]) -> float | None:
     """How much better the card whose stored reference is ``ref`` agrees with the photo seen
-    through ``H`` in ``box`` than ``others`` (other cards of its print there, ``soft``) do on
+    through ``H`` in ``box`` than ``others`` (other cards of its print there) do on
     average, both softened by only ``SHARP`` so that the letters count, not only where the
-    words lie (a short title is a blob like any other short title): 0.18–0.6 for the card
+    words lie (a short title is a blob like any other short title): 0.18–0.73 for the card
     itself on the bench's photos, below 0.16 for 87 in 90 cards with its art and another
     title. None when the card is plain there (a constant picture "matches" anything)."""
     mine = soft_around(ref, box, sigma=SHARP)
