@@ -1,12 +1,16 @@
 """vision/: safe decoding, the reference index, and recognition on generated phone photos."""
 from __future__ import annotations
 
+import ast
 import dataclasses
 import io
 import math
 import random
 import struct
+import subprocess
+import sys
 import zlib
+from pathlib import Path
 
 import cv2
 import numpy as np
@@ -20,6 +24,8 @@ from vision import describe, differ, enroll, features, gate, header, image, ligh
 from vision import deck as vision_deck
 from vision import index as vision_index
 from vision.index import Index, OutdatedIndex
+
+ROOT = Path(__file__).resolve().parent.parent
 
 SIZE = (800, 600)
 
@@ -709,6 +715,45 @@ def test_a_blank_picture_is_not_stretched_into_edges():
     wall = np.clip(128 + noise.repeat(3, axis=2), 0, 255).astype(np.uint8)
     spread = float(cv2.cvtColor(light.stretched(wall), cv2.COLOR_BGR2GRAY).std())
     assert spread <= light.MAX_GAIN * float(cv2.cvtColor(wall, cv2.COLOR_BGR2GRAY).std()) + 1
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.lists(st.integers(0, 255), min_size=1, max_size=600), st.lists(st.floats(0, 100), min_size=1, max_size=6))
+def test_the_greys_percentiles_are_numpys(greys, qs):
+    """``light.percentiles`` (from the histogram) is ``np.percentile`` (by sorting, linear
+    between the two nearest greys) for any grey image and any percentiles."""
+    gray = np.array(greys, np.uint8).reshape(1, -1)
+    assert light.percentiles(gray, tuple(qs)) == pytest.approx(list(np.percentile(gray, qs)), abs=1e-9)
+
+
+FIRST_PHOTO = """
+import sys
+from vision import recognize
+from vision.index import Index
+index = Index(sys.argv[1]).refresh()
+before = set(sys.modules)
+answers = [recognize.recognize(open(path, "rb").read(), index).card_id for path in sys.argv[2:]]
+print(answers)
+print(sorted(set(sys.modules) - before))
+"""
+
+
+def test_the_first_photo_of_a_process_imports_nothing(tmp_path):
+    """Whatever the recogniser needs is loaded with it, not while the first photo waits: a
+    CLI call for one photo, or the night's first scan, paid ~30 ms for Pillow's decoders and
+    the imports of ``np.percentile``. A WebP photo loads Pillow's WebP plugin alone (not
+    all forty of its formats)."""
+    cards = cd.deck("tavern", 40, seed=5)[:8]
+    idx = _printed_index(tmp_path, "tavern", cards)
+    photo = design_photo("tavern", cards[3], seed=71)
+    jpeg, webp = tmp_path / "photo.jpg", tmp_path / "photo.webp"
+    jpeg.write_bytes(photo)
+    Image.open(io.BytesIO(photo)).save(webp, "WEBP", quality=90)
+    run = subprocess.run([sys.executable, "-c", FIRST_PHOTO, str(idx.root), str(jpeg), str(webp)],
+                         capture_output=True, text=True, cwd=ROOT, check=True)
+    answers, imported = (ast.literal_eval(line) for line in run.stdout.splitlines())
+    assert answers == [cards[3].id] * 2
+    assert all(name.startswith(("PIL.WebPImagePlugin", "PIL._webp")) for name in imported), imported
 
 
 def _far_off_photo(design, k, where=None) -> tuple[object, bytes]:

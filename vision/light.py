@@ -40,6 +40,20 @@ def even(gray: np.ndarray) -> np.ndarray:
     return np.clip((gray.astype(np.float32) + FLOOR) * (LEVEL / light), 0, 255).astype(np.uint8)
 
 
+def percentiles(gray: np.ndarray, qs: tuple[float, ...]) -> list[float]:
+    """``np.percentile(gray, qs)`` (linear between the two nearest greys) of a ``uint8``
+    image, from its histogram: no sort, and none of the imports ``np.percentile`` makes the
+    first time it is called (``numpy.ma``, ~12 ms in the first photo of a process)."""
+    below = np.cumsum(np.bincount(gray.ravel(), minlength=256))  # greys at or below each level
+    at = np.array(qs, np.float64) / 100 * (below[-1] - 1)       # the order statistics' ranks
+    lo = np.floor(at)
+
+    def ranked(k: np.ndarray) -> np.ndarray:  # the k-th smallest grey
+        return np.searchsorted(below, k, side="right").astype(np.float64)
+    a, b = ranked(lo), ranked(np.minimum(lo + 1, below[-1] - 1))
+    return list(a + (at - lo) * (b - a))
+
+
 def stretched(bgr: np.ndarray) -> np.ndarray:
     """``bgr`` with the bulk of its greys (1st to 99th percentile) stretched to span
     ``STRETCH`` levels when all of them (from the ``SPREAD`` percentile to the one as far
@@ -51,7 +65,7 @@ def stretched(bgr: np.ndarray) -> np.ndarray:
     such a photo was washed out, and the card's cream was stretched to white, its ink
     outlines into halos."""
     gray = cv2.cvtColor(bgr[::4, ::4], cv2.COLOR_BGR2GRAY)
-    lowest, low, high, highest = np.percentile(gray, (SPREAD, 1, 99, 100 - SPREAD))
+    lowest, low, high, highest = percentiles(gray, (SPREAD, 1, 99, 100 - SPREAD))
     if highest - lowest >= NARROW:
         return bgr
     gain = min(STRETCH / max(high - low, 1.0), MAX_GAIN)
