@@ -218,8 +218,9 @@ def reference_words(desc, bits):
 
 def reference_tables(arrays, group, groups):
     """What recognition reads, computed the plain way (sort every word, count cards with
-    np.unique): how the index built it on every load up to format 2; the common print and the
-    mean pictures per print (``group``: each card's, of ``groups``, the last for cards of none)."""
+    np.unique): how the index built it on every load up to format 2, the common print's
+    features counted among a word's cards but not filed; the common print and the mean
+    pictures per print (``group``: each card's, of ``groups``, the last for cards of none)."""
     def cards_with(keys, owners, n):
         per_card = np.unique(keys * n + owners)
         distinct, cards = np.unique(per_card // n, return_counts=True)
@@ -248,6 +249,9 @@ def reference_tables(arrays, group, groups):
     if many:  # (in float32, as derive compares)
         common[gids] = (np.median(share, axis=0) * size.astype(np.float32)
                         >= np.maximum(vision_index.COMMON_SHARE * size, vision_index.COMMON_CARDS).astype(np.float32))
+    def filed(table):  # the features of the common print are not filed
+        return tuple(part[~common[table[1]]] for part in table)
+    tables, placed = [filed(t) for t in tables], [filed(t) for t in placed]
     coarse, thumbs = arrays["coarse"].astype(np.float32), describe.unthumb(arrays["thumb"])
     # each print's mean picture; the last group's (cards of no print) is that of all cards
     means = np.stack([(coarse[group == g] if g < groups - 1 else coarse).mean(axis=0) if many

@@ -169,8 +169,10 @@ def derive(arrays: dict) -> dict[str, np.ndarray]:
 
     Each word table is kept as runs of one key: the key, how many features it has (``counts``),
     in how many cards (``cards``, whence ``idf``) and the features' numbers in order
-    (``features``), all tables' runs one after the other (``runs``: how many each table has).
-    Unpacked (``_unpack``) these are exactly the arrays sorting every feature's word would
+    (``features``), all tables' runs one after the other (``runs``: how many each table has);
+    the features of the common print are not filed (``_without``: a file written before they
+    were left out has them, and recognition leaves them out as it always did).
+    Unpacked (``_unpack``) these are exactly the arrays sorting every other feature's word would
     give, at about a third of their size (keys and feature numbers ``uint32``, the counts in
     the smallest type that holds them). Also each card's print (``group``), ``common`` and
     each print's mean pictures.
@@ -212,6 +214,7 @@ def derive(arrays: dict) -> dict[str, np.ndarray]:
                "means": _means(arrays["coarse"].astype(np.float32), group, sizes, n),
                "thumb_means": _means(describe.unthumb(arrays["thumb"]), group, sizes, n)}
     for name, tables in packed.items():
+        tables = [_without(table, common) for table in tables]
         key, count, cards, feature = (np.concatenate(part) for part in zip(*tables))
         derived.update({f"{name}_keys": key.astype(np.uint32), f"{name}_features": feature.astype(np.uint32),
                         f"{name}_counts": count.astype(np.min_scalar_type(count.max(initial=0))),
@@ -300,6 +303,19 @@ def _runs(keys: np.ndarray, gids: np.ndarray, per_card: int) -> tuple[np.ndarray
     starts = np.flatnonzero(first)
     cards = np.add.reduceat(new_card, starts, dtype=np.int64) if len(starts) else np.zeros(0, np.int64)
     return key[starts], np.diff(starts, append=len(key)), cards, feature
+
+
+def _without(table: tuple[np.ndarray, ...], common: np.ndarray) -> tuple[np.ndarray, ...]:
+    """A table's runs (``_runs``) without the features of the common print: recognition
+    leaves out every pair with one (``match.shortlist``, ``consistent_shortlist``): among
+    5,000 cards three pairs in ten that a photo's words found, a sixth of the placed tables'
+    entries (a quarter among 300). A run keeps its count of cards (its ``idf``, the common
+    ones counted), and one left empty goes."""
+    key, count, cards, feature = table
+    keep = ~common[feature]
+    count = np.bincount(np.repeat(np.arange(len(key)), count)[keep], minlength=len(key))
+    kept = count > 0
+    return key[kept], count[kept], cards[kept], feature[keep]
 
 
 def _unpack(derived: dict, name: str, n: int) -> list[tuple[np.ndarray, ...]]:
