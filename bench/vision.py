@@ -316,8 +316,8 @@ def main():
             gen_s = time.perf_counter() - t0
             t0 = time.perf_counter()
             if args.cli:
-                rows += through_cli(Path(tmp) / design, design, cards, photos)
-                enrol_s = time.perf_counter() - t0
+                answered, enrol_s = through_cli(Path(tmp) / design, design, cards, photos)
+                rows += answered
             else:
                 index = Index(Path(tmp) / design)
                 if args.enrol_from == "photo":
@@ -351,7 +351,8 @@ def through_cli(work: Path, design, cards, photos):
     --json`` call; latency is the answer's ``elapsed_ms`` (the process's start and the index
     load are not in it). What a call for a single photo costs in all is printed as well, and
     that photo's own ``elapsed_ms``, the first of its process (what is loaded or set up on
-    first use is in it), beside the same photos' in the call for all."""
+    first use is in it), beside the same photos' in the call for all. Returns the answers'
+    rows and the seconds the enrolment call took."""
     faces, shots, data_dir = work / "faces", work / "photos", work / "data"
     for folder in (faces, shots):
         folder.mkdir(parents=True)
@@ -363,8 +364,10 @@ def through_cli(work: Path, design, cards, photos):
         path.write_bytes(data)
         truth[str(path)] = (tier, card_id)
     cli = [sys.executable, "-m", "companion", "vision"]
+    t0 = time.perf_counter()
     subprocess.run([*cli, "enroll", str(faces), "--any-id", "--data-dir", str(data_dir)], check=True,
                    capture_output=True)
+    enrol_s = time.perf_counter() - t0
     out = subprocess.run([*cli, "recognize", "--json", "--data-dir", str(data_dir), *truth], check=True,
                          capture_output=True, text=True).stdout
     batch = {a["image"]: a["elapsed_ms"] for a in map(json.loads, out.splitlines())}
@@ -386,7 +389,7 @@ def through_cli(work: Path, design, cards, photos):
                      "first": top["card_id"] if top else None,
                      "suggested": [c["card_id"] for c in answer["candidates"]], "excess": 0.0,
                      "dense": top["score"] if top else 0.0, "margin": None, "ms": answer["elapsed_ms"]})
-    return rows
+    return rows, enrol_s
 
 
 def load_seconds(root: Path) -> float:
