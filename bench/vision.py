@@ -371,8 +371,8 @@ def through_cli(work: Path, design, cards, photos):
     out = subprocess.run([*cli, "recognize", "--json", "--data-dir", str(data_dir), *truth], check=True,
                          capture_output=True, text=True).stdout
     batch = {a["image"]: a["elapsed_ms"] for a in map(json.loads, out.splitlines())}
-    calls, alone = [], []
-    for path in list(truth)[:SINGLE_CALLS]:  # one call for one photo: start and index load included
+    calls, alone, singles = [], [], list(truth)[:SINGLE_CALLS]
+    for path in singles:  # one call for one photo: start and index load included
         t0 = time.perf_counter()
         answer = subprocess.run([*cli, "recognize", "--json", "--data-dir", str(data_dir), path], check=True,
                                 capture_output=True, text=True).stdout
@@ -380,7 +380,7 @@ def through_cli(work: Path, design, cards, photos):
         alone.append(json.loads(answer)["elapsed_ms"])
     print(f"  {design}: one `companion vision recognize` call for one photo takes {np.median(calls):.2f} s "
           f"(median of {len(calls)}); that photo's own elapsed_ms {np.median(alone):.0f} ms, the same photos' "
-          f"{np.median([batch[p] for p in list(truth)[:SINGLE_CALLS]]):.0f} ms in the call for all", flush=True)
+          f"{np.median([batch[p] for p in singles]):.0f} ms in the call for all", flush=True)
     rows = []
     for answer in map(json.loads, out.splitlines()):
         tier, card_id = truth[answer["image"]]
