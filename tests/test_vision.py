@@ -788,9 +788,12 @@ def test_a_card_lying_far_off_is_looked_for_in_the_photo_as_decoded(tmp_path, mo
     (1,024 px), where its art is averaged away; its outline is only the third found in the
     clutter, and no outline of the first look covers a tenth of the picture
     (``recognize.SMALL_CARD``). The wider look then describes the photo as decoded (1600 ×
-    1200) as well (``recognize.FINER``): the card is named, and not without it."""
+    1200) as well (``recognize.FINER``): the card is named, and not without it (nor its
+    outline among the strongest straight lines', which also names it)."""
     card, data = _far_off_photo("tavern", 14)
     idx = _printed_index(tmp_path, "tavern")
+    assert recognize.recognize(data, idx).card_id == card.id
+    monkeypatch.setattr(recognize, "STRAIGHT_OUTLINES", 0)
     assert recognize.recognize(data, idx).card_id == card.id
     monkeypatch.setattr(recognize, "FINER", float("inf"))
     assert recognize.recognize(data, idx).card_id is None
@@ -1528,3 +1531,23 @@ def test_a_card_whose_edge_runs_into_others_is_found_by_its_straight_sides(tmp_p
     assert overlap(described(locate.candidates(bgr, lines=True), recognize.LINE_OUTLINES)) > 0.7
     result = recognize.recognize(data, idx)
     assert result.card_id == card.id, result.as_dict()
+
+
+def test_a_card_among_others_is_found_by_the_photos_strongest_straight_lines(tmp_path, monkeypatch):
+    """Three hard photos of bench/vision.py's split set (its seeds and tables): the card
+    lies among others, touching them, under glare or a finger, so its own edge closes no
+    outline and the outlines found are panels printed on it and on its neighbours, none
+    large. The wider look then also straightens the outlines the photo's strongest straight
+    lines draw (``locate.straight``), and that finds the card — the second and third not
+    without them, among these 100 cards."""
+    deck = cd.deck("split", 300, seed=1)
+    cases = [(10, 200070), (124, 200021), (127, 200039)]
+    wanted = [deck[k] for k, _ in cases]
+    idx = Index(tmp_path / "split")
+    idx.add({c.id: design_scan("split", c) for c in wanted + [c for c in deck if c not in wanted][:97]})
+    photos = [design_photo("split", card, seed, "hard", size=(1600, 1200)) for card, (_, seed) in zip(wanted, cases)]
+    for card, data in zip(wanted, photos):
+        result = recognize.recognize(data, idx)
+        assert result.card_id == card.id, result.as_dict()
+    monkeypatch.setattr(recognize, "STRAIGHT_OUTLINES", 0)
+    assert [recognize.recognize(data, idx).card_id for data in photos[1:]] == [None, None]

@@ -10,7 +10,8 @@ restores a corner hidden under a finger; whether it is card-shaped, and which of
 are the short ones, is judged on the table, the camera's perspective undone (``on_table``:
 a card photographed at 50° may look square). ``straight`` draws outlines from the photo's
 strongest straight lines (Hough) instead, for enrolment, which has no other way to find a
-card whose edge closes no outline of its own. Nothing here knows how a card is printed: which
+card whose edge closes no outline of its own, and for the recogniser's wider look where no
+outline it found is large. Nothing here knows how a card is printed: which
 outline is the card, and which way up, is decided by the local features that match an
 enrolled card (``vision.match``). The outlines serve to describe the card at a steady scale
 (``recognize``), to read its title, to enrol a card from a photo, and to tell "no card" from

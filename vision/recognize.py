@@ -10,8 +10,9 @@ looking again through the first homography, and by its pixels (``match``); verif
 cards that look like the best one too (twins: ``_lookalikes``), and when two cards both
 verify (same art, near-identical titles) compare them only where they differ
 (``_decide``). When that finds no card it is sure of, a second, wider look adds the next
-outlines, those that the photo's long straight edges draw, the photo at half size and as
-it was decoded (when that is larger than the working size), and a longer shortlist; when
+outlines, those that the photo's long straight edges draw (and when no outline is large,
+those of its strongest straight lines), the photo at half size and as it was decoded
+(when that is larger than the working size), and a longer shortlist; when
 that is not sure either, a last look straightens the first outline widened (a rectangle
 printed on the card may be all that was found). Nothing depends on how the cards are
 printed: what all enrolled cards share is learned from them and left out (``index``).
@@ -52,6 +53,8 @@ CARD_OUTLINES = 2                # card-shaped outlines described again, straigh
 SECOND_OUTLINES = 4              # ... and up to this many when the first look finds no card it is sure of,
 LINE_OUTLINES = 2                # ... and this many drawn by the photo's long straight edges (not
 LINE_NEAR = 0.02                 # within this share of the photo's side of one already described),
+STRAIGHT_OUTLINES = 3            # and when none of the first look's is large (SMALL_CARD), this many of
+                                 # the photo's strongest straight lines (``locate.straight``),
 WIDER = 2                        # ... with a shortlist by words this many times as long, and the photo
                                  # at half size
 HALF_FEATURES = 1500             # described by this many features, and as it was decoded, when that is
@@ -229,6 +232,11 @@ def _outlines(bgr: np.ndarray, lines: bool = False) -> list[np.ndarray]:
     return [q for q in locate.candidates(bgr, SMALLEST, lines=lines) if locate.card_shaped(q, bgr.shape, 0.3)]
 
 
+def _straight_outlines(bgr: np.ndarray) -> list[np.ndarray]:
+    """The card-shaped outlines of the strongest straight lines in ``bgr`` (``locate.straight``), best first."""
+    return [q for q in locate.straight(bgr, SMALLEST) if locate.card_shaped(q, bgr.shape, 0.3)]
+
+
 def _recognize(gray: np.ndarray, bgr: np.ndarray, index: Snapshot, to_photo: float,
                decoded: np.ndarray | None = None) -> Result:
     """The answer for the photo ``gray`` (``bgr`` in colour; ``decoded``: the same in colour
@@ -245,16 +253,22 @@ def _recognize(gray: np.ndarray, bgr: np.ndarray, index: Snapshot, to_photo: flo
     if not checked or confidence(checked[0]) < ACCEPT:
         # a second, wider look: the next outlines, those the long straight edges draw (a card
         # whose edge joins the cloth's, the shadow's or another card's has none in the edge
-        # map) and the photo at half size described as well — and as decoded when the card
-        # may lie far off (no outline of the first look is large) —, a longer shortlist by
-        # words, and the cards of the first look verified again with the richer features
+        # map) and the photo at half size described as well — and when no outline of the first
+        # look is large, those of the strongest straight lines (a card among others, its own
+        # edge closing none, whose printed panels were all the outlines found) and the photo
+        # as decoded (the card may lie far off) —, a longer shortlist by words, and the cards
+        # of the first look verified again with the richer features
         near = LINE_NEAR * max(gray.shape)
+        small = all(cv2.contourArea(q.astype(np.float32)) < SMALL_CARD * gray.size for q in quads[:CARD_OUTLINES])
 
         def line_outlines() -> list[np.ndarray]:
-            lined = [q for q in _outlines(bgr, lines=True)
-                     if not any(np.abs(q - known).max() < near for known in quads[:SECOND_OUTLINES])]
-            return [locate.card_homography(q, gray.shape) for q in lined[:LINE_OUTLINES]]
-        small = all(cv2.contourArea(q.astype(np.float32)) < SMALL_CARD * gray.size for q in quads[:CARD_OUTLINES])
+            known, drawn = list(quads[:SECOND_OUTLINES]), []
+            for found, n in ((_outlines(bgr, lines=True), LINE_OUTLINES),
+                             (_straight_outlines(bgr) if small else [], STRAIGHT_OUTLINES)):
+                fresh = [q for q in found if not any(np.abs(q - k).max() < near for k in known)][:n]
+                known += fresh
+                drawn += fresh
+            return [locate.card_homography(q, gray.shape) for q in drawn]
         look = _look(gray, index, outlines[CARD_OUTLINES:SECOND_OUTLINES], rescaled=True, before=look,
                      more=line_outlines, decoded=decoded if small else None)
         checked = _check(gray, index, look, (WIDER * match.SHORTLIST, match.PLACED_SHORTLIST,
