@@ -100,26 +100,32 @@ def enroll(conn, index: Index, sources: dict[str, tuple[str, bytes]], kind: str 
            any_id: bool = False) -> list[str]:
     """Enrol ``sources`` ({card id: (where it came from, image bytes)}) all or nothing.
 
-    Every card id must be in the card database (unless ``any_id``); every image must hold a
-    card. Returns the ids enrolled; raises ``EnrollProblems`` naming each bad source, or
+    Every card id must be in the card database (unless ``any_id``: then any letters keep
+    their case); every image must hold a card. An id the database has only in lower case
+    (``Net-Troll`` for ``net-troll``: a file named by hand) is taken as that card's. Returns
+    the ids enrolled; raises ``EnrollProblems`` naming each bad source, or
     ``vision.gate.Busy`` (nothing enrolled) when this process is busy with other images.
     Enrolments from several processes at once all land (see ``vision.index``).
     """
     problems: list[tuple[str, str]] = []
-    refs = {}
+    refs, photos = {}, {}
     for card_id, (where, data) in sources.items():
         if not any_id and card_store.get(conn, card_id) is None:
-            problems.append((where, f"{card_id!r} is not a card in the card database "
-                                    "(name files by card id; see `companion cards search`)"))
-            continue
+            if card_id == card_id.lower() or card_store.get(conn, card_id.lower()) is None:
+                problems.append((where, f"{card_id!r} is not a card in the card database "
+                                        "(name files by card id; see `companion cards search`)"))
+                continue
+            card_id = card_id.lower()
+            if card_id in sources or card_id in refs:
+                problems.append((where, f"another image is named {card_id!r} already"))
+                continue
         try:
-            refs[card_id] = vision_enroll.reference(data, index, kind)
+            refs[card_id], photos[card_id] = vision_enroll.reference(data, index, kind), data
         except (vision_enroll.EnrollError, vision_image.ImageError) as exc:
             problems.append((where, str(exc)))
     if problems:
         raise EnrollProblems(problems)
-    refs = vision_enroll.agreeing(refs, {card_id: sources[card_id][1] for card_id in refs},
-                                  index.thumbnails(without=refs), kind)
+    refs = vision_enroll.agreeing(refs, photos, index.thumbnails(without=refs), kind)
     try:
         index.add(refs)
     except ValueError as exc:

@@ -121,9 +121,19 @@ def test_vision_commands(tmp_path):
     assert "'no-such-card' is not a card in the card database" in refused.output
     assert "not a JPEG, PNG or WebP image" in refused.output
 
+    both = tmp_path / "both"
+    both.mkdir()
+    for stem in (records[0]["id"], records[0]["id"].title()):
+        (both / f"{stem}.png").write_bytes((scans / f"{records[0]['id']}.png").read_bytes())
+    refused = runner.invoke(main, ["vision", "enroll", str(both), "--kind", "scan", *data])
+    assert refused.exit_code == 1 and f"another image is named {records[0]['id']!r} already" in refused.output
+
+    # a file named by hand with capitals is the card whose id it is in lower case
+    (scans / f"{records[0]['id']}.png").rename(scans / f"{records[0]['id'].title()}.png")
     enrolled = runner.invoke(main, ["vision", "enroll", str(scans), "--kind", "scan", *data])
     assert enrolled.exit_code == 0, enrolled.output
     assert "Enrolled 24 card image(s); 24 in the index." in enrolled.output
+    assert f"{records[0]['id']}\t" in runner.invoke(main, ["vision", "list", *data]).output
 
     target = records[5]
     photo = tmp_path / "photo.jpg"

@@ -321,8 +321,25 @@ def test_an_index_of_the_previous_format_is_refused_then_rebuilt(tmp_path, deck)
 
 
 def test_index_refuses_bad_card_ids(tmp_path, deck):
-    with pytest.raises(ValueError):
-        Index(tmp_path).add({"../etc/passwd": scan(deck[0])})
+    for bad in ("../etc/passwd", ".hidden", "with space", "", "x" * 81):
+        with pytest.raises(ValueError, match="is not a card id"):
+            Index(tmp_path).add({bad: scan(deck[0])})
+
+
+def test_card_ids_keep_their_case_but_two_may_not_differ_only_in_it(tmp_path, deck):
+    """Files named by hand (``Card_001.png``) enrol under their own name; but ``troll``
+    beside ``Troll`` is refused, within one batch or against the cards stored: their
+    reference images would be one file where case is ignored."""
+    idx = Index(tmp_path)
+    idx.add({"Card_001": scan(deck[0]), "card_002": scan(deck[1])})
+    assert sorted(idx.refresh().ids) == ["Card_001", "card_002"]
+    assert idx.current.reference("Card_001") is not None and idx.enrolled("Card_001")
+    for batch in ({"card_001": scan(deck[2])}, {"Card_003": scan(deck[2]), "CARD_003": scan(deck[3])}):
+        with pytest.raises(ValueError, match="only in case"):
+            idx.add(batch)
+    assert sorted(idx.refresh().ids) == ["Card_001", "card_002"]
+    idx.add({"Card_001": scan(deck[0])})  # the same id again replaces its image
+    assert sorted(idx.refresh().ids) == ["Card_001", "card_002"]
 
 
 # -- recognition -------------------------------------------------------------------------------

@@ -67,7 +67,7 @@ class OutdatedIndex(RuntimeError):
         super().__init__("The card image index is from another version of the app; "
                          "run `companion vision rebuild`.")
 FIELDS = ("points", "descriptors", "count", "coarse", "thumb")
-CARD_ID = re.compile(r"^[a-z0-9][a-z0-9._-]{0,79}$")
+CARD_ID = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]{0,79}$")
 COMMON_SHARE = 0.05              # a feature whose words this share of the cards of its print have is common print
 COMMON_CARDS = 6                 # ... and at least this many (twins, one card in several languages, are not print)
 COMMON_MIN_CARDS = 12            # with fewer cards enrolled nothing is taken for common print
@@ -341,6 +341,18 @@ def cells(points: np.ndarray) -> np.ndarray:
     return cy * CELLS[0] + cx
 
 
+
+def _one_per_case(new: list[str], stored: list[str]) -> None:
+    """Refuse card ids that differ from another only in case (``Troll`` beside ``troll``):
+    each card's reference image is the file ``refs/<id>.png``, and on a file system that
+    ignores case (macOS, Windows) the two would be one file."""
+    seen = {card_id.casefold(): card_id for card_id in stored}
+    for card_id in new:
+        other = seen.setdefault(card_id.casefold(), card_id)
+        if other != card_id:
+            raise ValueError(f"{card_id!r} differs from the card id {other!r} only in case: "
+                             "their reference images would be one file where case is ignored.")
+
 class Index:
     """Enrolled descriptions, backed by ``root``; reloads when another process writes.
 
@@ -442,12 +454,13 @@ class Index:
         the other way up (``deck.turns``: the stored ones stay as they are)."""
         for card_id in entries:
             if not CARD_ID.match(card_id):
-                raise ValueError(f"{card_id!r} is not a card id (lower-case letters, digits, '-', '_', '.').")
+                raise ValueError(f"{card_id!r} is not a card id (letters, digits, '-', '_', '.'; at most 80).")
         pictures, _ = deck.upright([describe.canonical(gray) for gray in entries.values()],
                                    self.thumbnails(without=entries) if entries else None)
         entries = dict(zip(entries, pictures))
         described = {card_id: describe.describe(gray) for card_id, gray in entries.items()}  # before the lock
         with self._changing() as (ids, arrays):
+            _one_per_case(list(entries), ids)  # against the ids stored now, another process's too
             refs = self.root / "refs"
             refs.mkdir(exist_ok=True)
             for card_id, gray in entries.items():
