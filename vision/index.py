@@ -341,7 +341,6 @@ def cells(points: np.ndarray) -> np.ndarray:
     return cy * CELLS[0] + cx
 
 
-
 def _one_per_case(new: list[str], stored: list[str]) -> None:
     """Refuse card ids that differ from another only in case (``Troll`` beside ``troll``):
     each card's reference image is the file ``refs/<id>.png``, and on a file system that
@@ -352,6 +351,7 @@ def _one_per_case(new: list[str], stored: list[str]) -> None:
         if other != card_id:
             raise ValueError(f"{card_id!r} differs from the card id {other!r} only in case: "
                              "their reference images would be one file where case is ignored.")
+
 
 class Index:
     """Enrolled descriptions, backed by ``root``; reloads when another process writes.

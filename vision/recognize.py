@@ -48,7 +48,8 @@ TITLE_SIMILAR = 0.9              # a title read must be this like a card's name 
 TITLE_ONLY = 0.95                # ... and this alike, naming no other card, to name a card on its own
 TITLE_OCR = 0.6                  # and read with this confidence
 UNFRAMED_OUTLINES = 4            # outlines whose title is read when no card is enrolled
-SMALLEST = 0.015                 # outlines covering less of the photo than this are not looked at
+SMALLEST = 0.015                 # outlines covering less of the photo than this are not looked at,
+OUTLINE_SLACK = 0.3              # nor those further than this from a card's proportions (``locate.card_shaped``)
 CARD_OUTLINES = 2                # card-shaped outlines described again, straightened
 SECOND_OUTLINES = 4              # ... and up to this many when the first look finds no card it is sure of,
 LINE_OUTLINES = 2                # ... and this many drawn by the photo's long straight edges (not
@@ -229,12 +230,17 @@ def _title_rank(similar: float, ocr: float) -> tuple[bool, float]:
 
 def _outlines(bgr: np.ndarray, lines: bool = False) -> list[np.ndarray]:
     """The card-shaped outlines in ``bgr`` (``locate.candidates``), best first."""
-    return [q for q in locate.candidates(bgr, SMALLEST, lines=lines) if locate.card_shaped(q, bgr.shape, 0.3)]
+    return _card_shaped(locate.candidates(bgr, SMALLEST, lines=lines), bgr.shape)
 
 
 def _straight_outlines(bgr: np.ndarray) -> list[np.ndarray]:
     """The card-shaped outlines of the strongest straight lines in ``bgr`` (``locate.straight``), best first."""
-    return [q for q in locate.straight(bgr, SMALLEST) if locate.card_shaped(q, bgr.shape, 0.3)]
+    return _card_shaped(locate.straight(bgr, SMALLEST), bgr.shape)
+
+
+def _card_shaped(quads: list[np.ndarray], shape: tuple[int, ...]) -> list[np.ndarray]:
+    """Those of ``quads`` in a card's proportions to ``OUTLINE_SLACK`` (``locate.card_shaped``)."""
+    return [q for q in quads if locate.card_shaped(q, shape, OUTLINE_SLACK)]
 
 
 def _recognize(gray: np.ndarray, bgr: np.ndarray, index: Snapshot, to_photo: float,
