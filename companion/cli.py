@@ -380,7 +380,8 @@ def _vision(data_dir, check: bool = True):
 @click.option("--card", "card_id", help="The card id of the one image given (otherwise files are named by card id).")
 @click.option("--kind", type=click.Choice(["auto", "scan", "photo"]), default="auto", show_default=True,
               help="scan: the image is the card face; photo: find the card on the table; auto: decide.")
-@click.option("--any-id", is_flag=True, help="Accept ids that are not in the card database.")
+@click.option("--any-id", is_flag=True,
+              help="Accept ids that are not in the card database: a file's name as it is (any script, spaces).")
 @data_dir_option
 def vision_enroll(paths, card_id, kind, any_id, data_dir):
     """Enrol reference images: files or folders of files named <card id>.jpg/.png/.webp.

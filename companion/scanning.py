@@ -18,7 +18,7 @@ from vision import enroll as vision_enroll
 from vision import image as vision_image
 from vision import recognize as vision_recognize
 from vision import title as vision_title
-from vision.index import Index
+from vision.index import Index, check_card_id
 
 _indexes: dict[Path, Index] = {}
 _lock = threading.Lock()
@@ -96,26 +96,39 @@ class EnrollProblems(ValueError):
         self.problems = problems
 
 
+def card_slug(name: str) -> str:
+    """The card-database id a name given by hand would be (``Net Troll``, ``net_troll`` →
+    ``net-troll``): folded (``card_db.normalize.fold``), its words joined by hyphens."""
+    return fold(name).replace(" ", "-")
+
+
 def enroll(conn, index: Index, sources: dict[str, tuple[str, bytes]], kind: str = "auto",
            any_id: bool = False) -> list[str]:
     """Enrol ``sources`` ({card id: (where it came from, image bytes)}) all or nothing.
 
-    Every card id must be in the card database (unless ``any_id``: then any letters keep
-    their case); every image must hold a card. An id the database has only in lower case
-    (``Net-Troll`` for ``net-troll``: a file named by hand) is taken as that card's. Returns
-    the ids enrolled; raises ``EnrollProblems`` naming each bad source, or
-    ``vision.gate.Busy`` (nothing enrolled) when this process is busy with other images.
-    Enrolments from several processes at once all land (see ``vision.index``).
+    Every card id must be in the card database (unless ``any_id``: then the id is the name
+    as given, ``vision.index.check_card_id``); every image must hold a card. A name that is
+    a database id once folded (``Net Troll`` or ``Net-Troll`` for ``net-troll``: a file
+    named by hand, ``card_slug``) is taken as that card's. Returns the ids enrolled; raises
+    ``EnrollProblems`` naming each bad source, or ``vision.gate.Busy`` (nothing enrolled)
+    when this process is busy with other images. Enrolments from several processes at once
+    all land (see ``vision.index``).
     """
     problems: list[tuple[str, str]] = []
     refs, photos = {}, {}
     for card_id, (where, data) in sources.items():
-        if not any_id and card_store.get(conn, card_id) is None:
-            if card_id == card_id.lower() or card_store.get(conn, card_id.lower()) is None:
+        if any_id:
+            try:
+                check_card_id(card_id)
+            except ValueError as exc:
+                problems.append((where, str(exc)))
+                continue
+        elif card_store.get(conn, card_id) is None:
+            if card_store.get(conn, card_slug(card_id)) is None:
                 problems.append((where, f"{card_id!r} is not a card in the card database "
                                         "(name files by card id; see `companion cards search`)"))
                 continue
-            card_id = card_id.lower()
+            card_id = card_slug(card_id)
             if card_id in sources or card_id in refs:
                 problems.append((where, f"another image is named {card_id!r} already"))
                 continue

@@ -1,6 +1,7 @@
 """The CLI: its reference in docs/cli.md is generated from the commands and cannot drift."""
 import json
 import os
+import shutil
 from pathlib import Path
 
 import click
@@ -128,8 +129,9 @@ def test_vision_commands(tmp_path):
     refused = runner.invoke(main, ["vision", "enroll", str(both), "--kind", "scan", *data])
     assert refused.exit_code == 1 and f"another image is named {records[0]['id']!r} already" in refused.output
 
-    # a file named by hand with capitals is the card whose id it is in lower case
+    # files named by hand, with capitals or by the card's name, are the card whose id that folds to
     (scans / f"{records[0]['id']}.png").rename(scans / f"{records[0]['id'].title()}.png")
+    (scans / f"{records[1]['id']}.png").rename(scans / f"{records[1]['names']['en']}.png")
     enrolled = runner.invoke(main, ["vision", "enroll", str(scans), "--kind", "scan", *data])
     assert enrolled.exit_code == 0, enrolled.output
     assert "Enrolled 24 card image(s); 24 in the index." in enrolled.output
@@ -158,6 +160,39 @@ def test_vision_commands(tmp_path):
     assert runner.invoke(main, ["vision", "remove", target["id"], *data]).exit_code == 1
     rebuilt = runner.invoke(main, ["vision", "rebuild", *data])
     assert rebuilt.exit_code == 0 and "23 reference image(s)" in rebuilt.output
+
+
+def test_vision_enroll_any_id_takes_file_names_as_they_are(tmp_path):
+    """Another game's cards (``--any-id``) are named by their files as a person named them —
+    spaces, accents, other scripts — and recognised under those names, also after a rebuild;
+    a name that cannot be an id is refused by file, and nothing is enrolled."""
+    runner = CliRunner()
+    data = ["--data-dir", str(tmp_path / "data")]
+    names = ["Hel Ty Liny", "Zauberstab-ü", "Хель и Ты", "50% Off!", "card_007"]
+    scans = tmp_path / "scans"
+    scans.mkdir()
+    for k, name in enumerate(names):
+        cv2.imwrite(str(scans / f"{name}.png"), cp.face(cp.card_for(f"other-{k}", name)))
+    bad = tmp_path / "bad"
+    shutil.copytree(scans, bad)
+    (bad / f"{'Ж' * 42}.png").write_bytes((scans / "card_007.png").read_bytes())  # too long for a file name
+    (bad / "-dash.png").write_bytes((scans / "card_007.png").read_bytes())
+    refused = runner.invoke(main, ["vision", "enroll", str(bad), "--any-id", "--kind", "scan", *data])
+    assert refused.exit_code == 1 and "2 problem(s); nothing enrolled" in refused.output, refused.output
+    assert "too long a card id" in refused.output and "'-dash' is not a card id" in refused.output
+
+    enrolled = runner.invoke(main, ["vision", "enroll", str(scans), "--any-id", "--kind", "scan", *data])
+    assert enrolled.exit_code == 0 and "Enrolled 5 card image(s); 5 in the index." in enrolled.output, enrolled.output
+    assert runner.invoke(main, ["vision", "rebuild", *data]).exit_code == 0
+    listed = runner.invoke(main, ["vision", "list", *data]).output
+    assert all(f"{name}\t" in listed for name in names), listed
+    photos = []
+    for k, name in enumerate(names[:3]):
+        photos.append(tmp_path / f"photo-{k}.jpg")
+        photos[-1].write_bytes(cp.photo(cp.face(cp.card_for(f"other-{k}", name)), "easy", seed=k, size=(1024, 768)))
+    result = runner.invoke(main, ["vision", "recognize", *map(str, photos), "--json", *data])
+    assert result.exit_code == 0, result.output
+    assert [json.loads(line)["card_id"] for line in result.output.splitlines()] == names[:3]
 
 
 def test_rules_search_and_show():

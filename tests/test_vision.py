@@ -321,9 +321,31 @@ def test_an_index_of_the_previous_format_is_refused_then_rebuilt(tmp_path, deck)
 
 
 def test_index_refuses_bad_card_ids(tmp_path, deck):
-    for bad in ("../etc/passwd", ".hidden", "with space", "", "x" * 81):
+    for bad in ("../etc/passwd", ".hidden", "-flag", " lead", "trail ", "a/b", "a\\b", "bad\nid", "", "x" * 81):
         with pytest.raises(ValueError, match="is not a card id"):
             Index(tmp_path).add({bad: scan(deck[0])})
+    with pytest.raises(ValueError, match="too long a card id"):
+        Index(tmp_path).add({"Ж" * 42: scan(deck[0])})  # 42 letters: 256 bytes percent-encoded
+    assert not (tmp_path / "refs").exists() or not any((tmp_path / "refs").iterdir())
+
+
+def test_card_ids_are_names_as_given_and_their_images_files_any_file_system_keeps(tmp_path, deck):
+    """An id may hold spaces, accents and other scripts (a file named by hand, ``--any-id``):
+    its reference image is stored under the id percent-encoded, the ids of the card
+    database under their own, and a rebuild reads the ids back from those names."""
+    idx = Index(tmp_path)
+    ids = ["Net Troll", "Zauberstab-ü", "Хель", "50%", "net-troll", "Ж" * 41]
+    idx.add({card_id: scan(deck[k]) for k, card_id in enumerate(ids)})
+    names = sorted(p.name for p in (tmp_path / "refs").iterdir())
+    assert "Net%20Troll.png" in names and "Zauberstab-%C3%BC.png" in names and "net-troll.png" in names
+    assert all(len(n.encode()) <= 255 and n.isascii() for n in names)
+    assert sorted(idx.refresh().ids) == sorted(ids)
+    assert all(idx.enrolled(card_id) and idx.current.reference(card_id) is not None for card_id in ids)
+    with pytest.raises(ValueError, match="only in case"):
+        idx.add({"хель": scan(deck[7])})
+    assert idx.rebuild() == len(ids)
+    assert sorted(Index(tmp_path).refresh().ids) == sorted(ids)
+    assert idx.remove("Хель") and not idx.enrolled("Хель") and len(idx.refresh()) == len(ids) - 1
 
 
 def test_card_ids_keep_their_case_but_two_may_not_differ_only_in_it(tmp_path, deck):

@@ -7,7 +7,9 @@ Layout in the data directory::
                               derived from them (``derive``: visual words, the prints cards
                               share and what is common in each, mean pictures), ~50 KB a card more
     vision/index.lock         taken by whoever changes the index (empty)
-    vision/refs/<card id>.png  the rectified reference image each description came from
+    vision/refs/<card id>.png  the rectified reference image each description came from (the id
+                              percent-encoded where it holds more than ASCII letters, digits,
+                              '-', '_', '.' and '~': ``reference_name``)
 
 Several processes share the directory: the server's workers (an enrolment from a card
 page) and ``companion vision enroll`` while the server runs. Every change is a
@@ -35,9 +37,9 @@ since the looks where twins differ are kept sharper, ``differ.SHARP``),
 from __future__ import annotations
 
 import os
-import re
 import tempfile
 import threading
+import urllib.parse
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
@@ -67,7 +69,8 @@ class OutdatedIndex(RuntimeError):
         super().__init__("The card image index is from another version of the app; "
                          "run `companion vision rebuild`.")
 FIELDS = ("points", "descriptors", "count", "coarse", "thumb")
-CARD_ID = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]{0,79}$")
+CARD_ID_LENGTH = 80              # characters in a card id at most
+NAME_BYTES = 250                 # bytes in its reference image's file name at most (file systems allow 255)
 COMMON_SHARE = 0.05              # a feature whose words this share of the cards of its print have is common print
 COMMON_CARDS = 6                 # ... and at least this many (twins, one card in several languages, are not print)
 COMMON_MIN_CARDS = 12            # with fewer cards enrolled nothing is taken for common print
@@ -151,8 +154,34 @@ class Snapshot:
                               for k, other in enumerate(self.differ_rows[g]) if other >= 0 and other != row]
 
 
+def check_card_id(card_id: str) -> None:
+    """Refuse (``ValueError``) what cannot be a card id. An id is a file's name as a person
+    gave it (``Net Troll``, ``Zauberstab-ü``, ``Хель``, ``card_001``): up to
+    ``CARD_ID_LENGTH`` characters of any script, starting with a letter or digit, with no
+    control characters, path separators or space at either end, and short enough for the
+    file name of its reference image (``NAME_BYTES``: ~40 letters of a script beyond ASCII)."""
+    if not (0 < len(card_id) <= CARD_ID_LENGTH and card_id[0].isalnum() and card_id.isprintable()
+            and card_id == card_id.strip() and not any(c in card_id for c in "/\\")):
+        raise ValueError(f"{card_id!r} is not a card id (up to {CARD_ID_LENGTH} letters, digits, spaces or "
+                         "punctuation, starting with a letter or digit; no '/' or '\\').")
+    if len(reference_name(card_id).encode()) > NAME_BYTES:
+        raise ValueError(f"{card_id!r} is too long a card id for the file name of its image: shorten it.")
+
+
+def reference_name(card_id: str) -> str:
+    """The file name of ``card_id``'s reference image: the id percent-encoded (``Net%20Troll``,
+    ``Zauberstab-%C3%BC``), which leaves the ids of the card database (``net-troll``) as they
+    are and is read back by ``card_id_of``."""
+    return urllib.parse.quote(card_id, safe="") + ".png"
+
+
+def card_id_of(path: Path) -> str:
+    """The card id whose reference image ``path`` is (``reference_name`` read back)."""
+    return urllib.parse.unquote(path.stem)
+
+
 def _picture(root: Path, card_id: str) -> np.ndarray | None:
-    gray = cv2.imread(str(root / "refs" / f"{card_id}.png"), cv2.IMREAD_GRAYSCALE)
+    gray = cv2.imread(str(root / "refs" / reference_name(card_id)), cv2.IMREAD_GRAYSCALE)
     return None if gray is None else describe.canonical(gray)
 
 
@@ -344,7 +373,8 @@ def cells(points: np.ndarray) -> np.ndarray:
 def _one_per_case(new: list[str], stored: list[str]) -> None:
     """Refuse card ids that differ from another only in case (``Troll`` beside ``troll``):
     each card's reference image is the file ``refs/<id>.png``, and on a file system that
-    ignores case (macOS, Windows) the two would be one file."""
+    ignores case (macOS, Windows) the two would be one file. Letters beyond ASCII, which
+    that name encodes (``reference_name``), follow the same rule: one rule for every id."""
     seen = {card_id.casefold(): card_id for card_id in stored}
     for card_id in new:
         other = seen.setdefault(card_id.casefold(), card_id)
@@ -411,7 +441,7 @@ class Index:
         return len(self.ids)
 
     def reference_path(self, card_id: str) -> Path:
-        return self.root / "refs" / f"{card_id}.png"
+        return self.root / "refs" / reference_name(card_id)
 
     def enrolled(self, card_id: str) -> bool:
         """Whether ``card_id`` has a reference image: one ``stat``, the index is not loaded."""
@@ -453,8 +483,7 @@ class Index:
         by card id, in one write; each turned half round where the cards most like it are
         the other way up (``deck.turns``: the stored ones stay as they are)."""
         for card_id in entries:
-            if not CARD_ID.match(card_id):
-                raise ValueError(f"{card_id!r} is not a card id (letters, digits, '-', '_', '.'; at most 80).")
+            check_card_id(card_id)
         pictures, _ = deck.upright([describe.canonical(gray) for gray in entries.values()],
                                    self.thumbnails(without=entries) if entries else None)
         entries = dict(zip(entries, pictures))
@@ -465,7 +494,7 @@ class Index:
             refs.mkdir(exist_ok=True)
             for card_id, gray in entries.items():
                 png = cv2.imencode(".png", gray)[1].tobytes()
-                _replace(refs / f"{card_id}.png", lambda fh, png=png: fh.write(png))
+                _replace(self.reference_path(card_id), lambda fh, png=png: fh.write(png))
             self._store(ids, arrays, described)
 
     def thumbnails(self, without=()) -> np.ndarray:
@@ -494,13 +523,14 @@ class Index:
         one deck enrolled at once: an index taught from photos before references were so
         turned is stored one way up, as it would be now; a deck of scans stays as it is)."""
         with self._changing(reload=False) as (ids, arrays):
-            paths = sorted((self.root / "refs").glob("*.png"))
+            # (not the temporary file of a write that was killed: ``_replace``'s start with a dot)
+            paths = sorted(p for p in (self.root / "refs").glob("*.png") if not p.name.startswith("."))
             pictures, turned = deck.upright([describe.canonical(cv2.imread(str(p), cv2.IMREAD_GRAYSCALE))
                                              for p in paths])
             for k in np.flatnonzero(turned):
                 png = cv2.imencode(".png", pictures[k])[1].tobytes()
                 _replace(paths[k], lambda fh, png=png: fh.write(png))
-            self._store(ids, arrays, {p.stem: describe.describe(g) for p, g in zip(paths, pictures)})
+            self._store(ids, arrays, {card_id_of(p): describe.describe(g) for p, g in zip(paths, pictures)})
         return len(paths)
 
     def _store(self, ids: list[str], arrays: dict, described: dict[str, dict]) -> None:
@@ -554,7 +584,7 @@ def _opened(fh) -> Iterator[np.lib.npyio.NpzFile]:
 def _replace(path: Path, write: Callable[[BinaryIO], object]) -> tuple:
     """Make ``path`` what ``write`` writes to a file, atomically (a temporary file renamed
     over it); its identity."""
-    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.stem}-", suffix=path.suffix)
+    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.stem[:32]}-", suffix=path.suffix)
     try:
         with os.fdopen(fd, "wb") as fh:
             write(fh)
