@@ -275,6 +275,9 @@ def main():
     ap.add_argument("--fill", default=None, metavar="LOW,HIGH",
                     help="every tier's card covering this share of the picture (theirs: 0.35-0.7, 0.2-0.7, 0.15-0.45)")
     ap.add_argument("--ocr", action="store_true", help="also read titles (needs the [ocr] extra)")
+    ap.add_argument("--read", action="store_true",
+                    help="read the text where twins differ when only that holds a card back, titles naming no card: "
+                         "as `companion vision recognize` does for cards not in the card database (needs [ocr])")
     ap.add_argument("--twin-strangers", action="store_true",
                     help="the cards not enrolled have an enrolled card's art, text and number under another title")
     ap.add_argument("--enrol-from", choices=("scan", "photo"), default="scan",
@@ -295,11 +298,11 @@ def main():
           + (f"; every photo tilted {tilt[0]:g}–{tilt[1]:g}°" if tilt else "")
           + (f"; every card covering {fill[0]:g}–{fill[1]:g} of the picture" if fill else ""))
     reader = None
-    if args.ocr:
+    if args.ocr or args.read:
         from vision import title
         reader = title.reader()
         if reader is None:
-            raise SystemExit("--ocr needs the [ocr] extra: pip install '.[ocr]'")
+            raise SystemExit("--ocr and --read need the [ocr] extra: pip install '.[ocr]'")
     rows = []
     with tempfile.TemporaryDirectory() as tmp, Pool(os.cpu_count() or 1) as pool:
         for design in designs if not args.index_only else []:
@@ -328,7 +331,7 @@ def main():
                 else:
                     index.add({c.id: scan(design, c) for c in cards})
                 enrol_s = time.perf_counter() - t0
-                rows += run(index, photos, design, reader, title_matcher(cards) if reader else None)
+                rows += run(index, photos, design, reader, title_matcher(cards) if args.ocr else None)
             print(f"  {design}: {len(photos)} photos generated in {gen_s:.0f} s, {len(cards)} cards enrolled "
                   f"in {enrol_s:.1f} s", flush=True)
         if args.calibrate:
@@ -338,7 +341,8 @@ def main():
         if not args.index_only:
             report(rows, designs)
         for n in [int(s) for s in args.scale.split(",") if s]:
-            scale(n, tmp, size, pool, reader, recognise=not args.index_only, strangers=args.strangers)
+            scale(n, tmp, size, pool, reader, recognise=not args.index_only, strangers=args.strangers,
+                  names=args.ocr)
 
 
 SINGLE_CALLS = 15  # calls of the CLI for one photo each (``through_cli``)
@@ -402,9 +406,10 @@ def load_seconds(root: Path) -> float:
     return float(done.stdout)
 
 
-def scale(n, tmp, size, pool, reader, recognise=True, strangers=20):
+def scale(n, tmp, size, pool, reader, recognise=True, strangers=20, names=False):
     """The lattice deck among ``n`` enrolled cards of every design: recognition (``strangers``
-    more photos per tier of lattice cards not enrolled) and costs."""
+    more photos per tier of lattice cards not enrolled) and costs; with ``reader`` the text
+    read, and with ``names`` titles naming cards too."""
     lattice = cd.deck("lattice", 300, seed=1)
     cards = [("lattice", c) for c in lattice]
     fill = [d for d in cd.DESIGNS if d != "lattice"]
@@ -431,7 +436,7 @@ def scale(n, tmp, size, pool, reader, recognise=True, strangers=20):
     unknown = [c for c in cd.deck("lattice", 80, seed=99, prefix="stranger") if c.title.casefold() not in titles][:60]
     photos = photo_set("lattice", lattice, unknown, 30, 0.1, size, base_seed=0, pool=pool)
     photos += photo_set("lattice", lattice, unknown, strangers, 1.0, size, base_seed=1_000_000, pool=pool)
-    rows = run(fresh, photos, "lattice", reader, title_matcher([c for _, c in cards]) if reader else None)
+    rows = run(fresh, photos, "lattice", reader, title_matcher([c for _, c in cards]) if names else None)
     print(f"\n{costs}")
     print(HEAD)
     print(f"| lattice among {n} | all | {summary(rows)} |")

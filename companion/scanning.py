@@ -73,12 +73,15 @@ def recognize(conn, index: Index, data: bytes, lang: str = "en", read_titles: bo
     """The recognition answer as a dict, each candidate with the card's name and deck.
 
     The title is read as well (fallback and tie-breaker) when the ``[ocr]`` extra is
-    installed, ``read_titles`` is true and a title may name a card (``_titles_can_name``). Raises ``vision.image.ImageError`` for bytes
-    that are not a usable image, ``vision.gate.Busy`` when this process has all the photos
-    it recognises at once in hand already.
+    installed, ``read_titles`` is true and a title may name a card (``_titles_can_name``);
+    with the extra and ``read_titles``, the text where twins differ is read for any card
+    the agreement there alone holds back (``vision.recognize._text_agrees``). Raises
+    ``vision.image.ImageError`` for bytes that are not a usable image, ``vision.gate.Busy``
+    when this process has all the photos it recognises at once in hand already.
     """
-    reader = vision_title.reader() if read_titles and _titles_can_name(conn, index) else None
-    result = vision_recognize.recognize(data, index, reader, name_matcher(conn) if reader else None).as_dict()
+    reader = vision_title.reader() if read_titles else None
+    names = name_matcher(conn) if reader and _titles_can_name(conn, index) else None
+    result = vision_recognize.recognize(data, index, reader, names).as_dict()
     for cand in result["candidates"]:
         card = card_store.get(conn, cand["card_id"])
         cand["name"] = card_name(card, lang)

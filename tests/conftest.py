@@ -150,3 +150,15 @@ def api(client):
         assert joined.status_code == 201, joined.json
         tokens[name] = joined.json["token"]
     return client, body["table"]["id"], tokens, join_token
+
+
+@pytest.fixture
+def ocr():
+    """The title reader of the [ocr] extra: CI installs it (scripts/test), so there it must be present."""
+    from vision import title
+
+    if title.reader() is None:
+        if os.environ.get("CI"):
+            pytest.fail("the [ocr] extra (rapidocr, onnxruntime) is missing: scripts/test must install it")
+        pytest.skip("the [ocr] extra is not installed")
+    return title.reader()

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import io
 import json
-import os
 import re
 import resource
 from html import unescape as html_unescape
@@ -199,18 +198,6 @@ def test_teach_a_card_from_its_page_with_a_phone_photo(app, phones, enrolled):
     assert refused.status_code == 400 and "not a JPEG, PNG or WebP" in refused.get_data(as_text=True)
     assert alice.post("/cards/no-such-card/enroll", {"photo": (io.BytesIO(b"x"), "p.jpg")},
                       content_type="multipart/form-data").status_code == 404
-
-
-@pytest.fixture
-def ocr():
-    """The [ocr] extra: CI installs it (scripts/test), so there it must be present."""
-    from vision import title
-
-    if title.reader() is None:
-        if os.environ.get("CI"):
-            pytest.fail("the [ocr] extra (rapidocr, onnxruntime) is missing: scripts/test must install it")
-        pytest.skip("the [ocr] extra is not installed")
-    return title.reader()
 
 
 def test_title_reading_names_a_card_with_no_enrolled_image(client, ocr):

@@ -3,6 +3,7 @@ from __future__ import annotations
 
 import ast
 import dataclasses
+import difflib
 import io
 import math
 import random
@@ -637,6 +638,43 @@ def test_a_card_with_an_enrolled_cards_art_and_another_title_is_not_named_for_it
         assert result.card_id is None and result.candidates[0].card_id == card_id, (design, result.as_dict())
     monkeypatch.setattr(recognize, "MIN_AGREE", -math.inf)
     assert [recognize.recognize(shot, idx).card_id for shot in shots.values()] == list(shots)
+
+
+@pytest.mark.parametrize("design", ["lattice", "split"])
+def test_the_text_where_twins_differ_is_read_when_the_pixels_there_agree_little(design_indexes, design,
+                                                                                 monkeypatch, ocr):
+    """Glare or blur over a short title can sink the agreement where a print's twins differ
+    while its letters stay plain to read (the bench: split's 'Ka' under glare); and a card
+    with an enrolled card's art and another title can agree with it a little (the bench: 3
+    of 68 named). So the text there is read (``recognize._read_where_twins_differ``):
+
+    * with the agreement out of every card's reach, a card's own photo is named when the
+      photo reads there as its reference and as no other card of the print (the answer's
+      source image+title) — not without the reader; and a reader that read the same
+      everywhere names none (the place would show what the print's cards share);
+    * with any agreement enough, a card with an enrolled card's art and another title is
+      named for it — but not when the text is read: it reads as another title; the cards'
+      own photos still are."""
+    idx, cards = design_indexes[design]
+    own = {cards[k].id: design_photo(design, cards[k], seed=950 + k, tier="easy") for k in (3, 12, 25)}
+    twins = {cards[k].id: design_photo(design, _twin(cards[k], k), seed=900 + k, tier="easy") for k in (3, 12, 25)}
+    monkeypatch.setattr(recognize, "MIN_AGREE", math.inf)
+    monkeypatch.setattr(recognize, "TEXT_DOUBT", math.inf)  # (read for every card)
+    for card_id, shot in own.items():
+        assert recognize.recognize(shot, idx).card_id is None
+        result = recognize.recognize(shot, idx, read_title=ocr)
+        assert result.card_id == card_id and result.source == "image+title", (design, result.as_dict())
+        printed = "".join(ch for ch in next(c for c in cards if c.id == card_id).title.casefold() if ch.isalnum())
+        assert difflib.SequenceMatcher(None, result.title, printed).ratio() >= 0.8, (result.title, printed)  # I / l
+    assert all(recognize.recognize(shot, idx, read_title=lambda img: ("Troll", 0.99)).card_id is None
+               for shot in own.values())
+
+    monkeypatch.setattr(recognize, "MIN_AGREE", -math.inf)
+    assert [recognize.recognize(shot, idx).card_id for shot in twins.values()] == list(twins)
+    for card_id, shot in twins.items():
+        result = recognize.recognize(shot, idx, read_title=ocr)
+        assert result.card_id is None and result.candidates[0].card_id == card_id, (design, result.as_dict())
+    assert [recognize.recognize(shot, idx, read_title=ocr).card_id for shot in own.values()] == list(own)
 
 
 @pytest.mark.parametrize("design, k", [("lattice", 10), ("lattice", 16), ("lattice", 17), ("poster", 11),

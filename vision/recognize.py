@@ -23,13 +23,16 @@ card of a game line up with any other a little), enough agreement of the aligned
 and, when another card verified as well, a clear lead where the two differ — and, for a
 card about to be named whose print has twins enrolled, a fourth: it agrees with the photo
 where those twins differ (``_agreement``), so that a card with its art and another title
-is not named for it. Below ``ACCEPT`` the answer is "unknown card" with the reason and the
-suggestions — unless the title, read when the images leave doubt (``title``), names the
+is not named for it; with a title reader, the text there is read when that agreement is
+low (``_read_where_twins_differ``): read as on the card's reference and on no other card
+of its print, it is agreement enough, read as something else it is none. Below
+``ACCEPT`` the answer is "unknown card" with the reason and the suggestions — unless the title, read when the images leave doubt (``title``), names the
 card. The three thresholds are fitted by ``bench/vision.py --calibrate`` on card designs
 that the benchmark's report does not include (see docs/vision.md).
 """
 from __future__ import annotations
 
+import difflib
 import functools
 import math
 import time
@@ -80,6 +83,13 @@ MIN_EXCESS, EXCESS_STEP = 20.0, 3.0
 MIN_DENSE, DENSE_STEP = 0.175, 0.03
 MIN_MARGIN, MARGIN_STEP = 0.08, 0.02
 MIN_AGREE, AGREE_STEP = 0.16, 0.015  # (set on the calibration designs by hand: see ``_agreement``)
+TEXT_DOUBT = 0.3                 # a card agreeing less than this where its twins differ has the text there read:
+TEXT_OTHERS = 3                  # below MIN_AGREE it is named when it reads as on its reference and not as on
+                                 # this many other cards of its print (nor its twins); at or above, not named
+TEXT_SURE = 0.9                  # when it and its reference are read this surely (OCR) and are less alike
+TEXT_UNLIKE = 0.7                # than this (``difflib``'s ratio): another title (``_read_where_twins_differ``)
+TEXT_SCALE = 4                   # the text is read at this many times the canonical card's size,
+TEXT_PAD = 4                     # ... with this many card px around the box
 IMAGE_BLUR_LIMIT = 0.002         # mean squared Laplacian of the whole photo (at FIND_SIDE), when no card was found
 BLUR_LIMIT = 0.005               # the same of the flattened card: below it, blame the blur
 
@@ -105,7 +115,7 @@ class Result:
     elapsed_ms: float = 0.0
     corners: list[list[float]] | None = None  # the card's, in the photo's own pixels
     source: str | None = None        # image | title | image+title: what named the card
-    title: str | None = None         # the title as read (only when the title was read)
+    title: str | None = None         # the title as read (only when it was read), or the letters read where twins differ
     outlines: list[np.ndarray] = field(default_factory=list, repr=False)  # canonical card → photo, best first
     margin: float | None = field(default=None, repr=False)  # the first card's lead over a rival (``match.tell_apart``)
     excess: float = field(default=0.0, repr=False)          # its inliers beyond a typical other card's
@@ -135,13 +145,16 @@ def _step(x: float, at: float, width: float) -> float:
 
 
 def confidence(m: match.Match) -> float:
-    """The weakest of the calibrated checks passed by ``m`` (0 … 1; ``ACCEPT`` at every threshold)."""
+    """The weakest of the calibrated checks passed by ``m`` (0 … 1; ``ACCEPT`` at every threshold);
+    0 when the text where its print's twins differ reads as another title (``_read_where_twins_differ``)."""
     if m.H is None:
         return 0.0
     c = min(_step(m.excess, MIN_EXCESS, EXCESS_STEP), _step(m.dense, MIN_DENSE, DENSE_STEP))
     if m.margin is not None:
         c = min(c, _step(m.margin, MIN_MARGIN, MARGIN_STEP))
-    if m.agree is not None:
+    if m.read is False:  # the text where its print's twins differ reads as another title
+        return 0.0
+    if m.agree is not None and m.read is None:  # (read as on its reference, that is agreement enough)
         c = min(c, _step(m.agree, MIN_AGREE, AGREE_STEP))
     return c
 
@@ -172,7 +185,8 @@ def _photo(data: bytes, snapshot: Snapshot, read_title: title.Reader | None,
     bgr = light.stretched(bgr)
     gray = cv2.cvtColor(bgr, cv2.COLOR_BGR2GRAY)
     _, width, height = header.read(data)
-    result = _recognize(gray, bgr, snapshot, to_photo=max(width, height) / max(gray.shape), decoded=decoded)
+    result = _recognize(gray, bgr, snapshot, to_photo=max(width, height) / max(gray.shape), decoded=decoded,
+                        read_title=read_title)
     if read_title and match_name and result.outlines and (
             result.reason is not None or result.candidates[0].confidence < TIE_BREAK):
         _by_title(gray, result, read_title, match_name)
@@ -244,10 +258,12 @@ def _card_shaped(quads: list[np.ndarray], shape: tuple[int, ...]) -> list[np.nda
 
 
 def _recognize(gray: np.ndarray, bgr: np.ndarray, index: Snapshot, to_photo: float,
-               decoded: np.ndarray | None = None) -> Result:
+               decoded: np.ndarray | None = None, read_title: title.Reader | None = None) -> Result:
     """The answer for the photo ``gray`` (``bgr`` in colour; ``decoded``: the same in colour
     as it was decoded, when that is larger, see ``image.load_both``); its corners in the
-    photo's own pixels, ``to_photo`` times those of ``gray``."""
+    photo's own pixels, ``to_photo`` times those of ``gray``. With ``read_title``, the text
+    where the print's twins differ is read when the card agrees little there
+    (``_read_where_twins_differ``)."""
     if not len(index):  # nothing to compare with: the largest card-shaped outlines, for the title
         return Result(reason="nothing_enrolled", message=MESSAGES["nothing_enrolled"],
                       outlines=[locate.card_homography(q, gray.shape) for q in _outlines(bgr)[:UNFRAMED_OUTLINES]])
@@ -296,12 +312,15 @@ def _recognize(gray: np.ndarray, bgr: np.ndarray, index: Snapshot, to_photo: flo
     best = _decide(index, checked, gray)
     if confidence(best) >= ACCEPT:
         best.agree = _agreement(index, best, gray)
+        if read_title and best.agree is not None and best.agree < TEXT_DOUBT:
+            _read_where_twins_differ(index, best, gray, read_title)
     cands = [Candidate(index.ids[m.row], m.dense, confidence(m), m.inliers) for m in checked[:5]]
     H = best.H if best.H is not None else outlines[0]
     corners = cv2.perspectiveTransform(locate.CANON[None], H)[0] * to_photo
     sure = cands[0].confidence >= ACCEPT
     result = Result(candidates=cands, corners=[[round(float(x), 1), round(float(y), 1)] for x, y in corners],
-                    source="image", outlines=[H] if sure else ([H] if best.H is not None else []) + outlines[:1],
+                    source="image+title" if best.read else "image", title=best.text,
+                    outlines=[H] if sure else ([H] if best.H is not None else []) + outlines[:1],
                     margin=best.margin, excess=best.excess)
     if cands[0].confidence < ACCEPT:
         result.reason = "too_blurry" if _sharpness(gray, H) < BLUR_LIMIT else "no_confident_match"
@@ -555,6 +574,59 @@ def _agreement(index: Snapshot, m: match.Match, gray: np.ndarray) -> float | Non
     box, others = index.differ_others(m.row)
     ref = index.reference(index.ids[m.row]) if box is not None and others else None
     return None if ref is None else differ.lead(gray, m.H, ref, box, others)
+
+
+def _read_where_twins_differ(index: Snapshot, m: match.Match, gray: np.ndarray, read_title: title.Reader) -> None:
+    """Read the text where the twins of ``m``'s print differ (its title, mostly) on the
+    photo through ``m.H`` and on ``m``'s reference, and set ``m.read`` (and ``m.text``, the
+    letters read on the photo). The agreement there (``_agreement``) compares pixels: glare
+    or blur over a short title can sink it while the letters stay plain to read, and a card
+    with ``m``'s art and another title can agree with it a little.
+
+    * Below ``MIN_AGREE`` (not to be named): ``True`` when the photo reads as the reference
+      and not as the first ``TEXT_OTHERS`` other cards of the print nor ``m``'s twins
+      enrolled (else the place shows what the print's cards share, and tells nothing).
+    * At or above it (to be named, but below ``TEXT_DOUBT``): ``False`` when both are read
+      surely (``TEXT_SURE``) and are unlike (``TEXT_UNLIKE``): another title.
+
+    ~7 ms a read (and the reader's first load, ~0.5–0.7 s a process), for the cards that
+    agree little (on the bench, 0–69 of a design's 270 photos, two reads each)."""
+    box, _ = index.differ_others(m.row)
+    seen = _text_in(read_title, gray, m.H, box) if box is not None else None
+    own = _text_in(read_title, index.reference(index.ids[m.row]), np.eye(3), box) if seen else None
+    if own is None:
+        return
+    if m.agree < MIN_AGREE:
+        if own[0] != seen[0]:
+            return
+        alike = np.flatnonzero(index.coarse @ index.coarse[m.row] >= LOOKALIKE)
+        others = [int(r) for r in index.differ_rows[index.group[m.row]] if r >= 0][:TEXT_OTHERS] + alike.tolist()
+        for row in dict.fromkeys(r for r in others if r != m.row):
+            other = _text_in(read_title, index.reference(index.ids[row]), np.eye(3), box)
+            if other is not None and other[0] == seen[0]:
+                return
+        m.read, m.text = True, seen[0]
+    elif min(seen[1], own[1]) >= TEXT_SURE and difflib.SequenceMatcher(None, seen[0], own[0]).ratio() < TEXT_UNLIKE:
+        m.read, m.text = False, seen[0]
+
+
+def _text_in(read_title: title.Reader, gray: np.ndarray | None, H: np.ndarray, box: tuple[int, int, int, int]
+             ) -> tuple[str, float] | None:
+    """The letters and digits (case folded) read in ``box`` of the card seen through ``H``
+    (canonical card → ``gray``) and the reader's confidence, or None when they are fewer
+    than two, hold no letter or were read with less confidence than ``TITLE_OCR``."""
+    if gray is None:
+        return None
+    x, y, w, h = box
+    x, y, w, h = x - TEXT_PAD, y - TEXT_PAD, w + 2 * TEXT_PAD, h + 2 * TEXT_PAD
+    to_box = np.array([[1 / TEXT_SCALE, 0, x], [0, 1 / TEXT_SCALE, y], [0, 0, 1]])
+    flat = cv2.warpPerspective(gray, H @ to_box, (w * TEXT_SCALE, h * TEXT_SCALE),
+                               flags=cv2.INTER_LINEAR | cv2.WARP_INVERSE_MAP, borderMode=cv2.BORDER_REPLICATE)
+    text, ocr = read_title(flat)
+    letters = "".join(ch for ch in text.casefold() if ch.isalnum())
+    if ocr < TITLE_OCR or len(letters) < 2 or not any(ch.isalpha() for ch in letters):
+        return None
+    return letters, ocr
 
 
 def _sharpness(gray: np.ndarray, H: np.ndarray) -> float:
