@@ -83,7 +83,7 @@ MIN_EXCESS, EXCESS_STEP = 20.0, 3.0
 MIN_DENSE, DENSE_STEP = 0.175, 0.03
 MIN_MARGIN, MARGIN_STEP = 0.08, 0.02
 MIN_AGREE, AGREE_STEP = 0.16, 0.015  # (set on the calibration designs by hand: see ``_agreement``)
-TEXT_DOUBT = 0.3                 # a card agreeing less than this where its twins differ has the text there read:
+TEXT_DOUBT = 0.25                # a card agreeing less than this where its twins differ has the text there read:
 TEXT_OTHERS = 3                  # below MIN_AGREE it is named when it reads as on its reference and not as on
                                  # this many other cards of its print (nor its twins); at or above, not named
 TEXT_SURE = 0.9                  # when it and its reference are read this surely (OCR) and are less alike
@@ -589,8 +589,8 @@ def _read_where_twins_differ(index: Snapshot, m: match.Match, gray: np.ndarray, 
     * At or above it (to be named, but below ``TEXT_DOUBT``): ``False`` when both are read
       surely (``TEXT_SURE``) and are unlike (``TEXT_UNLIKE``): another title.
 
-    ~7 ms a read (and the reader's first load, ~0.5–0.7 s a process), for the cards that
-    agree little (on the bench, 0–69 of a design's 270 photos, two reads each)."""
+    ~7 ms a read (and the reader's first load, ~0.6 s a process), for the cards that agree
+    little (on the bench, 0–8 of a design's 270 photos, two reads each)."""
     box, _ = index.differ_others(m.row)
     seen = _text_in(read_title, gray, m.H, box) if box is not None else None
     own = _text_in(read_title, index.reference(index.ids[m.row]), np.eye(3), box) if seen else None
