@@ -391,8 +391,10 @@ def vision_enroll(paths, card_id, kind, any_id, data_dir):
     from vision import enroll as vision_enroll_mod
 
     files: dict[str, Path] = {}
-    for p in paths:
-        files.update(vision_enroll_mod.folder(p) if p.is_dir() else {p.stem: p})
+    for image in (f for p in paths for f in (vision_enroll_mod.folder(p) if p.is_dir() else [p])):
+        if files.setdefault(image.stem, image) != image:  # net-troll.jpg and net-troll.png: which is the card?
+            raise click.ClickException(f"{files[image.stem]} and {image} would both be the card "
+                                       f"{image.stem!r}; nothing enrolled.")
     if card_id:
         if len(files) != 1:
             raise click.ClickException("--card names the card of exactly one image file.")

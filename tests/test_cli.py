@@ -112,6 +112,7 @@ def test_vision_commands(tmp_path):
     for rec in records:
         cv2.imwrite(str(scans / f"{rec['id']}.png"), cp.face(cp.card_for(rec["id"], rec["names"]["en"])))
     (scans / "notes.txt").write_text("ignored: not an image extension")
+    (scans / f"._{records[2]['id']}.png").write_bytes(b"\0\5\x16\7")  # ignored: a Mac's resource fork, hidden
 
     bad = tmp_path / "bad"
     bad.mkdir()
@@ -128,6 +129,9 @@ def test_vision_commands(tmp_path):
         (both / f"{stem}.png").write_bytes((scans / f"{records[0]['id']}.png").read_bytes())
     refused = runner.invoke(main, ["vision", "enroll", str(both), "--kind", "scan", *data])
     assert refused.exit_code == 1 and f"another image is named {records[0]['id']!r} already" in refused.output
+    (both / f"{records[0]['id']}.jpg").write_bytes((scans / f"{records[0]['id']}.png").read_bytes())
+    refused = runner.invoke(main, ["vision", "enroll", str(both), "--kind", "scan", *data])
+    assert refused.exit_code == 1 and f"would both be the card {records[0]['id']!r}; nothing enrolled" in refused.output
 
     # files named by hand, with capitals or by the card's name, are the card whose id that folds to
     (scans / f"{records[0]['id']}.png").rename(scans / f"{records[0]['id'].title()}.png")

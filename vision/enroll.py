@@ -341,10 +341,8 @@ def _card_face(shape: tuple[int, int], quad: np.ndarray) -> bool:
     return bool(square and abs(x0 - (w - x1)) <= FACE_SQUARE * w and abs(y0 - (h - y1)) <= FACE_SQUARE * h)
 
 
-def folder(path: str | os.PathLike) -> dict[str, Path]:
-    """Image files in ``path`` by card id (the file name without its extension)."""
-    files = {}
-    for p in sorted(Path(path).iterdir()):
-        if p.is_file() and p.suffix.lower() in EXTENSIONS:
-            files[p.stem] = p
-    return files
+def folder(path: str | os.PathLike) -> list[Path]:
+    """The image files in ``path``, by name; not hidden ones (``._net-troll.jpg``: the
+    resource forks a Mac leaves beside each file it copies to a USB stick, ``.DS_Store``)."""
+    return [p for p in sorted(Path(path).iterdir())
+            if p.is_file() and p.suffix.lower() in EXTENSIONS and not p.name.startswith(".")]

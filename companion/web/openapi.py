@@ -239,7 +239,9 @@ def spec() -> dict:
                     "corners": {"type": ["array", "null"], "description": "The card's corners in the photo (px)"},
                     "source": {"enum": [None, "image", "title", "image+title"],
                                "description": "What named the card: the enrolled image, the title read (OCR), or both"},
-                    "title": {"type": ["string", "null"], "description": "The title as read, when it was read"}}},
+                    "title": {"type": ["string", "null"],
+                              "description": "The title as read, when it was read; or the letters read (case folded) "
+                                             "where the named card's twins differ, when those named it or refused it"}}},
                 "ImageError": {"type": "object", "required": ["error", "reason"], "properties": {
                     "error": {"type": "string"},
                     "reason": {"enum": ["empty", "corrupt", "not_an_image", "too_large", "too_many_pixels",
