@@ -75,7 +75,7 @@ def recognize(conn, index: Index, data: bytes, lang: str = "en", read_titles: bo
     The title is read as well (fallback and tie-breaker) when the ``[ocr]`` extra is
     installed, ``read_titles`` is true and a title may name a card (``_titles_can_name``);
     with the extra and ``read_titles``, the text where twins differ is read for any card
-    the agreement there alone holds back (``vision.recognize._text_agrees``). Raises
+    that agrees little there (``vision.recognize._read_where_twins_differ``). Raises
     ``vision.image.ImageError`` for bytes that are not a usable image, ``vision.gate.Busy``
     when this process has all the photos it recognises at once in hand already.
     """

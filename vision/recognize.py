@@ -26,9 +26,10 @@ where those twins differ (``_agreement``), so that a card with its art and anoth
 is not named for it; with a title reader, the text there is read when that agreement is
 low (``_read_where_twins_differ``): read as on the card's reference and on no other card
 of its print, it is agreement enough, read as something else it is none. Below
-``ACCEPT`` the answer is "unknown card" with the reason and the suggestions — unless the title, read when the images leave doubt (``title``), names the
-card. The three thresholds are fitted by ``bench/vision.py --calibrate`` on card designs
-that the benchmark's report does not include (see docs/vision.md).
+``ACCEPT`` the answer is "unknown card" with the reason and the suggestions — unless the
+title, read when the images leave doubt (``title``), names the card. The three thresholds
+are fitted by ``bench/vision.py --calibrate`` on card designs that the benchmark's report
+does not include (see docs/vision.md).
 """
 from __future__ import annotations
 
@@ -147,13 +148,11 @@ def _step(x: float, at: float, width: float) -> float:
 def confidence(m: match.Match) -> float:
     """The weakest of the calibrated checks passed by ``m`` (0 … 1; ``ACCEPT`` at every threshold);
     0 when the text where its print's twins differ reads as another title (``_read_where_twins_differ``)."""
-    if m.H is None:
+    if m.H is None or m.read is False:
         return 0.0
     c = min(_step(m.excess, MIN_EXCESS, EXCESS_STEP), _step(m.dense, MIN_DENSE, DENSE_STEP))
     if m.margin is not None:
         c = min(c, _step(m.margin, MIN_MARGIN, MARGIN_STEP))
-    if m.read is False:  # the text where its print's twins differ reads as another title
-        return 0.0
     if m.agree is not None and m.read is None:  # (read as on its reference, that is agreement enough)
         c = min(c, _step(m.agree, MIN_AGREE, AGREE_STEP))
     return c
