@@ -276,7 +276,7 @@ def main():
                     help="every tier's card covering this share of the picture (theirs: 0.35-0.7, 0.2-0.7, 0.15-0.45)")
     ap.add_argument("--ocr", action="store_true", help="also read titles (needs the [ocr] extra)")
     ap.add_argument("--read", action="store_true",
-                    help="read the text where twins differ when only that holds a card back, titles naming no card: "
+                    help="read the text where twins differ when the pixels there leave doubt, titles naming no card: "
                          "as `companion vision recognize` does for cards not in the card database (needs [ocr])")
     ap.add_argument("--twin-strangers", action="store_true",
                     help="the cards not enrolled have an enrolled card's art, text and number under another title")

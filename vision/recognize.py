@@ -617,11 +617,8 @@ def _text_in(read_title: title.Reader, gray: np.ndarray | None, H: np.ndarray, b
     if gray is None:
         return None
     x, y, w, h = box
-    x, y, w, h = x - TEXT_PAD, y - TEXT_PAD, w + 2 * TEXT_PAD, h + 2 * TEXT_PAD
-    to_box = np.array([[1 / TEXT_SCALE, 0, x], [0, 1 / TEXT_SCALE, y], [0, 0, 1]])
-    flat = cv2.warpPerspective(gray, H @ to_box, (w * TEXT_SCALE, h * TEXT_SCALE),
-                               flags=cv2.INTER_LINEAR | cv2.WARP_INVERSE_MAP, borderMode=cv2.BORDER_REPLICATE)
-    text, ocr = read_title(flat)
+    w, h = w + 2 * TEXT_PAD, h + 2 * TEXT_PAD
+    text, ocr = read_title(title.area(gray, H, (x - TEXT_PAD, y - TEXT_PAD, w, h), (w * TEXT_SCALE, h * TEXT_SCALE)))
     letters = "".join(ch for ch in text.casefold() if ch.isalnum())
     if ocr < TITLE_OCR or len(letters) < 2 or not any(ch.isalpha() for ch in letters):
         return None

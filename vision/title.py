@@ -69,9 +69,18 @@ def band(gray: np.ndarray, H: np.ndarray) -> np.ndarray:
     x0, y0, x1, y1 = describe.TITLE
     w = BAND_WIDTH
     h = max(8, round(w * (y1 - y0) * locate.CARD_H / ((x1 - x0) * locate.CARD_W)))
-    src = np.array([[x0 * locate.CARD_W, y0 * locate.CARD_H], [x1 * locate.CARD_W, y0 * locate.CARD_H],
-                    [x1 * locate.CARD_W, y1 * locate.CARD_H], [x0 * locate.CARD_W, y1 * locate.CARD_H]], np.float32)
+    box = (x0 * locate.CARD_W, y0 * locate.CARD_H, (x1 - x0) * locate.CARD_W, (y1 - y0) * locate.CARD_H)
+    return area(gray, H, box, (w, h))
+
+
+def area(gray: np.ndarray, H: np.ndarray, box: tuple[float, float, float, float], size: tuple[int, int]
+         ) -> np.ndarray:
+    """The part ``box`` (x, y, width, height in canonical card px) of the card seen through
+    ``H`` (canonical card → ``gray``), flat at ``size`` (width, height): what is read."""
+    x, y, w, h = box
+    src = np.array([[x, y], [x + w, y], [x + w, y + h], [x, y + h]], np.float32)
     corners = cv2.perspectiveTransform(src[None], H)[0]
-    M = cv2.getPerspectiveTransform(np.array([[0, 0], [w, 0], [w, h], [0, h]], np.float32), corners)
-    return cv2.warpPerspective(gray, M, (w, h), flags=cv2.INTER_LINEAR | cv2.WARP_INVERSE_MAP,
+    M = cv2.getPerspectiveTransform(np.array([[0, 0], [size[0], 0], [size[0], size[1]], [0, size[1]]], np.float32),
+                                    corners)
+    return cv2.warpPerspective(gray, M, size, flags=cv2.INTER_LINEAR | cv2.WARP_INVERSE_MAP,
                                borderMode=cv2.BORDER_REPLICATE)
