@@ -11,7 +11,8 @@ that are as hard as the real ones in the ways that matter:
 
 Photos put one face on a cluttered table (other cards, coins, dice, paper) with a 3-D tilt,
 any in-plane rotation, uneven light, a glare spot, blur, sensor noise, a finger over a corner,
-a slight bend, and JPEG compression. Three documented tiers (``TIERS``) set how much of each.
+a slight bend, and JPEG compression. Three documented tiers (``TIERS``) set how much of each;
+a tier with ``covered`` also lays another card, a face-down card or paper over part of the card.
 
 Everything is seeded: ``face(card)`` and ``photo(face, tier, seed)`` give the same pixels for
 the same arguments, so a failing test case can be regenerated exactly.
@@ -174,6 +175,7 @@ class Tier:
     noise: tuple[float, float]         # sensor noise sigma
     jpeg: tuple[int, int]              # JPEG quality
     clutter: tuple[int, int]           # number of other objects on the table
+    covered: tuple[float, float] = (0.0, 0.0)  # share of the card under one thing lying over it
 
 
 TIERS = {
@@ -315,6 +317,46 @@ def _clutter(img: np.ndarray, rng: np.random.Generator, prng: random.Random, n: 
             _paste(img, other, H)
 
 
+def _cover(img: np.ndarray, H: np.ndarray, prng: random.Random, share: tuple[float, float], others=None) -> None:
+    """Lay one thing over the card (``H``: face → photo) so that it hides a share in ``share``
+    of it: another card of the design (``others``), a face-down card or a sheet of paper,
+    turned any way, coming in from any side — as a card half under the next one on a game
+    table is. It lies on the table, so it is seen in the card's perspective."""
+    kind = prng.choice(["card", "back", "paper"] if others else ["back", "paper"])
+    if kind == "card":
+        other, scale = others(prng), prng.uniform(0.9, 1.0)
+    elif kind == "back":
+        other, scale = _face_down(prng), 1.0
+    else:
+        other = np.full((FACE_H, int(FACE_W * 1.3), 3), 245, np.uint8)
+        for y in range(40, FACE_H - 40, 24):
+            cv2.line(other, (30, y), (other.shape[1] - 30, y), (120, 120, 120), 2)
+        scale = prng.uniform(1.0, 1.3)
+    oh, ow = other.shape[:2]
+    target = prng.uniform(*share)
+    heading = prng.uniform(0, 2 * math.pi)
+    away = np.array([math.cos(heading), math.sin(heading)])
+    A = _rot(prng.uniform(0, 360)) * scale
+    centre = np.array([FACE_W / 2, FACE_H / 2])
+
+    def placed(d: float) -> np.ndarray:  # the thing's corners on the face, its middle d px away
+        t = centre + away * d - A @ np.array([ow / 2, oh / 2])
+        return np.vstack([np.hstack([A, t[:, None]]), [0, 0, 1]])
+
+    def hidden(d: float) -> float:  # the share of the face it hides, on a quarter-size mask
+        M = placed(d)
+        quad = cv2.perspectiveTransform(np.array([[[0, 0], [ow, 0], [ow, oh], [0, oh]]], np.float32), M)[0]
+        mask = np.zeros((FACE_H // 4, FACE_W // 4), np.uint8)
+        cv2.fillPoly(mask, [np.round(quad / 4).astype(np.int32)], 1)
+        return float(mask.mean())
+
+    near, far = 0.0, float(FACE_W + FACE_H + ow + oh)
+    for _ in range(24):  # bisection: the further away, the less it hides
+        mid = (near + far) / 2
+        near, far = (mid, far) if hidden(mid) > target else (near, mid)
+    _paste(img, other, H @ placed(far))
+
+
 def _card_homography(rng: np.random.Generator, tier: Tier, w: int, h: int) -> np.ndarray:
     """A pinhole-camera view of the card: tilt, in-plane turn, size, and a place fully in frame."""
     f = 0.9 * w
@@ -378,6 +420,8 @@ def photo(card_face: np.ndarray, tier: str | Tier = "medium", seed: int = 0, siz
     _clutter(img, rng, prng, prng.randint(*t.clutter), card_px, others)
     src = _bend(card_face, rng) if rng.random() < t.bend else card_face
     _paste(img, src, H)
+    if t.covered[1] > 0:  # its own random numbers: the rest of the photo is as without it
+        _cover(img, H, random.Random(f"cover-{seed}"), t.covered, others)
     out = img.astype(np.float32)
     ys, xs = np.mgrid[0:h:8, 0:w:8].astype(np.float32)  # smooth fields on a coarse grid, then resized
     gain = np.ones_like(xs)

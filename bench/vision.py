@@ -45,6 +45,7 @@ Run:  python bench/vision.py                  (300 cards × 5 designs, 90 photos
       python bench/vision.py --designs tavern     (the held-out design)
       python bench/vision.py --designs lattice,tavern --tilt 45,55   (every photo taken 45–55° from straight down)
       python bench/vision.py --designs lattice,tavern --fill 0.03,0.06   (every card lying far off: 3–6 % of the picture)
+      python bench/vision.py --designs lattice,tavern --covered 0.1,0.3   (a tenth to 30 % of every card under another)
       python bench/vision.py --twin-strangers   (the cards not enrolled: enrolled cards' twins)
 """
 from __future__ import annotations
@@ -136,10 +137,11 @@ def twin_strangers(design, cards, titles) -> list:
     return out
 
 
-def photo_set(design, enrolled, strangers, n, unknown, size, base_seed, pool, tilt=None, fill=None):
+def photo_set(design, enrolled, strangers, n, unknown, size, base_seed, pool, tilt=None, fill=None, covered=None):
     """[(tier, true card id or None, jpeg bytes)] — seeded, so every run sees the same photos;
     with ``tilt`` (degrees, low and high), every tier's photos taken that far from straight down;
-    with ``fill`` (shares, low and high), every tier's card covering that much of the picture."""
+    with ``fill`` (shares, low and high), every tier's card covering that much of the picture;
+    with ``covered`` (shares, low and high), that much of every card under another thing."""
     rng = random.Random(f"{design}-{base_seed}")
     jobs, truth = [], []
     for t, tier in enumerate(TIERS):
@@ -148,6 +150,9 @@ def photo_set(design, enrolled, strangers, n, unknown, size, base_seed, pool, ti
             taken = dataclasses.replace(taken, name=f"{taken.name}-tilt{tilt[0]:g}-{tilt[1]:g}", tilt=tilt)
         if fill is not None:
             taken = dataclasses.replace(taken, name=f"{taken.name}-fill{fill[0]:g}-{fill[1]:g}", fill=fill)
+        if covered is not None:
+            taken = dataclasses.replace(taken, name=f"{taken.name}-covered{covered[0]:g}-{covered[1]:g}",
+                                        covered=covered)
         for i in range(n):
             stranger = rng.random() < unknown
             card = rng.choice(strangers if stranger else enrolled)
@@ -274,6 +279,8 @@ def main():
                     help="every tier's photos taken this many degrees from straight down (theirs: 0-12, 5-25, 20-35)")
     ap.add_argument("--fill", default=None, metavar="LOW,HIGH",
                     help="every tier's card covering this share of the picture (theirs: 0.35-0.7, 0.2-0.7, 0.15-0.45)")
+    ap.add_argument("--covered", default=None, metavar="LOW,HIGH",
+                    help="this share of every card hidden under another card, a face-down card or paper (theirs: none)")
     ap.add_argument("--ocr", action="store_true", help="also read titles (needs the [ocr] extra)")
     ap.add_argument("--read", action="store_true",
                     help="read the text where twins differ when the pixels there leave doubt, titles naming no card: "
@@ -290,13 +297,15 @@ def main():
     size = tuple(int(v) for v in args.size.split("x"))
     tilt = tuple(float(v) for v in args.tilt.split(",")) if args.tilt else None
     fill = tuple(float(v) for v in args.fill.split(",")) if args.fill else None
+    covered = tuple(float(v) for v in args.covered.split(",")) if args.covered else None
     designs = (args.designs.split(",") if args.designs else
                list(cd.CALIBRATION if args.calibrate else cd.REPORTED))
     print(f"{machine()}; photos {size[0]}×{size[1]} JPEG{f' ({args.light})' if args.light else ''}; "
           f"{args.cards} cards per design, enrolled from {args.enrol_from}s; "
           f"{'calibration' if args.calibrate else 'reported'} designs: {', '.join(designs)}"
           + (f"; every photo tilted {tilt[0]:g}–{tilt[1]:g}°" if tilt else "")
-          + (f"; every card covering {fill[0]:g}–{fill[1]:g} of the picture" if fill else ""))
+          + (f"; every card covering {fill[0]:g}–{fill[1]:g} of the picture" if fill else "")
+          + (f"; {covered[0]:g}–{covered[1]:g} of every card covered" if covered else ""))
     reader = None
     if args.ocr or args.read:
         from vision import title
@@ -313,7 +322,8 @@ def main():
                           if c.title.casefold() not in titles][:60])
             t0 = time.perf_counter()
             photos = photo_set(design, cards, strangers, args.photos, 0.5 if args.calibrate else args.unknown, size,
-                               base_seed=500_000 if args.calibrate else args.seed, pool=pool, tilt=tilt, fill=fill)
+                               base_seed=500_000 if args.calibrate else args.seed, pool=pool, tilt=tilt, fill=fill,
+                               covered=covered)
             if args.light:
                 photos = [(tier, cid, cp.relit(data, args.light, k)) for k, (tier, cid, data) in enumerate(photos)]
             gen_s = time.perf_counter() - t0
