@@ -690,6 +690,49 @@ def test_a_card_with_an_enrolled_cards_art_is_told_apart_by_the_letters_of_its_t
     assert result.card_id is None and result.candidates[0].card_id == cards[k].id, (design, k, result.as_dict())
 
 
+@pytest.mark.parametrize("design, k", [("lattice", 1), ("lattice", 3), ("lattice", 6), ("poster", 9),
+                                       ("poster", 11)])
+def test_a_card_whose_title_lies_under_another_thing_is_named_on_the_rest(design_indexes, design, k):
+    """A fifth to 30 % of the card under another card, a face-down card or paper
+    (``card_photos.Tier.covered``), its title among it: where the print's twins differ, its
+    own title agreed no better than another's would, and the card was held back (the bench:
+    76.5 % of such photos named; 90.9 % now). The ring around that place, which all the
+    print's cards share, tells it is covered (``differ.hidden``), and the card is named on
+    the rest; without that, these five are not."""
+    idx, cards = design_indexes[design]
+    tier = dataclasses.replace(cp.TIERS["easy"], covered=(0.2, 0.3))
+    shot = design_photo(design, cards[k], seed=1100 + k, tier=tier)
+    result = recognize.recognize(shot, idx)
+    assert result.card_id == cards[k].id and result.source == "image", (design, k, result.as_dict())
+    with pytest.MonkeyPatch.context() as mp:
+        mp.setattr(differ, "AROUND_SEEN", -math.inf)  # (never covered)
+        assert recognize.recognize(shot, idx).card_id is None
+
+
+def test_covered_is_told_from_another_title_by_the_ring_around_the_place():
+    """``differ.hidden`` on a made-up print: the title band at the top and a ring of the
+    card's picture around it. Another title in the band is not covered (the ring is as the
+    card's), nor is the card itself moved by a few pixels; the band and its ring painted over
+    (paper, a face-down card) is; a card plain around the place is never said to be."""
+    rng = np.random.default_rng(11)
+
+    def noise() -> np.ndarray:
+        return cv2.GaussianBlur(rng.integers(0, 256, (locate.CARD_H, locate.CARD_W), dtype=np.uint8), (0, 0), 1.2)
+    card = noise()
+    box = (60, 30, 120, 30)
+    other_title = card.copy()
+    other_title[30:60, 60:180] = noise()[30:60, 60:180]
+    covered = card.copy()
+    covered[:75, 40:200] = 235                                 # paper over the band and around it
+    moved = np.float64([[1, 0, 3], [0, 1, -2], [0, 0, 1]])     # the card's homography 3 px off
+    identity = np.eye(3)
+    assert not differ.hidden(other_title, identity, card, box)
+    assert not differ.hidden(card, moved, card, box)
+    assert differ.hidden(covered, identity, card, box)
+    plain = np.full_like(card, 140)
+    assert differ.around(covered, identity, plain, box) is None and not differ.hidden(covered, identity, plain, box)
+
+
 def test_where_twins_differ_is_learned_when_the_index_is_written(design_indexes, tmp_path):
     """With twins among a print's cards, the box where they differ (the lattice's title band,
     between the medallions at the top) and other cards' look there are stored in the index;

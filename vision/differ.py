@@ -39,6 +39,10 @@ FLAT = 0.02                      # a card this plain there (std of its softened 
 PAD = 28                         # px around a place that its softening depends on (3 σ of flatten's blur)
 SOFT = 1.5                       # px (σ) a picture is softened by where two cards are compared ...
 SHARP = 0.6                      # ... and where a photo's card must agree with its title (``lead``)
+AROUND = 12                      # px around that place, shown alike by all the print's cards, ...
+AROUND_SEEN = 0.6                # ... where a photo that shows it agrees with the card this well (``hidden``)
+AROUND_SHIFT = 10                # ... within this many px (card px) of where the card's homography puts it
+AROUND_TURNS = (-3.0, -1.5, 0.0, 1.5, 3.0)  # ... turned by one of these many degrees
 _UPRIGHT = np.eye(3)                                        # a reference as it is ...
 _TURNED = np.array([[-1, 0, locate.CARD_W], [0, -1, locate.CARD_H], [0, 0, 1]], np.float64)  # ... turned half round
 Box = tuple[int, int, int, int]  # x, y, w, h on the card (CARD_W × CARD_H)
@@ -220,3 +224,44 @@ def lead(gray: np.ndarray, H: np.ndarray, ref: np.ndarray, box: Box, others: lis
         return None                  # plain there (another game's card in a mixed print): nothing to say
     there = seen(gray, H, box, SHARP)
     return found(there, mine) - float(np.mean([found(there, look) for look in others]))
+
+
+def hidden(gray: np.ndarray, H: np.ndarray, ref: np.ndarray, box: Box) -> bool:
+    """Whether something lies over ``box`` of the card seen through ``H`` in the photo —
+    another card, a sheet of paper, a hand: the photo agrees with the card's reference
+    ``ref`` less than ``AROUND_SEEN`` in the ring ``AROUND`` px wide around the box, where
+    every card of the print shows the same (the title's band, its frame, the edge of the
+    art), so that a card with another title agrees there as well as the card itself
+    (``around``): 0.66 and more on the bench's photos of such cards, uncovered, but one
+    whose card was aligned 8 px off there (0.36: ``recognize`` reads the text there), 0.52
+    and more on the cards' own photos, and 0.69 at most on the covered photos the place
+    held back. Under cover, the place tells the card from its twins no more than a blank
+    would. False when the ring is plain (nothing to tell by)."""
+    fit = around(gray, H, ref, box)
+    return fit is not None and fit < AROUND_SEEN
+
+
+def around(gray: np.ndarray, H: np.ndarray, ref: np.ndarray, box: Box) -> float | None:
+    """How well the photo seen through ``H`` agrees with the card's reference ``ref`` in the
+    ring ``AROUND`` px wide around ``box`` (normalised correlation, −1 … 1, the best of the
+    ring moved ``AROUND_SHIFT`` px and turned ``AROUND_TURNS``); None when it is plain there."""
+    x, y, w, h = box
+    x0, y0 = max(0, x - AROUND), max(0, y - AROUND)
+    x1, y1 = min(locate.CARD_W, x + w + AROUND), min(locate.CARD_H, y + h + AROUND)
+    wide = (x0, y0, x1 - x0, y1 - y0)
+    mine = soft_around(ref, wide, sigma=SHARP)
+    ring = np.ones(mine.shape, np.float32)
+    ring[y - y0:y - y0 + h, x - x0:x - x0 + w] = 0
+    if float(mine[ring > 0].std()) < FLAT:
+        return None
+    there = soft_around(locate.rectify(gray, H, margin=AROUND_SHIFT), wide, AROUND_SHIFT, SHARP)
+    centre = (mine.shape[1] / 2, mine.shape[0] / 2)
+    best = -1.0
+    for turn in AROUND_TURNS:  # the photo's card may be that far off here, even where its title is plain to see
+        M = cv2.getRotationMatrix2D(centre, turn, 1.0)
+        size = (mine.shape[1], mine.shape[0])
+        fit = cv2.matchTemplate(there, cv2.warpAffine(mine, M, size, borderMode=cv2.BORDER_REPLICATE),
+                                cv2.TM_CCOEFF_NORMED, mask=cv2.warpAffine(ring, M, size))
+        fit = fit[np.isfinite(fit)]  # (a shift where the photo is flat there divides by zero)
+        best = max(best, float(fit.max()) if fit.size else -1.0)
+    return best

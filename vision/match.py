@@ -60,6 +60,7 @@ class Match:
     excess: float = 0.0              # inliers beyond those of a typical other card (``recognize``)
     margin: float | None = None      # lead over a card that verified as well (see ``tell_apart``)
     agree: float | None = None       # lead over its print's cards where its twins differ (``differ.lead``)
+    covered: bool = False            # ... that place lies under something in the photo (``differ.hidden``)
     read: bool | None = None         # the text there read as on its reference, as another's, or not read
     text: str | None = None          # ... its letters as read on the photo (``recognize._read_where_twins_differ``)
     seen: np.ndarray | None = None   # the photo through ``H``, flattened at THUMB size

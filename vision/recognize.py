@@ -25,7 +25,9 @@ card about to be named whose print has twins enrolled, a fourth: it agrees with 
 where those twins differ (``_agreement``), so that a card with its art and another title
 is not named for it; with a title reader, the text there is read when that agreement is
 low (``_read_where_twins_differ``): read as on the card's reference and on no other card
-of its print, it is agreement enough, read as something else it is none. Below
+of its print, it is agreement enough, read as something else it is none. When something
+lies over that place (another card, paper, a hand), it tells nothing, and the card is
+named on the rest unless the text there reads as another title. Below
 ``ACCEPT`` the answer is "unknown card" with the reason and the suggestions — unless the
 title, read when the images leave doubt (``title``), names the card. The three thresholds
 are fitted by ``bench/vision.py --calibrate`` on card designs that the benchmark's report
@@ -42,6 +44,7 @@ from dataclasses import dataclass, field
 
 import cv2
 import numpy as np
+from rapidfuzz import fuzz
 
 from . import describe, differ, features, gate, header, image, light, locate, match, title
 from .index import Index, Snapshot, cells
@@ -311,7 +314,7 @@ def _recognize(gray: np.ndarray, bgr: np.ndarray, index: Snapshot, to_photo: flo
     best = _decide(index, checked, gray)
     if confidence(best) >= ACCEPT:
         best.agree = _agreement(index, best, gray)
-        if read_title and best.agree is not None and best.agree < TEXT_DOUBT:
+        if read_title and (best.covered or best.agree is not None and best.agree < TEXT_DOUBT):
             _read_where_twins_differ(index, best, gray, read_title)
     cands = [Candidate(index.ids[m.row], m.dense, confidence(m), m.inliers) for m in checked[:5]]
     H = best.H if best.H is not None else outlines[0]
@@ -569,10 +572,19 @@ def _agreement(index: Snapshot, m: match.Match, gray: np.ndarray) -> float | Non
     with it everywhere else. ``MIN_AGREE`` lies midway between the highest lead of such a
     card (0.11) and the lowest percentile of the named cards' own (0.21) on the calibration
     designs, which the benchmark does not report; on the four it reports, every named card
-    led by more (0.18 and more, far off and tilted too), and 3 of 90 such cards did."""
+    led by more (0.18 and more, far off and tilted too), and 3 of 90 such cards did.
+
+    None as well, with ``m.covered`` set, when something lies over that place in the photo
+    (``differ.hidden``: another card, paper, a hand): covered, the card's own title agrees
+    no better than another's would (on the bench's photos with a tenth to 30 % of the card
+    covered, a quarter of the cards of prints with twins were held back for it, named by
+    nothing else). Its twins enrolled still have to lose where they differ (``_decide``)."""
     box, others = index.differ_others(m.row)
     ref = index.reference(index.ids[m.row]) if box is not None and others else None
-    return None if ref is None else differ.lead(gray, m.H, ref, box, others)
+    if ref is None:
+        return None
+    m.covered = differ.hidden(gray, m.H, ref, box)
+    return None if m.covered else differ.lead(gray, m.H, ref, box, others)
 
 
 def _read_where_twins_differ(index: Snapshot, m: match.Match, gray: np.ndarray, read_title: title.Reader) -> None:
@@ -585,8 +597,11 @@ def _read_where_twins_differ(index: Snapshot, m: match.Match, gray: np.ndarray, 
     * Below ``MIN_AGREE`` (not to be named): ``True`` when the photo reads as the reference
       and not as the first ``TEXT_OTHERS`` other cards of the print nor ``m``'s twins
       enrolled (else the place shows what the print's cards share, and tells nothing).
-    * At or above it (to be named, but below ``TEXT_DOUBT``): ``False`` when both are read
-      surely (``TEXT_SURE``) and are unlike (``TEXT_UNLIKE``): another title.
+    * At or above it (to be named, but below ``TEXT_DOUBT``), or covered there (``m.covered``:
+      the card is named unless the text says otherwise — a card whose alignment is off
+      there looks covered too): ``False`` when both are read surely (``TEXT_SURE``) and are
+      unlike (``TEXT_UNLIKE``, ``_alike``; covered, what is read may be part of the title):
+      another title.
 
     ~7 ms a read (and the reader's first load, ~0.6 s a process), for the cards that agree
     little (on the bench, 0–8 of a design's 270 photos, two reads each)."""
@@ -595,7 +610,7 @@ def _read_where_twins_differ(index: Snapshot, m: match.Match, gray: np.ndarray, 
     own = _text_in(read_title, index.reference(index.ids[m.row]), np.eye(3), box) if seen else None
     if own is None:
         return
-    if m.agree < MIN_AGREE:
+    if m.agree is not None and m.agree < MIN_AGREE:
         if own[0] != seen[0]:
             return
         alike = np.flatnonzero(index.coarse @ index.coarse[m.row] >= LOOKALIKE)
@@ -605,8 +620,18 @@ def _read_where_twins_differ(index: Snapshot, m: match.Match, gray: np.ndarray, 
             if other is not None and other[0] == seen[0]:
                 return
         m.read, m.text = True, seen[0]
-    elif min(seen[1], own[1]) >= TEXT_SURE and difflib.SequenceMatcher(None, seen[0], own[0]).ratio() < TEXT_UNLIKE:
+    elif min(seen[1], own[1]) >= TEXT_SURE and _alike(seen[0], own[0], part=m.covered) < TEXT_UNLIKE:
         m.read, m.text = False, seen[0]
+
+
+def _alike(seen: str, own: str, part: bool) -> float:
+    """How alike (0 … 1) the letters read on the photo are to those on the card's reference:
+    ``difflib``'s ratio, or with ``part`` (the place partly covered) that of the best-matching
+    stretch of the longer (``rapidfuzz``'s partial ratio), so that the visible half of the
+    card's own title is as its title, and a part of another title is not."""
+    if part:
+        return fuzz.partial_ratio(seen, own) / 100
+    return difflib.SequenceMatcher(None, seen, own).ratio()
 
 
 def _text_in(read_title: title.Reader, gray: np.ndarray | None, H: np.ndarray, box: tuple[int, int, int, int]
