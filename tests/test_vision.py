@@ -731,6 +731,8 @@ def test_covered_is_told_from_another_title_by_the_ring_around_the_place():
     assert differ.hidden(covered, identity, card, box)
     plain = np.full_like(card, 140)
     assert differ.around(covered, identity, plain, box) is None and not differ.hidden(covered, identity, plain, box)
+    whole = (0, 0, locate.CARD_W, locate.CARD_H)
+    assert differ.around(covered, identity, card, whole) is None and not differ.hidden(covered, identity, card, whole)
 
 
 def test_where_twins_differ_is_learned_when_the_index_is_written(design_indexes, tmp_path):

@@ -244,7 +244,8 @@ def hidden(gray: np.ndarray, H: np.ndarray, ref: np.ndarray, box: Box) -> bool:
 def around(gray: np.ndarray, H: np.ndarray, ref: np.ndarray, box: Box) -> float | None:
     """How well the photo seen through ``H`` agrees with the card's reference ``ref`` in the
     ring ``AROUND`` px wide around ``box`` (normalised correlation, −1 … 1, the best of the
-    ring moved ``AROUND_SHIFT`` px and turned ``AROUND_TURNS``); None when it is plain there."""
+    ring moved ``AROUND_SHIFT`` px and turned ``AROUND_TURNS``); None when it is plain there
+    or there is none (a box as large as the card)."""
     x, y, w, h = box
     x0, y0 = max(0, x - AROUND), max(0, y - AROUND)
     x1, y1 = min(locate.CARD_W, x + w + AROUND), min(locate.CARD_H, y + h + AROUND)
@@ -252,7 +253,7 @@ def around(gray: np.ndarray, H: np.ndarray, ref: np.ndarray, box: Box) -> float 
     mine = soft_around(ref, wide, sigma=SHARP)
     ring = np.ones(mine.shape, np.float32)
     ring[y - y0:y - y0 + h, x - x0:x - x0 + w] = 0
-    if float(mine[ring > 0].std()) < FLAT:
+    if not ring.any() or float(mine[ring > 0].std()) < FLAT:
         return None
     there = soft_around(locate.rectify(gray, H, margin=AROUND_SHIFT), wide, AROUND_SHIFT, SHARP)
     centre = (mine.shape[1] / 2, mine.shape[0] / 2)
