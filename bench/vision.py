@@ -46,6 +46,7 @@ Run:  python bench/vision.py                  (300 cards × 5 designs, 90 photos
       python bench/vision.py --designs lattice,tavern --tilt 45,55   (every photo taken 45–55° from straight down)
       python bench/vision.py --designs lattice,tavern --fill 0.03,0.06   (every card lying far off: 3–6 % of the picture)
       python bench/vision.py --designs lattice,tavern --covered 0.1,0.3   (a tenth to 30 % of every card under another)
+      python bench/vision.py --designs lattice,tavern --among-enrolled   (the cards around are enrolled ones)
       python bench/vision.py --twin-strangers   (the cards not enrolled: enrolled cards' twins)
 """
 from __future__ import annotations
@@ -81,8 +82,13 @@ def scan(design: str, card) -> np.ndarray:
     return describe.canonical(cv2.cvtColor(cd.printed(design, card), cv2.COLOR_BGR2GRAY))
 
 
-def _others(design):
+def _others(design, among=None):
+    """What draws the cards lying around a photo's card: cards of the design that are not
+    enrolled, or with ``among`` (the enrolled deck, less the card photographed) enrolled
+    ones, as at a real table, where every card around is one of the game's."""
     def draw(prng: random.Random):
+        if among:
+            return cd.face(design, prng.choice(among))
         return cd.face(design, cp.Card("other", cp.title_for(prng), prng.getrandbits(32), prng.getrandbits(32), "1"))
     return draw
 
@@ -92,12 +98,14 @@ CACHE = Path(__file__).resolve().parent / "results" / "photos"
 
 def _make(job):
     """One photo, kept in ``CACHE`` (bench/results/, not in git) for the next run."""
-    design, card, tier, seed, size = job
-    path = CACHE / f"{design}-{card.id}-{getattr(tier, 'name', tier)}-{seed}-{size[0]}x{size[1]}.jpg"
+    design, card, tier, seed, size, *among = job
+    among = [c for c in among[0] if c.id != card.id] if among and among[0] else None
+    path = CACHE / (f"{design}-{card.id}-{getattr(tier, 'name', tier)}{'-among-enrolled' if among else ''}-{seed}-"
+                    f"{size[0]}x{size[1]}.jpg")
     if path.exists():
         return path.read_bytes()
     table = cp.TABLES[seed % len(cp.TABLES)]
-    data = cp.photo(cd.face(design, card), tier, seed=seed, size=size, table=table, others=_others(design))
+    data = cp.photo(cd.face(design, card), tier, seed=seed, size=size, table=table, others=_others(design, among))
     path.parent.mkdir(parents=True, exist_ok=True)
     path.write_bytes(data)
     return data
@@ -137,11 +145,13 @@ def twin_strangers(design, cards, titles) -> list:
     return out
 
 
-def photo_set(design, enrolled, strangers, n, unknown, size, base_seed, pool, tilt=None, fill=None, covered=None):
+def photo_set(design, enrolled, strangers, n, unknown, size, base_seed, pool, tilt=None, fill=None, covered=None,
+              among_enrolled=False):
     """[(tier, true card id or None, jpeg bytes)] — seeded, so every run sees the same photos;
     with ``tilt`` (degrees, low and high), every tier's photos taken that far from straight down;
     with ``fill`` (shares, low and high), every tier's card covering that much of the picture;
-    with ``covered`` (shares, low and high), that much of every card under another thing."""
+    with ``covered`` (shares, low and high), that much of every card under another thing;
+    with ``among_enrolled``, the cards around are enrolled ones (``_others``)."""
     rng = random.Random(f"{design}-{base_seed}")
     jobs, truth = [], []
     for t, tier in enumerate(TIERS):
@@ -156,7 +166,7 @@ def photo_set(design, enrolled, strangers, n, unknown, size, base_seed, pool, ti
         for i in range(n):
             stranger = rng.random() < unknown
             card = rng.choice(strangers if stranger else enrolled)
-            jobs.append((design, card, taken, base_seed + 100_000 * t + i, size))
+            jobs.append((design, card, taken, base_seed + 100_000 * t + i, size, enrolled if among_enrolled else None))
             truth.append((tier, None if stranger else card.id))
     photos = pool.map(_make, jobs, chunksize=4)
     return [(tier, cid, data) for (tier, cid), data in zip(truth, photos)]
@@ -281,6 +291,8 @@ def main():
                     help="every tier's card covering this share of the picture (theirs: 0.35-0.7, 0.2-0.7, 0.15-0.45)")
     ap.add_argument("--covered", default=None, metavar="LOW,HIGH",
                     help="this share of every card hidden under another card, a face-down card or paper (theirs: none)")
+    ap.add_argument("--among-enrolled", action="store_true",
+                    help="the cards lying around each photo's card are enrolled cards (theirs: cards not enrolled)")
     ap.add_argument("--ocr", action="store_true", help="also read titles (needs the [ocr] extra)")
     ap.add_argument("--read", action="store_true",
                     help="read the text where twins differ when the pixels there leave doubt, titles naming no card: "
@@ -305,7 +317,8 @@ def main():
           f"{'calibration' if args.calibrate else 'reported'} designs: {', '.join(designs)}"
           + (f"; every photo tilted {tilt[0]:g}–{tilt[1]:g}°" if tilt else "")
           + (f"; every card covering {fill[0]:g}–{fill[1]:g} of the picture" if fill else "")
-          + (f"; {covered[0]:g}–{covered[1]:g} of every card covered" if covered else ""))
+          + (f"; {covered[0]:g}–{covered[1]:g} of every card covered" if covered else "")
+          + ("; enrolled cards around" if args.among_enrolled else ""))
     reader = None
     if args.ocr or args.read:
         from vision import title
@@ -323,7 +336,7 @@ def main():
             t0 = time.perf_counter()
             photos = photo_set(design, cards, strangers, args.photos, 0.5 if args.calibrate else args.unknown, size,
                                base_seed=500_000 if args.calibrate else args.seed, pool=pool, tilt=tilt, fill=fill,
-                               covered=covered)
+                               covered=covered, among_enrolled=args.among_enrolled)
             if args.light:
                 photos = [(tier, cid, cp.relit(data, args.light, k)) for k, (tier, cid, data) in enumerate(photos)]
             gen_s = time.perf_counter() - t0
