@@ -27,7 +27,9 @@ is not named for it; with a title reader, the text there is read when that agree
 low (``_read_where_twins_differ``): read as on the card's reference and on no other card
 of its print, it is agreement enough, read as something else it is none. When something
 lies over that place (another card, paper, a hand), it tells nothing, and the card is
-named on the rest unless the text there reads as another title. Below
+named on the rest unless the text there reads as another title. A card that runs out
+of the picture is not named (``runs_out``): it is most often the one beside the card
+meant. Below
 ``ACCEPT`` the answer is "unknown card" with the reason and the suggestions — unless the
 title, read when the images leave doubt (``title``), names the card. The three thresholds
 are fitted by ``bench/vision.py --calibrate`` on card designs that the benchmark's report
@@ -94,6 +96,7 @@ TEXT_SURE = 0.9                  # when it and its reference are read this surel
 TEXT_UNLIKE = 0.7                # than this (``difflib``'s ratio): another title (``_read_where_twins_differ``)
 TEXT_SCALE = 4                   # the text is read at this many times the canonical card's size,
 TEXT_PAD = 4                     # ... with this many card px around the box
+RUNS_OUT = 0.03                  # a card with a corner this far outside the photo (of its diagonal) is not named
 IMAGE_BLUR_LIMIT = 0.002         # mean squared Laplacian of the whole photo (at FIND_SIDE), when no card was found
 BLUR_LIMIT = 0.005               # the same of the flattened card: below it, blame the blur
 
@@ -150,8 +153,9 @@ def _step(x: float, at: float, width: float) -> float:
 
 def confidence(m: match.Match) -> float:
     """The weakest of the calibrated checks passed by ``m`` (0 … 1; ``ACCEPT`` at every threshold);
-    0 when the text where its print's twins differ reads as another title (``_read_where_twins_differ``)."""
-    if m.H is None or m.read is False:
+    0 when the text where its print's twins differ reads as another title (``_read_where_twins_differ``),
+    or when the card runs out of the picture (``runs_out``)."""
+    if m.H is None or m.read is False or m.cut:
         return 0.0
     c = min(_step(m.excess, MIN_EXCESS, EXCESS_STEP), _step(m.dense, MIN_DENSE, DENSE_STEP))
     if m.margin is not None:
@@ -330,6 +334,19 @@ def _recognize(gray: np.ndarray, bgr: np.ndarray, index: Snapshot, to_photo: flo
     return result
 
 
+def runs_out(H: np.ndarray, shape: tuple[int, ...]) -> bool:
+    """Whether the card seen through ``H`` reaches out of the photo of ``shape``: a corner
+    more than ``RUNS_OUT`` of its diagonal outside. The card a player means is in the
+    picture; one cut by its edge is most often a card lying beside it — named for it when the
+    card meant did not verify (glare, blur), or named for a card that is not enrolled
+    (``bench/vision.py --among-enrolled``: 12 of 23 such answers; none of 457 right ones).
+    Such a card is suggested, not named, and the photo is looked at again."""
+    corners = cv2.perspectiveTransform(locate.CANON[None], H)[0]
+    h, w = shape[:2]
+    outside = float(np.max(np.maximum(0, np.maximum(-corners, corners - np.float32([w, h])))))
+    return outside > RUNS_OUT * float(np.linalg.norm(corners[0] - corners[2]))
+
+
 def _widened(H: np.ndarray) -> np.ndarray:
     """The outline ``H`` with ``WIDEN`` of its size added on every side. When the card's own
     edge closes no outline (a dark border on a table as dark, a face-down card under it),
@@ -381,6 +398,8 @@ def _check(gray: np.ndarray, index: Snapshot, look: "_Look", sizes: tuple[int, i
     best = sorted((m for m in aligned if m.H is not None), key=lambda m: -m.inliers)[:LOOK_AGAIN]
     again = {m.row for m in best if m.inliers >= LOOK_AGAIN_SHARE * best[0].inliers}
     checked = kept + gate.share(lambda m: match.settle(index, m, gray, look_again=m.row in again), aligned)
+    for m in checked:
+        m.cut = m.H is not None and runs_out(m.H, gray.shape)
     checked.sort(key=lambda m: (-m.inliers, -m.votes))
     if len(checked) >= LOCAL_MEAN:
         # the pictures less the mean of the other cards shortlisted with them: what cards that
@@ -535,6 +554,7 @@ def _decide(index: Snapshot, checked: list[match.Match], gray: np.ndarray) -> ma
         if m.H is None and alike[m.row] >= LOOKALIKE:
             # a twin that did not verify on its own: its art lies where the best card's does
             m.H, m.inliers, m.excess, m.seen, m.shown = best.H, best.inliers, best.excess, best.seen, best.shown
+            m.cut = best.cut
             m.dense = match.compare(index, m)
     rivals = [m for m in checked[1:] if m.H is not None and (
         m.inliers >= RIVAL_SHARE * best.inliers or m.dense >= RIVAL_SHARE * best.dense > 0
