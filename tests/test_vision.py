@@ -715,8 +715,8 @@ def test_a_card_running_out_of_the_picture_is_suggested_not_named(design_indexes
     lying beside it, named when the card meant did not verify or is not enrolled (the bench
     with enrolled cards around, ``--among-enrolled``: 12 of 23 wrong answers and false
     accepts, none of 457 right ones). A fifth of the card cut off, it is suggested first but
-    not named (``recognize.runs_out``); whole, it is named; and cut, it would be named
-    without that rule."""
+    not named (``recognize.runs_out``), and the answer says why (``cut_off``); whole, it is
+    named; and cut, it would be named without that rule."""
     idx, cards = design_indexes[design]
     where = []
     shot = design_photo(design, cards[k], seed=1300 + k, tier="easy", where=where)
@@ -727,7 +727,7 @@ def test_a_card_running_out_of_the_picture_is_suggested_not_named(design_indexes
     ok, cut = cv2.imencode(".jpg", img[:, left:], [cv2.IMWRITE_JPEG_QUALITY, 92])
     result = recognize.recognize(cut.tobytes(), idx)
     assert result.card_id is None and result.candidates[0].card_id == cards[k].id, result.as_dict()
-    assert result.reason == "no_confident_match"
+    assert result.reason == "cut_off" and "outside the photo" in result.message
     monkeypatch.setattr(recognize, "RUNS_OUT", math.inf)
     assert recognize.recognize(cut.tobytes(), idx).card_id == cards[k].id
 

@@ -117,7 +117,7 @@ class Candidate:
 class Result:
     """The answer for one photo. ``card_id`` is set only when the match is confident."""
     candidates: list[Candidate] = field(default_factory=list)
-    reason: str | None = None        # no_card | too_blurry | no_confident_match | nothing_enrolled
+    reason: str | None = None        # no_card | too_blurry | cut_off | no_confident_match | nothing_enrolled
     message: str = ""
     elapsed_ms: float = 0.0
     corners: list[list[float]] | None = None  # the card's, in the photo's own pixels
@@ -141,6 +141,7 @@ class Result:
 MESSAGES = {
     "no_card": "No card found in the photo: hold the phone above the card so that all of it is in the picture.",
     "too_blurry": "The photo is too blurry to tell the card: hold still, or move a little further away.",
+    "cut_off": "Part of the card is outside the photo: hold the phone so that all of the card is in the picture.",
     "no_confident_match": "This card is not one the app knows well enough to name (not enrolled, or the "
                           "photo is too poor). Choose from the suggestions or search by name.",
     "nothing_enrolled": "No card images are enrolled yet (companion vision enroll).",
@@ -152,10 +153,15 @@ def _step(x: float, at: float, width: float) -> float:
 
 
 def confidence(m: match.Match) -> float:
-    """The weakest of the calibrated checks passed by ``m`` (0 … 1; ``ACCEPT`` at every threshold);
-    0 when the text where its print's twins differ reads as another title (``_read_where_twins_differ``),
-    or when the card runs out of the picture (``runs_out``)."""
-    if m.H is None or m.read is False or m.cut:
+    """The weakest of the calibrated checks passed by ``m`` (0 … 1; ``ACCEPT`` at every threshold,
+    ``_checked``); 0 when the card runs out of the picture (``runs_out``)."""
+    return 0.0 if m.cut else _checked(m)
+
+
+def _checked(m: match.Match) -> float:
+    """The weakest of the calibrated checks passed by ``m``, wherever it lies in the picture;
+    0 when the text where its print's twins differ reads as another title (``_read_where_twins_differ``)."""
+    if m.H is None or m.read is False:
         return 0.0
     c = min(_step(m.excess, MIN_EXCESS, EXCESS_STEP), _step(m.dense, MIN_DENSE, DENSE_STEP))
     if m.margin is not None:
@@ -329,7 +335,8 @@ def _recognize(gray: np.ndarray, bgr: np.ndarray, index: Snapshot, to_photo: flo
                     outlines=[H] if sure else ([H] if best.H is not None else []) + outlines[:1],
                     margin=best.margin, excess=best.excess)
     if cands[0].confidence < ACCEPT:
-        result.reason = "too_blurry" if _sharpness(gray, H) < BLUR_LIMIT else "no_confident_match"
+        result.reason = ("too_blurry" if _sharpness(gray, H) < BLUR_LIMIT else  # (cut_off: it would be named, whole)
+                         "cut_off" if best.cut and _checked(best) >= ACCEPT else "no_confident_match")
         result.message = MESSAGES[result.reason]
     return result
 

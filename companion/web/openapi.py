@@ -225,7 +225,8 @@ def spec() -> dict:
                 "Recognition": {"type": "object", "required": ["card_id", "reason", "candidates"], "properties": {
                     "card_id": {"type": ["string", "null"], "description": "Set only for a confident match"},
                     "name": {"type": ["string", "null"]},
-                    "reason": {"enum": [None, "no_card", "too_blurry", "no_confident_match", "nothing_enrolled"]},
+                    "reason": {"enum": [None, "no_card", "too_blurry", "cut_off", "no_confident_match",
+                                         "nothing_enrolled"]},
                     "message": {"type": "string"},
                     "candidates": {"type": "array", "items": {"type": "object", "properties": {
                         "card_id": {"type": "string"}, "name": {"type": ["string", "null"]},

@@ -44,6 +44,8 @@ REFUSALS = (vision_image.ImageError, vision_gate.Busy, vision_index.OutdatedInde
 REASON_TEXT = {
     "no_card": _l("No card found in the photo: hold the phone above the card so that all of it is in the picture."),
     "too_blurry": _l("The photo is too blurry to tell the card: hold still, or move a little further away."),
+    "cut_off": _l("Part of the card is outside the photo: hold the phone so that all of the card is in the "
+                  "picture."),
     "no_confident_match": _l("This card is not one the app knows well enough to name (not enrolled, or the photo is "
                              "too poor). Choose from the suggestions or search by name."),
     "nothing_enrolled": _l("No card images are enrolled yet: the server's operator teaches the scanner from a "
