@@ -84,10 +84,10 @@ def region(fa: np.ndarray, fb: np.ndarray) -> tuple[np.ndarray, np.ndarray, Box 
     return W, fb, (x, y, w, h)
 
 
-def seen(gray: np.ndarray, H: np.ndarray, box: Box, sigma: float = SOFT) -> np.ndarray:
+def seen(gray: np.ndarray, H: np.ndarray, box: Box, sigma: float = SOFT, shift: int = SHIFT) -> np.ndarray:
     """The photo straightened through ``H`` (a card's homography), ``soft``, in ``box`` and
-    ``SHIFT`` pixels around it (the homography may be that far off): what ``found`` looks in."""
-    return soft_around(locate.rectify(gray, H, margin=SHIFT), box, SHIFT, sigma)
+    ``shift`` pixels around it (the homography may be that far off): what ``found`` looks in."""
+    return soft_around(locate.rectify(gray, H, margin=shift), box, shift, sigma)
 
 
 def soft_around(f: np.ndarray, box: Box, margin: int = 0, sigma: float = SOFT) -> np.ndarray:
@@ -255,12 +255,11 @@ def around(gray: np.ndarray, H: np.ndarray, ref: np.ndarray, box: Box) -> float 
     ring[y - y0:y - y0 + h, x - x0:x - x0 + w] = 0
     if not ring.any() or float(mine[ring > 0].std()) < FLAT:
         return None
-    there = soft_around(locate.rectify(gray, H, margin=AROUND_SHIFT), wide, AROUND_SHIFT, SHARP)
-    centre = (mine.shape[1] / 2, mine.shape[0] / 2)
+    there = seen(gray, H, wide, SHARP, AROUND_SHIFT)
+    size = (mine.shape[1], mine.shape[0])
     best = -1.0
     for turn in AROUND_TURNS:  # the photo's card may be that far off here, even where its title is plain to see
-        M = cv2.getRotationMatrix2D(centre, turn, 1.0)
-        size = (mine.shape[1], mine.shape[0])
+        M = cv2.getRotationMatrix2D((size[0] / 2, size[1] / 2), turn, 1.0)
         fit = cv2.matchTemplate(there, cv2.warpAffine(mine, M, size, borderMode=cv2.BORDER_REPLICATE),
                                 cv2.TM_CCOEFF_NORMED, mask=cv2.warpAffine(ring, M, size))
         fit = fit[np.isfinite(fit)]  # (a shift where the photo is flat there divides by zero)
