@@ -441,8 +441,7 @@ def check(state, actor: str, declared: Action, params: dict) -> str | None:
     if declared.who == HOST and actor != state.host:
         raise Refused("Only the host can do that.", rule="table.host", status=403)
     if declared.who == TURN and turn_seat not in (None, actor):
-        refuse(TURN_ONLY.get(declared.name, N_("It is {name}'s turn: only they can do that.")), rule="turn.own",
-               name=state.players[turn_seat].name)
+        refuse(TURN_ONLY.get(declared.name, TURN_OWN), rule="turn.own", name=state.players[turn_seat].name)
     if declared.who == TURN_OR_HOST and actor not in (turn_seat, state.host) and turn_seat is not None:
         raise Refused("It is {name}'s turn: only they or the host can end it.", rule="turn.own", status=403,
                       name=state.players[turn_seat].name)
@@ -462,6 +461,7 @@ def check(state, actor: str, declared: Action, params: dict) -> str | None:
 
 
 #: What the refusal says when someone else plays what belongs to the turn's player.
+TURN_OWN = N_("It is {name}'s turn: only they can do that.")
 TURN_ONLY = {"turn.door": N_("It is {name}'s turn: only they kick open the door."),
              "combat.start": N_("It is {name}'s turn: you fight a monster from the door only on your own turn."),
              "turn.trouble": N_("It is {name}'s turn: only they may look for trouble."),

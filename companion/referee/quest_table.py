@@ -850,7 +850,9 @@ def _fight_flee(state: TableState, actor: str, action: str, params: dict) -> Eve
         for role in fleeing:
             if not draft.chars[fight[role]]["dead"]:
                 draft.set(fight[role], "room", room)
-    summary = said("{who} flees: {parts}", parts=parts or [said("nothing to flee from")])
+    if not parts:  # said on its own line: Babel (2.19) does not extract a call nested in a list
+        parts = [said("nothing to flee from")]
+    summary = said("{who} flees: {parts}", parts=parts)
     fighter_dead = draft.chars[fight["fighter"]]["dead"]
     return _fight_event(draft, None, summary, actor, step="death" if fighter_dead else None)
 
