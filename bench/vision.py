@@ -18,6 +18,9 @@ the old single-design benchmark, 69.6 % on an unseen design). So:
   a share (``--unknown``) of them of cards of the same design that are *not* enrolled
   (with ``--twin-strangers``, cards with an enrolled card's art under another title).
 
+A folder of photos made elsewhere (``--set DIR``: ``cards/``, ``photos/``, ``truth.csv``, see
+``photo_folder``) is enrolled and recognised through the CLI instead, and reported the same way.
+
 Reported per design and tier:
   top-1      share of enrolled-card photos answered with the right card
   wrong      enrolled-card photos answered with a wrong card
@@ -48,10 +51,14 @@ Run:  python bench/vision.py                  (300 cards × 5 designs, 90 photos
       python bench/vision.py --designs lattice,tavern --covered 0.1,0.3   (a tenth to 30 % of every card under another)
       python bench/vision.py --designs lattice,tavern --among-enrolled   (the cards around are enrolled ones)
       python bench/vision.py --twin-strangers   (the cards not enrolled: enrolled cards' twins)
+      python bench/outside_set.py /tmp/ribbon && python bench/vision.py --set /tmp/ribbon --misses
+                                               (a set made by another generator, written without reading
+                                                the recogniser or this one; or photographs of printed cards)
 """
 from __future__ import annotations
 
 import argparse
+import csv
 import dataclasses
 import datetime
 import json
@@ -218,11 +225,11 @@ HEAD = ("| design | tier | photos (enrolled + not) | top-1 | wrong | FA | sugges
         "|---|---|---|---|---|---|---|---|---|")
 
 
-def report(rows, designs):
+def report(rows, designs, tiers=TIERS):
     print(HEAD)
     for design in designs:
         sel = [r for r in rows if r["design"] == design]
-        for tier in TIERS:
+        for tier in tiers:
             print(f"| {design} | {tier} | {summary([r for r in sel if r['tier'] == tier])} |")
         print(f"| {design} | **all** | {summary(sel)} |")
     print(f"| **all reported** | **all** | {summary([r for r in rows if r['design'] in designs])} |")
@@ -303,6 +310,10 @@ def main():
                     help="enrol each card from its perfect scan, or from one easy phone photo of it")
     ap.add_argument("--cli", action="store_true",
                     help="enrol and recognise through `companion vision enroll --any-id` and `recognize --json`")
+    ap.add_argument("--set", action="append", metavar="DIR",
+                    help="recognise a folder of photos made elsewhere instead (cards/, photos/, truth.csv: "
+                         "see photo_folder), through the CLI; may be given again")
+    ap.add_argument("--misses", action="store_true", help="with --set: list every photo not answered right")
     args = ap.parse_args()
     if args.quick:
         args.cards, args.photos = 60, 20
@@ -310,6 +321,18 @@ def main():
     tilt = tuple(float(v) for v in args.tilt.split(",")) if args.tilt else None
     fill = tuple(float(v) for v in args.fill.split(",")) if args.fill else None
     covered = tuple(float(v) for v in args.covered.split(",")) if args.covered else None
+    if args.set:
+        with tempfile.TemporaryDirectory() as tmp:
+            print(f"{machine()}; photo folders: {', '.join(args.set)}; through the CLI")
+            rows = [r for k, root in enumerate(args.set) for r in photo_folder(Path(root), Path(tmp) / str(k))]
+            report(rows, [Path(root).name for root in args.set], tiers=[t for t in TIERS if any(r["tier"] == t for r in rows)]
+                   + sorted({r["tier"] for r in rows} - set(TIERS)))
+            if args.misses:
+                for r in rows:
+                    if r["named"] != r["truth"]:
+                        print(f"  {r['photo']}: {r['tier']}, truth {r['truth']}, named {r['named']}, "
+                              f"{r['reason']}, suggested {r['suggested']}")
+        return
     designs = (args.designs.split(",") if args.designs else
                list(cd.CALIBRATION if args.calibrate else cd.REPORTED))
     print(f"{machine()}; photos {size[0]}×{size[1]} JPEG{f' ({args.light})' if args.light else ''}; "
@@ -390,33 +413,56 @@ def through_cli(work: Path, design, cards, photos):
         path = shots / f"{k:04d}.jpg"
         path.write_bytes(data)
         truth[str(path)] = (tier, card_id)
-    cli = [sys.executable, "-m", "companion", "vision"]
-    t0 = time.perf_counter()
-    subprocess.run([*cli, "enroll", str(faces), "--any-id", "--data-dir", str(data_dir)], check=True,
-                   capture_output=True)
-    enrol_s = time.perf_counter() - t0
-    out = subprocess.run([*cli, "recognize", "--json", "--data-dir", str(data_dir), *truth], check=True,
-                         capture_output=True, text=True).stdout
-    batch = {a["image"]: a["elapsed_ms"] for a in map(json.loads, out.splitlines())}
+    answers, enrol_s = _cli_answers(faces, data_dir, list(truth))
     calls, alone, singles = [], [], list(truth)[:SINGLE_CALLS]
     for path in singles:  # one call for one photo: start and index load included
         t0 = time.perf_counter()
-        answer = subprocess.run([*cli, "recognize", "--json", "--data-dir", str(data_dir), path], check=True,
+        answer = subprocess.run([*CLI, "recognize", "--json", "--data-dir", str(data_dir), path], check=True,
                                 capture_output=True, text=True).stdout
         calls.append(time.perf_counter() - t0)
         alone.append(json.loads(answer)["elapsed_ms"])
     print(f"  {design}: one `companion vision recognize` call for one photo takes {np.median(calls):.2f} s "
           f"(median of {len(calls)}); that photo's own elapsed_ms {np.median(alone):.0f} ms, the same photos' "
-          f"{np.median([batch[p] for p in singles]):.0f} ms in the call for all", flush=True)
-    rows = []
-    for answer in map(json.loads, out.splitlines()):
-        tier, card_id = truth[answer["image"]]
-        top = answer["candidates"][0] if answer["candidates"] else None
-        rows.append({"design": design, "tier": tier, "truth": card_id, "named": answer["card_id"],
-                     "first": top["card_id"] if top else None,
-                     "suggested": [c["card_id"] for c in answer["candidates"]], "excess": 0.0,
-                     "dense": top["score"] if top else 0.0, "margin": None, "ms": answer["elapsed_ms"]})
-    return rows, enrol_s
+          f"{np.median([answers[p]['elapsed_ms'] for p in singles]):.0f} ms in the call for all", flush=True)
+    return [_cli_row(design, *truth[path], answer) for path, answer in answers.items()], enrol_s
+
+
+CLI = [sys.executable, "-m", "companion", "vision"]
+
+
+def _cli_answers(faces: Path, data_dir: Path, photos: list[str]) -> tuple[dict, float]:
+    """Enrol the folder ``faces`` by `companion vision enroll --any-id` into ``data_dir`` and
+    recognise ``photos`` by one `companion vision recognize --json` call: each photo's answer
+    (by its path as given) and the seconds the enrolment took."""
+    t0 = time.perf_counter()
+    subprocess.run([*CLI, "enroll", str(faces), "--any-id", "--data-dir", str(data_dir)], check=True,
+                   capture_output=True)
+    enrol_s = time.perf_counter() - t0
+    out = subprocess.run([*CLI, "recognize", "--json", "--data-dir", str(data_dir), *photos],
+                         capture_output=True, text=True).stdout  # exits 1 when an image could not be read
+    return {a["image"]: a for a in map(json.loads, out.splitlines())}, enrol_s
+
+
+def _cli_row(design, tier, card_id, answer) -> dict:
+    top = answer["candidates"][0] if answer["candidates"] else None
+    return {"design": design, "tier": tier, "truth": card_id, "named": answer.get("card_id"),
+            "first": top["card_id"] if top else None, "suggested": [c["card_id"] for c in answer["candidates"]],
+            "excess": 0.0, "dense": top["score"] if top else 0.0, "margin": None, "ms": answer.get("elapsed_ms", 0),
+            "photo": answer["image"], "reason": answer.get("reason")}
+
+
+def photo_folder(root: Path, work: Path) -> list[dict]:
+    """A set of photos made elsewhere — another generator, or photographs of printed cards —
+    recognised the way an operator would: ``root/cards/<card id>.png`` (or .jpg, .webp) are
+    enrolled by `companion vision enroll --any-id` and every file named in ``root/truth.csv``
+    (columns ``photo,card_id,tier``; ``photo`` under ``root/photos``, ``card_id`` empty for a
+    card not enrolled) recognised by `companion vision recognize --json`. The folder's name
+    stands for the design in the report."""
+    with (root / "truth.csv").open(newline="") as f:
+        truth = {str(root / "photos" / r["photo"]): (r["tier"], r["card_id"] or None) for r in csv.DictReader(f)}
+    answers, enrol_s = _cli_answers(root / "cards", work / "data", list(truth))
+    print(f"  {root.name}: {len(truth)} photos, the cards enrolled in {enrol_s:.1f} s", flush=True)
+    return [_cli_row(root.name, *truth[path], answer) for path, answer in answers.items()]
 
 
 def load_seconds(root: Path) -> float:

@@ -39,7 +39,9 @@ FLAT = 0.02                      # a card this plain there (std of its softened 
 PAD = 28                         # px around a place that its softening depends on (3 σ of flatten's blur)
 SOFT = 1.5                       # px (σ) a picture is softened by where two cards are compared ...
 SHARP = 0.6                      # ... and where a photo's card must agree with its title (``lead``)
-AROUND = 12                      # px around that place, shown alike by all the print's cards, ...
+AROUND = 12                      # px around that place, where the print's cards look alike (``ring``), ...
+AROUND_SAME = 0.9                # ... (this share of them within DIFFER of their median there) ...
+AROUND_PX = 150                  # ... when that is at least this many px (else nothing is said there) ...
 AROUND_SEEN = 0.6                # ... where a photo that shows it agrees with the card this well (``hidden``)
 AROUND_SHIFT = 10                # ... within this many px (card px) of where the card's homography puts it
 AROUND_TURNS = (-3.0, -1.5, 0.0, 1.5, 3.0)  # ... turned by one of these many degrees
@@ -156,7 +158,8 @@ def learn(coarse: np.ndarray, group: np.ndarray, reference: Callable[[int], np.n
     twins enrolled, or fewer than ``MIN_OTHERS`` other cards not ``FLAT`` there — a plain
     picture "matches" anything), ``differ_rows`` (prints × ``OTHERS``: those cards, −1
     where there are fewer) and ``differ_looks`` (them in the box, softened as ``lead``
-    compares them, ``SHARP``, padded to the largest box).
+    compares them, ``SHARP``, padded to the largest box) and ``differ_ring`` (prints ×
+    ``wide(box)``'s size, padded: where around the box the print's cards look alike, ``ring``).
 
     Twins are the pairs of a print's cards (the first ``LEARN_CARDS``) whose thumbnails
     (``coarse``: unit rows, their print's mean taken out) correlate at ``TWINS``; the box is
@@ -168,6 +171,7 @@ def learn(coarse: np.ndarray, group: np.ndarray, reference: Callable[[int], np.n
     rows = np.full((prints, OTHERS), -1, np.int64)
     soft_refs: dict[int, np.ndarray | None] = {}
     looks: dict[int, list[np.ndarray]] = {}
+    rings: dict[int, np.ndarray] = {}
 
     def softened(row: int) -> np.ndarray | None:
         if row not in soft_refs:
@@ -204,12 +208,17 @@ def learn(coarse: np.ndarray, group: np.ndarray, reference: Callable[[int], np.n
             boxes[g] = box
             rows[g, :len(picked)] = [row for row, _ in picked]
             looks[g] = [look for _, look in picked]
+            rings[g] = ring([reference(row) for row in [*rows[g, :len(picked)].tolist(), *sorted(twins)]], box)
     h, w = int(boxes[:, 3].max(initial=0)), int(boxes[:, 2].max(initial=0))
     padded = np.zeros((prints, OTHERS, h, w), np.float16)
     for g, kept in looks.items():
         for k, look in enumerate(kept):
             padded[g, k, :look.shape[0], :look.shape[1]] = look
-    return {"differ_box": boxes, "differ_rows": rows, "differ_looks": padded}
+    rh, rw = (max((r.shape[k] for r in rings.values()), default=0) for k in (0, 1))
+    ring_masks = np.zeros((prints, rh, rw), np.uint8)
+    for g, mask in rings.items():
+        ring_masks[g, :mask.shape[0], :mask.shape[1]] = mask
+    return {"differ_box": boxes, "differ_rows": rows, "differ_looks": padded, "differ_ring": ring_masks}
 
 
 def lead(gray: np.ndarray, H: np.ndarray, ref: np.ndarray, box: Box, others: list[np.ndarray]) -> float | None:
@@ -226,42 +235,66 @@ def lead(gray: np.ndarray, H: np.ndarray, ref: np.ndarray, box: Box, others: lis
     return found(there, mine) - float(np.mean([found(there, look) for look in others]))
 
 
-def hidden(gray: np.ndarray, H: np.ndarray, ref: np.ndarray, box: Box) -> bool:
+def wide(box: Box) -> Box:
+    """``box`` and the ``AROUND`` px around it, as far as the card goes."""
+    x, y, w, h = box
+    x0, y0 = max(0, x - AROUND), max(0, y - AROUND)
+    return x0, y0, min(locate.CARD_W, x + w + AROUND) - x0, min(locate.CARD_H, y + h + AROUND) - y0
+
+
+def ring(refs: list[np.ndarray | None], box: Box) -> np.ndarray:
+    """Where in ``wide(box)``, outside ``box``, the print's cards (``refs``: their stored
+    references) look alike: ``AROUND_SAME`` of them within ``DIFFER`` of their median
+    there (1, else 0; ``uint8``). Not the whole ring: a title longer than most runs on past
+    the box, where another card shows paper, and one card's letters there would make
+    another title look covered. Nor the card's cut and rounded corners (``EDGE``,
+    ``CORNER``), where a photo shows the table."""
+    x0, y0, w, h = around_box = wide(box)
+    looks = np.stack([soft_around(f, around_box, sigma=SHARP) for f in refs if f is not None])
+    same = (np.abs(looks - np.median(looks, axis=0)) <= DIFFER).mean(axis=0) >= AROUND_SAME
+    ys, xs = np.mgrid[y0:y0 + h, x0:x0 + w]
+    bx, by, bw, bh = box
+    inside = (xs >= bx) & (xs < bx + bw) & (ys >= by) & (ys < by + bh)
+    cut = (xs < EDGE) | (ys < EDGE) | (xs >= locate.CARD_W - EDGE) | (ys >= locate.CARD_H - EDGE)
+    corner = ((xs < CORNER) | (xs >= locate.CARD_W - CORNER)) & ((ys < CORNER) | (ys >= locate.CARD_H - CORNER))
+    return (same & ~inside & ~cut & ~corner).astype(np.uint8)
+
+
+def hidden(gray: np.ndarray, H: np.ndarray, ref: np.ndarray, box: Box, mask: np.ndarray | None) -> bool:
     """Whether something lies over ``box`` of the card seen through ``H`` in the photo —
     another card, a sheet of paper, a hand: the photo agrees with the card's reference
-    ``ref`` less than ``AROUND_SEEN`` in the ring ``AROUND`` px wide around the box, where
-    every card of the print shows the same (the title's band, its frame, the edge of the
-    art), so that a card with another title agrees there as well as the card itself
-    (``around``): 0.66 and more on the bench's photos of such cards, uncovered, but one
-    whose card was aligned 8 px off there (0.36: ``recognize`` reads the text there), 0.52
-    and more on the cards' own photos, and 0.69 at most on the covered photos the place
-    held back. Under cover, the place tells the card from its twins no more than a blank
-    would. False when the ring is plain (nothing to tell by)."""
-    fit = around(gray, H, ref, box)
+    ``ref`` less than ``AROUND_SEEN`` around the box where every card of the print looks
+    alike (``mask``, from ``ring``: the title's band, its frame, the edge of the art), so
+    that a card with another title agrees there as well as the card itself (``around``):
+    0.66 and more on the bench's photos of such cards, uncovered, but one whose card was
+    aligned 8 px off there (0.36: ``recognize`` reads the text there), 0.52 and more on the
+    cards' own photos, and 0.69 at most on the covered photos the place held back. Under
+    cover, the place tells the card from its twins no more than a blank would. False when
+    there is too little of such a ring, or it is plain (nothing to tell by)."""
+    fit = around(gray, H, ref, box, mask)
     return fit is not None and fit < AROUND_SEEN
 
 
-def around(gray: np.ndarray, H: np.ndarray, ref: np.ndarray, box: Box) -> float | None:
-    """How well the photo seen through ``H`` agrees with the card's reference ``ref`` in the
-    ring ``AROUND`` px wide around ``box`` (normalised correlation, −1 … 1, the best of the
-    ring moved ``AROUND_SHIFT`` px and turned ``AROUND_TURNS``); None when it is plain there
-    or there is none (a box as large as the card)."""
-    x, y, w, h = box
-    x0, y0 = max(0, x - AROUND), max(0, y - AROUND)
-    x1, y1 = min(locate.CARD_W, x + w + AROUND), min(locate.CARD_H, y + h + AROUND)
-    wide = (x0, y0, x1 - x0, y1 - y0)
-    mine = soft_around(ref, wide, sigma=SHARP)
-    ring = np.ones(mine.shape, np.float32)
-    ring[y - y0:y - y0 + h, x - x0:x - x0 + w] = 0
-    if not ring.any() or float(mine[ring > 0].std()) < FLAT:
+def around(gray: np.ndarray, H: np.ndarray, ref: np.ndarray, box: Box, mask: np.ndarray | None) -> float | None:
+    """How well the photo seen through ``H`` agrees with the card's reference ``ref``
+    around ``box`` where ``mask`` (``ring``) says the print's cards look alike (normalised
+    correlation, −1 … 1, the best of it moved ``AROUND_SHIFT`` px and turned
+    ``AROUND_TURNS``); None without a mask, with fewer than ``AROUND_PX`` pixels in it,
+    or when the card is plain there."""
+    if mask is None or int(mask.sum()) < AROUND_PX:
         return None
-    there = seen(gray, H, wide, SHARP, AROUND_SHIFT)
+    around_box = wide(box)
+    mine = soft_around(ref, around_box, sigma=SHARP)
+    ring_px = mask.astype(np.float32)
+    if float(mine[mask > 0].std()) < FLAT:
+        return None
+    there = seen(gray, H, around_box, SHARP, AROUND_SHIFT)
     size = (mine.shape[1], mine.shape[0])
     best = -1.0
     for turn in AROUND_TURNS:  # the photo's card may be that far off here, even where its title is plain to see
         M = cv2.getRotationMatrix2D((size[0] / 2, size[1] / 2), turn, 1.0)
         fit = cv2.matchTemplate(there, cv2.warpAffine(mine, M, size, borderMode=cv2.BORDER_REPLICATE),
-                                cv2.TM_CCOEFF_NORMED, mask=cv2.warpAffine(ring, M, size))
+                                cv2.TM_CCOEFF_NORMED, mask=cv2.warpAffine(ring_px, M, size))
         fit = fit[np.isfinite(fit)]  # (a shift where the photo is flat there divides by zero)
         best = max(best, float(fit.max()) if fit.size else -1.0)
     return best

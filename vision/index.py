@@ -115,6 +115,7 @@ class Snapshot:
         self.ids = ids
         self.arrays = arrays
         self.root = root
+        self.texts: dict = {}  # what was read on the references (``recognize._text_on``): of this snapshot only
         self.position = {card_id: i for i, card_id in enumerate(ids)}
         self.tables: list[tuple[np.ndarray, ...]] = []   # per word table, see ``_unpack``
         self.placed: list[tuple[np.ndarray, ...]] = []   # the same for (word, cell)
@@ -135,6 +136,7 @@ class Snapshot:
         # not in a file written before it was: then nothing is checked there)
         self.differ_box = derived.get("differ_box", np.zeros((len(self.means), 4), np.int32))
         self.differ_rows, self.differ_looks = derived.get("differ_rows"), derived.get("differ_looks")
+        self.differ_rings = derived.get("differ_ring")  # (not in a file written before it was: no ring)
 
     def __len__(self) -> int:
         return len(self.ids)
@@ -152,6 +154,16 @@ class Snapshot:
             return None, []
         return (x, y, w, h), [self.differ_looks[g, k, :h, :w].astype(np.float32)
                               for k, other in enumerate(self.differ_rows[g]) if other >= 0 and other != row]
+
+    def differ_ring(self, row: int) -> np.ndarray | None:
+        """Where around the place its twins differ card ``row``'s print looks alike
+        (``differ.ring``, in ``differ.wide`` of that place), or None: no twins, or a file
+        written before it was learned."""
+        box = tuple(int(v) for v in self.differ_box[self.group[row]])
+        if not box[2] or self.differ_rings is None:
+            return None
+        _, _, w, h = differ.wide(box)
+        return self.differ_rings[self.group[row], :h, :w]
 
 
 def check_card_id(card_id: str) -> None:

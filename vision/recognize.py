@@ -89,7 +89,7 @@ MIN_EXCESS, EXCESS_STEP = 20.0, 3.0
 MIN_DENSE, DENSE_STEP = 0.175, 0.03
 MIN_MARGIN, MARGIN_STEP = 0.08, 0.02
 MIN_AGREE, AGREE_STEP = 0.16, 0.015  # (set on the calibration designs by hand: see ``_agreement``)
-TEXT_DOUBT = 0.25                # a card agreeing less than this where its twins differ has the text there read:
+TEXT_DOUBT = 0.35                # a card agreeing less than this where its twins differ has the text there read:
 TEXT_OTHERS = 3                  # below MIN_AGREE it is named when it reads as on its reference and not as on
                                  # this many other cards of its print (nor its twins); at or above, not named
 TEXT_SURE = 0.9                  # when it and its reference are read this surely (OCR) and are less alike
@@ -158,17 +158,41 @@ def confidence(m: match.Match) -> float:
     return 0.0 if m.cut else _checked(m)
 
 
-def _checked(m: match.Match) -> float:
-    """The weakest of the calibrated checks passed by ``m``, wherever it lies in the picture;
-    0 when the text where its print's twins differ reads as another title (``_read_where_twins_differ``)."""
+def _checked(m: match.Match, lead: bool = True) -> float:
+    """The weakest of the calibrated checks passed by ``m``, wherever it lies in the picture
+    (with ``lead`` False, but its lead over its rivals); 0 when the text where its print's
+    twins differ reads as another title (``_read_where_twins_differ``). Read there as on its
+    reference and as on no rival's, its title is told: that is lead and agreement enough."""
     if m.H is None or m.read is False:
         return 0.0
     c = min(_step(m.excess, MIN_EXCESS, EXCESS_STEP), _step(m.dense, MIN_DENSE, DENSE_STEP))
-    if m.margin is not None:
+    if m.margin is not None and lead and m.read is None:
         c = min(c, _step(m.margin, MIN_MARGIN, MARGIN_STEP))
-    if m.agree is not None and m.read is None:  # (read as on its reference, that is agreement enough)
+    if m.agree is not None and m.read is None:
         c = min(c, _step(m.agree, MIN_AGREE, AGREE_STEP))
     return c
+
+
+def _short_lead(m: match.Match, others: list[match.Match]) -> bool:
+    """Whether ``m``, wholly in the picture, would be named but for its lead over its
+    rivals where they differ (``MIN_MARGIN``), which it has nonetheless, and each rival
+    (``others`` with a margin, ``_decide``) lies where it does (``_same_place``): two
+    titles of a like length on a coloured ribbon, softened, are alike blobs (the lead of
+    the right twin 0.07–0.08 on easy photos of a design it was not tuned on), while their
+    letters are plain to read. A rival lying elsewhere — a card beside the one meant — is
+    told apart by no text: the letters there are that card's own."""
+    return (not m.cut and m.margin is not None and 0 <= m.margin < MIN_MARGIN
+            and _checked(m, lead=False) >= ACCEPT
+            and all(_same_place(m, r) for r in others if r.margin is not None and r.H is not None))
+
+
+def _same_place(a: match.Match, b: match.Match) -> bool:
+    """Whether the cards ``a`` and ``b`` are seen at one place: their middles within a tenth
+    of ``a``'s diagonal in the photo (a twin aligned on its own, or through ``a``'s homography)."""
+    middle = np.float32([[[locate.CARD_W / 2, locate.CARD_H / 2]]])
+    corners = cv2.perspectiveTransform(locate.CANON[None], a.H)[0]
+    apart = np.linalg.norm(cv2.perspectiveTransform(middle, a.H) - cv2.perspectiveTransform(middle, b.H))
+    return bool(apart < 0.1 * np.linalg.norm(corners[2] - corners[0]))
 
 
 #: Card ids whose names are like a title read from a photo, best first, with similarity 0..1.
@@ -322,10 +346,12 @@ def _recognize(gray: np.ndarray, bgr: np.ndarray, index: Snapshot, to_photo: flo
             reason = "too_blurry" if _sharpness(gray, outlines[0]) < BLUR_LIMIT else "no_confident_match"
             return Result(reason=reason, message=MESSAGES[reason], outlines=outlines[:2])
     best = _decide(index, checked, gray)
-    if confidence(best) >= ACCEPT:
+    short = _short_lead(best, checked)
+    if confidence(best) >= ACCEPT or short:
         best.agree = _agreement(index, best, gray)
-        if read_title and (best.covered or best.agree is not None and best.agree < TEXT_DOUBT):
-            _read_where_twins_differ(index, best, gray, read_title)
+        if read_title and (short or best.covered or best.agree is not None and best.agree < TEXT_DOUBT):
+            _read_where_twins_differ(index, best, gray, read_title, short,
+                                     [m.row for m in checked if m is not best and m.H is not None])
     cands = [Candidate(index.ids[m.row], m.dense, confidence(m), m.inliers) for m in checked[:5]]
     H = best.H if best.H is not None else outlines[0]
     corners = cv2.perspectiveTransform(locate.CANON[None], H)[0] * to_photo
@@ -375,7 +401,9 @@ def _check(gray: np.ndarray, index: Snapshot, look: "_Look", sizes: tuple[int, i
     ``done`` by an earlier look are verified again with this look's features, except those
     that failed then and no shortlist brings now (they count as they were): a card whose own
     outline only the wider look straightened is found then. Rank all by inliers (with
-    ``excess``)."""
+    ``excess``), those that could be named first: a larger, sharper neighbour running out of
+    the picture (``runs_out``, no confidence) had hidden a card named surely beside it.
+    With none, a card running out of the picture stays first (``cut_off``)."""
     by_words, by_place, by_thumbnail, by_rescaled, by_consistent = sizes
     by_votes = match.shortlist(index, look.words, size=max(by_words, CONSISTENT_AMONG if by_consistent else 0))
     by_rescaled_votes = match.shortlist(index, look.rescaled,
@@ -423,6 +451,7 @@ def _check(gray: np.ndarray, index: Snapshot, look: "_Look", sizes: tuple[int, i
                 m.dense = min(m.dense, match.compare(index, m, local))
     for i, m in enumerate(checked):  # what sets a card apart is its inliers beyond a typical other card's
         m.excess = m.inliers - float(np.median([o.inliers for o in checked[:i] + checked[i + 1:]] or [0]))
+    checked.sort(key=lambda m: confidence(m) < ACCEPT)  # one wholly in the picture and sure of first: the one meant
     return checked
 
 
@@ -563,7 +592,7 @@ def _decide(index: Snapshot, checked: list[match.Match], gray: np.ndarray) -> ma
             m.H, m.inliers, m.excess, m.seen, m.shown = best.H, best.inliers, best.excess, best.seen, best.shown
             m.cut = best.cut
             m.dense = match.compare(index, m)
-    rivals = [m for m in checked[1:] if m.H is not None and (
+    rivals = [m for m in checked[1:] if m.H is not None and not m.cut and (
         m.inliers >= RIVAL_SHARE * best.inliers or m.dense >= RIVAL_SHARE * best.dense > 0
         or alike[m.row] >= LOOKALIKE)]
     if all(confidence(m) < ACCEPT for m in [best, *rivals]):
@@ -610,40 +639,47 @@ def _agreement(index: Snapshot, m: match.Match, gray: np.ndarray) -> float | Non
     ref = index.reference(index.ids[m.row]) if box is not None and others else None
     if ref is None:
         return None
-    m.covered = differ.hidden(gray, m.H, ref, box)
+    m.covered = differ.hidden(gray, m.H, ref, box, index.differ_ring(m.row))
     return None if m.covered else differ.lead(gray, m.H, ref, box, others)
 
 
-def _read_where_twins_differ(index: Snapshot, m: match.Match, gray: np.ndarray, read_title: title.Reader) -> None:
+def _read_where_twins_differ(index: Snapshot, m: match.Match, gray: np.ndarray, read_title: title.Reader,
+                             short: bool, rivals: list[int]) -> None:
     """Read the text where the twins of ``m``'s print differ (its title, mostly) on the
     photo through ``m.H`` and on ``m``'s reference, and set ``m.read`` (and ``m.text``, the
-    letters read on the photo). The agreement there (``_agreement``) compares pixels: glare
-    or blur over a short title can sink it while the letters stay plain to read, and a card
-    with ``m``'s art and another title can agree with it a little.
+    letters read on the photo). The agreement there (``_agreement``) and the lead over its
+    rivals (``_decide``) compare pixels: glare or blur over a short title can sink them
+    while the letters stay plain to read, and a card with ``m``'s art and another title
+    can agree with it a little.
 
-    * Below ``MIN_AGREE`` (not to be named): ``True`` when the photo reads as the reference
-      and not as the first ``TEXT_OTHERS`` other cards of the print nor ``m``'s twins
-      enrolled (else the place shows what the print's cards share, and tells nothing).
+    * Below ``MIN_AGREE``, or with too short a lead (``short``, ``_short_lead``; not to be named):
+      ``True`` when the photo reads as the reference and not as the first ``TEXT_OTHERS``
+      other cards of the print, ``m``'s twins enrolled nor the other cards verified in the
+      photo (``rivals``, rows) — else the place shows what those cards share, and tells
+      nothing.
     * At or above it (to be named, but below ``TEXT_DOUBT``), or covered there (``m.covered``:
       the card is named unless the text says otherwise — a card whose alignment is off
       there looks covered too): ``False`` when both are read surely (``TEXT_SURE``) and are
       unlike (``TEXT_UNLIKE``, ``_alike``; covered, what is read may be part of the title):
       another title.
 
-    ~7 ms a read (and the reader's first load, ~0.6 s a process), for the cards that agree
-    little (on the bench, 0–8 of a design's 270 photos, two reads each)."""
+    ~7–11 ms a read (and the reader's first load, ~0.6 s a process; a reference's text is
+    read once a snapshot, ``_text_on``), for the cards that agree little (below
+    ``TEXT_DOUBT``: most photos of prints whose titles agree little, as the ledger's, the
+    split's and an outside set's ribbon; few of the others'), two reads each."""
     box, _ = index.differ_others(m.row)
     seen = _text_in(read_title, gray, m.H, box) if box is not None else None
-    own = _text_in(read_title, index.reference(index.ids[m.row]), np.eye(3), box) if seen else None
+    own = _text_on(read_title, index, m.row, box) if seen else None
     if own is None:
         return
-    if m.agree is not None and m.agree < MIN_AGREE:
+    if m.agree is not None and m.agree < MIN_AGREE or short:
         if own[0] != seen[0]:
             return
         alike = np.flatnonzero(index.coarse @ index.coarse[m.row] >= LOOKALIKE)
-        others = [int(r) for r in index.differ_rows[index.group[m.row]] if r >= 0][:TEXT_OTHERS] + alike.tolist()
+        others = ([int(r) for r in index.differ_rows[index.group[m.row]] if r >= 0][:TEXT_OTHERS] + alike.tolist()
+                  + rivals)
         for row in dict.fromkeys(r for r in others if r != m.row):
-            other = _text_in(read_title, index.reference(index.ids[row]), np.eye(3), box)
+            other = _text_on(read_title, index, row, box)
             if other is not None and other[0] == seen[0]:
                 return
         m.read, m.text = True, seen[0]
@@ -659,6 +695,17 @@ def _alike(seen: str, own: str, part: bool) -> float:
     if part:
         return fuzz.partial_ratio(seen, own) / 100
     return difflib.SequenceMatcher(None, seen, own).ratio()
+
+
+def _text_on(read_title: title.Reader, index: Snapshot, row: int, box: tuple[int, int, int, int]
+             ) -> tuple[str, float] | None:
+    """``_text_in`` the stored reference of card ``row``, read once per snapshot of the index
+    (``Snapshot.texts``): a server or a `recognize` call for many photos reads the same
+    cards' references again and again, and they change only with a new snapshot."""
+    key = (row, box)
+    if key not in index.texts:
+        index.texts[key] = _text_in(read_title, index.reference(index.ids[row]), np.eye(3), box)
+    return index.texts[key]
 
 
 def _text_in(read_title: title.Reader, gray: np.ndarray | None, H: np.ndarray, box: tuple[int, int, int, int]
