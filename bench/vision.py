@@ -105,8 +105,8 @@ CACHE = Path(__file__).resolve().parent / "results" / "photos"
 
 def _make(job):
     """One photo, kept in ``CACHE`` (bench/results/, not in git) for the next run."""
-    design, card, tier, seed, size, *among = job
-    among = [c for c in among[0] if c.id != card.id] if among and among[0] else None
+    design, card, tier, seed, size, enrolled = job
+    among = [c for c in enrolled if c.id != card.id] if enrolled else None
     path = CACHE / (f"{design}-{card.id}-{getattr(tier, 'name', tier)}{'-among-enrolled' if among else ''}-{seed}-"
                     f"{size[0]}x{size[1]}.jpg")
     if path.exists():
@@ -125,7 +125,7 @@ def photo_references(design, cards, pool) -> tuple[dict, list]:
     """Each card's reference from one easy phone photo of it (``enroll.reference``, ``kind
     photo``: the card found and straightened by the app), as `Teach the scanner this card`
     and `companion vision enroll --kind photo` make it; and the cards no card was found in."""
-    jobs = [(design, c, "easy", ENROL_SEED + k, (1600, 1200)) for k, c in enumerate(cards)]
+    jobs = [(design, c, "easy", ENROL_SEED + k, (1600, 1200), None) for k, c in enumerate(cards)]
     refs, failed, photos = {}, [], {}
     for card, data in zip(cards, pool.map(_make, jobs, chunksize=4)):
         try:
@@ -325,8 +325,9 @@ def main():
         with tempfile.TemporaryDirectory() as tmp:
             print(f"{machine()}; photo folders: {', '.join(args.set)}; through the CLI")
             rows = [r for k, root in enumerate(args.set) for r in photo_folder(Path(root), Path(tmp) / str(k))]
-            report(rows, [Path(root).name for root in args.set], tiers=[t for t in TIERS if any(r["tier"] == t for r in rows)]
-                   + sorted({r["tier"] for r in rows} - set(TIERS)))
+            seen = {r["tier"] for r in rows}
+            report(rows, [Path(root).name for root in args.set],
+                   tiers=[t for t in TIERS if t in seen] + sorted(seen - set(TIERS)))
             if args.misses:
                 for r in rows:
                     if r["named"] != r["truth"]:

@@ -285,9 +285,9 @@ def around(gray: np.ndarray, H: np.ndarray, ref: np.ndarray, box: Box, mask: np.
         return None
     around_box = wide(box)
     mine = soft_around(ref, around_box, sigma=SHARP)
-    ring_px = mask.astype(np.float32)
     if float(mine[mask > 0].std()) < FLAT:
         return None
+    ring_px = mask.astype(np.float32)
     there = seen(gray, H, around_box, SHARP, AROUND_SHIFT)
     size = (mine.shape[1], mine.shape[0])
     best = -1.0

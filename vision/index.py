@@ -115,7 +115,7 @@ class Snapshot:
         self.ids = ids
         self.arrays = arrays
         self.root = root
-        self.texts: dict = {}  # what was read on the references (``recognize._text_on``): of this snapshot only
+        self.texts: dict = {}  # what each reader read on the references (``recognize._text_on``): of this snapshot only
         self.position = {card_id: i for i, card_id in enumerate(ids)}
         self.tables: list[tuple[np.ndarray, ...]] = []   # per word table, see ``_unpack``
         self.placed: list[tuple[np.ndarray, ...]] = []   # the same for (word, cell)

@@ -318,6 +318,11 @@ def proportions(quad: np.ndarray, shape: tuple[int, ...]) -> tuple[float, float]
     return tuple(float(min(pair) / max(*pair, 1e-9)) for pair in pairs)
 
 
+def corners(H: np.ndarray) -> np.ndarray:
+    """The card's four corners (4 × 2, clockwise from its top left) seen through ``H``."""
+    return cv2.perspectiveTransform(CANON[None], H)[0]
+
+
 def rectify(image: np.ndarray, H: np.ndarray, size: tuple[int, int] = (CARD_W, CARD_H), margin: int = 0) -> np.ndarray:
     """The card seen through ``H`` at ``size`` (w, h), with ``margin`` extra pixels on every side."""
     w, h = size

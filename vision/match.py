@@ -374,7 +374,7 @@ def compare(snap: Snapshot, m: Match, mean: np.ndarray | None = None) -> float:
 
 def _plausible(H: np.ndarray, shape: tuple[int, int]) -> bool:
     """Whether the card's outline through ``H`` could be a card lying in the photo."""
-    corners = cv2.perspectiveTransform(locate.CANON[None], H)[0]
+    corners = locate.corners(H)
     if not cv2.isContourConvex(corners):
         return False
     area = cv2.contourArea(corners)

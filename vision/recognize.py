@@ -190,7 +190,7 @@ def _same_place(a: match.Match, b: match.Match) -> bool:
     """Whether the cards ``a`` and ``b`` are seen at one place: their middles within a tenth
     of ``a``'s diagonal in the photo (a twin aligned on its own, or through ``a``'s homography)."""
     middle = np.float32([[[locate.CARD_W / 2, locate.CARD_H / 2]]])
-    corners = cv2.perspectiveTransform(locate.CANON[None], a.H)[0]
+    corners = locate.corners(a.H)
     apart = np.linalg.norm(cv2.perspectiveTransform(middle, a.H) - cv2.perspectiveTransform(middle, b.H))
     return bool(apart < 0.1 * np.linalg.norm(corners[2] - corners[0]))
 
@@ -354,7 +354,7 @@ def _recognize(gray: np.ndarray, bgr: np.ndarray, index: Snapshot, to_photo: flo
                                      [m.row for m in checked if m is not best and m.H is not None])
     cands = [Candidate(index.ids[m.row], m.dense, confidence(m), m.inliers) for m in checked[:5]]
     H = best.H if best.H is not None else outlines[0]
-    corners = cv2.perspectiveTransform(locate.CANON[None], H)[0] * to_photo
+    corners = locate.corners(H) * to_photo
     sure = cands[0].confidence >= ACCEPT
     result = Result(candidates=cands, corners=[[round(float(x), 1), round(float(y), 1)] for x, y in corners],
                     source="image+title" if best.read else "image", title=best.text,
@@ -374,7 +374,7 @@ def runs_out(H: np.ndarray, shape: tuple[int, ...]) -> bool:
     card meant did not verify (glare, blur), or named for a card that is not enrolled
     (``bench/vision.py --among-enrolled``: 12 of 23 such answers; none of 457 right ones).
     Such a card is suggested, not named, and the photo is looked at again."""
-    corners = cv2.perspectiveTransform(locate.CANON[None], H)[0]
+    corners = locate.corners(H)
     h, w = shape[:2]
     outside = float(np.max(np.maximum(0, np.maximum(-corners, corners - np.float32([w, h])))))
     return outside > RUNS_OUT * float(np.linalg.norm(corners[0] - corners[2]))
@@ -700,9 +700,9 @@ def _alike(seen: str, own: str, part: bool) -> float:
 def _text_on(read_title: title.Reader, index: Snapshot, row: int, box: tuple[int, int, int, int]
              ) -> tuple[str, float] | None:
     """``_text_in`` the stored reference of card ``row``, read once per snapshot of the index
-    (``Snapshot.texts``): a server or a `recognize` call for many photos reads the same
-    cards' references again and again, and they change only with a new snapshot."""
-    key = (row, box)
+    and reader (``Snapshot.texts``): a server or a `recognize` call for many photos reads the
+    same cards' references again and again, and they change only with a new snapshot."""
+    key = (read_title, row, box)
     if key not in index.texts:
         index.texts[key] = _text_in(read_title, index.reference(index.ids[row]), np.eye(3), box)
     return index.texts[key]
