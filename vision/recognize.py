@@ -10,8 +10,8 @@ looking again through the first homography, and by its pixels (``match``); verif
 cards that look like the best one too (twins: ``_lookalikes``), and when two cards both
 verify (same art, near-identical titles) compare them only where they differ
 (``_decide``). When that finds no card it is sure of, a second, wider look adds the next
-outlines, those that the photo's long straight edges draw (and when no outline is large,
-those of its strongest straight lines), the photo at half size and as it was decoded
+outlines, those that the photo's long straight edges draw and those of its strongest
+straight lines (the best one only beside a large outline), the photo at half size and as it was decoded
 (when that is larger than the working size), and a longer shortlist; when
 that is not sure either, a last look straightens the first outline widened (a rectangle
 printed on the card may be all that was found). Nothing depends on how the cards are
@@ -63,8 +63,10 @@ CARD_OUTLINES = 2                # card-shaped outlines described again, straigh
 SECOND_OUTLINES = 4              # ... and up to this many when the first look finds no card it is sure of,
 LINE_OUTLINES = 2                # ... and this many drawn by the photo's long straight edges (not
 LINE_NEAR = 0.02                 # within this share of the photo's side of one already described),
-STRAIGHT_OUTLINES = 3            # and when none of the first look's is large (SMALL_CARD), this many of
-                                 # the photo's strongest straight lines (``locate.straight``),
+STRAIGHT_OUTLINES = 3            # and this many of the photo's strongest straight lines (``locate.straight``),
+STRAIGHT_BESIDE = 1              # (this many when an outline of the first look is large, SMALL_CARD: on
+                                 # ruled paper or among cards those may be the paper's or a neighbour's;
+                                 # 3 named 4 more of an outside set's hard photos, at +24 ms on its p95)
 WIDER = 2                        # ... with a shortlist by words this many times as long, and the photo
                                  # at half size
 HALF_FEATURES = 1500             # described by this many features, and as it was decoded, when that is
@@ -311,9 +313,10 @@ def _recognize(gray: np.ndarray, bgr: np.ndarray, index: Snapshot, to_photo: flo
     if not checked or confidence(checked[0]) < ACCEPT:
         # a second, wider look: the next outlines, those the long straight edges draw (a card
         # whose edge joins the cloth's, the shadow's or another card's has none in the edge
-        # map) and the photo at half size described as well — and when no outline of the first
-        # look is large, those of the strongest straight lines (a card among others, its own
-        # edge closing none, whose printed panels were all the outlines found) and the photo
+        # map), those of the strongest straight lines (a card among others or on ruled paper,
+        # its own edge closing none, whose printed panels or the clutter's outlines were all
+        # the outlines found: beside a large outline only the best, ``STRAIGHT_BESIDE``) and the photo at half
+        # size described as well — and when no outline of the first look is large, the photo
         # as decoded (the card may lie far off) —, a longer shortlist by words, and the cards
         # of the first look verified again with the richer features
         near = LINE_NEAR * max(gray.shape)
@@ -322,7 +325,7 @@ def _recognize(gray: np.ndarray, bgr: np.ndarray, index: Snapshot, to_photo: flo
         def line_outlines() -> list[np.ndarray]:
             known, drawn = list(quads[:SECOND_OUTLINES]), []
             for found, n in ((_outlines(bgr, lines=True), LINE_OUTLINES),
-                             (_straight_outlines(bgr) if small else [], STRAIGHT_OUTLINES)):
+                             (_straight_outlines(bgr), STRAIGHT_OUTLINES if small else STRAIGHT_BESIDE)):
                 fresh = [q for q in found if not any(np.abs(q - k).max() < near for k in known)][:n]
                 known += fresh
                 drawn += fresh
