@@ -95,7 +95,10 @@ TEXT_DOUBT = 0.35                # a card agreeing less than this where its twin
 TEXT_OTHERS = 3                  # below MIN_AGREE it is named when it reads as on its reference and not as on
                                  # this many other cards of its print (nor its twins); at or above, not named
 TEXT_SURE = 0.9                  # when it and its reference are read this surely (OCR) and are less alike
-TEXT_UNLIKE = 0.7                # than this (``difflib``'s ratio): another title (``_read_where_twins_differ``)
+TEXT_UNLIKE = 0.7                # than this (``difflib``'s ratio): another title (``_read_where_twins_differ``);
+TEXT_UNLIKE_PART = 0.8           # covered there, than this (the best stretch, ``_alike(part=True)``)
+TEXT_NEAR = 0.8                  # read with a letter or so wrong, as its reference to this (ratio) ...
+TEXT_APART = 0.25                # ... and this much more than as any other: its own title (a blurred twin)
 TEXT_SCALE = 4                   # the text is read at this many times the canonical card's size,
 TEXT_PAD = 4                     # ... with this many card px around the box
 RUNS_OUT = 0.03                  # a card with a corner this far outside the photo (of its diagonal) is not named
@@ -659,12 +662,19 @@ def _read_where_twins_differ(index: Snapshot, m: match.Match, gray: np.ndarray, 
       ``True`` when the photo reads as the reference and not as the first ``TEXT_OTHERS``
       other cards of the print, ``m``'s twins enrolled nor the other cards verified in the
       photo (``rivals``, rows) — else the place shows what those cards share, and tells
-      nothing.
+      nothing. Read with a letter or two wrong (blur, glare: "Anclont Ring of Lighe" for
+      "Ancient Ring of Light"), ``True`` too when it is that like the reference's
+      (``TEXT_NEAR``) and clearly less like each of those others' (``TEXT_APART``): of an
+      outside set's twins held back with a short lead, 3 of 8 photos read so, none exactly.
+      (So a card not enrolled with an enrolled card's art *and* its title a letter or two
+      off would be named for it: a reprint's corrected typo, the same card.)
     * At or above it (to be named, but below ``TEXT_DOUBT``), or covered there (``m.covered``:
       the card is named unless the text says otherwise — a card whose alignment is off
       there looks covered too): ``False`` when both are read surely (``TEXT_SURE``) and are
-      unlike (``TEXT_UNLIKE``, ``_alike``; covered, what is read may be part of the title):
-      another title.
+      unlike (``TEXT_UNLIKE``, ``_alike``; covered, what is read may be part of the title,
+      and its best stretch must be as like as ``TEXT_UNLIKE_PART``: "toadarcher" under a
+      homography off at the title, which made it look covered, was like "theslimearcher" by
+      0.75 there, its twin enrolled named for it): another title.
 
     ~7–11 ms a read (and the reader's first load, ~0.6 s a process; a reference's text is
     read once a snapshot, ``_text_on``), for the cards that agree little (below
@@ -676,17 +686,21 @@ def _read_where_twins_differ(index: Snapshot, m: match.Match, gray: np.ndarray, 
     if own is None:
         return
     if m.agree is not None and m.agree < MIN_AGREE or short:
-        if own[0] != seen[0]:
+        exact = own[0] == seen[0]
+        near = 1.0 if exact else _alike(seen[0], own[0], part=False)
+        if near < TEXT_NEAR:
             return
         alike = np.flatnonzero(index.coarse @ index.coarse[m.row] >= LOOKALIKE)
         others = ([int(r) for r in index.differ_rows[index.group[m.row]] if r >= 0][:TEXT_OTHERS] + alike.tolist()
                   + rivals)
         for row in dict.fromkeys(r for r in others if r != m.row):
             other = _text_on(read_title, index, row, box)
-            if other is not None and other[0] == seen[0]:
+            if other is not None and (other[0] == seen[0] if exact
+                                      else _alike(seen[0], other[0], part=False) > near - TEXT_APART):
                 return
         m.read, m.text = True, seen[0]
-    elif min(seen[1], own[1]) >= TEXT_SURE and _alike(seen[0], own[0], part=m.covered) < TEXT_UNLIKE:
+    elif min(seen[1], own[1]) >= TEXT_SURE and (
+            _alike(seen[0], own[0], part=m.covered) < (TEXT_UNLIKE_PART if m.covered else TEXT_UNLIKE)):
         m.read, m.text = False, seen[0]
 
 
