@@ -1039,12 +1039,16 @@ def _face(index):
     return render_face(_STATE["cards"][index], _STATE["design"])
 
 
-def _write_scan(index):
-    """Save the enrolled card's flat scan (corners on white, as from a flatbed scanner)."""
+def scan(index):
+    """Card number `index`'s flat scan (BGR, its corners on white, as from a flatbed scanner)."""
     face, alpha = _face(index)
     a = alpha[..., None].astype(np.float32) / 255
-    scan = (face * a + 255 * (1 - a)).astype(np.uint8)
-    cv2.imwrite(str(_STATE["out"] / "cards" / f"{_STATE['cards'][index].id}.png"), scan)
+    return (face * a + 255 * (1 - a)).astype(np.uint8)
+
+
+def _write_scan(index):
+    """Save the enrolled card's flat scan."""
+    cv2.imwrite(str(_STATE["out"] / "cards" / f"{_STATE['cards'][index].id}.png"), scan(index))
 
 
 def _write_photo(job):

@@ -761,13 +761,8 @@ def outside_deck(out: Path, design: str, seed: int, enrolled: int = 300):
     cards = outside_set.build_cards(300, 24, seed)
     jobs = {job[0]: job for job in outside_set.plan_photos(950, 300, len(cards), 0.05, seed)}
     outside_set._init(cards, design, str(out), seed)
-
-    def scan(i: int) -> np.ndarray:
-        face, alpha = outside_set._face(i)
-        a = alpha[..., None].astype(np.float32) / 255
-        return cv2.cvtColor((face * a + 255 * (1 - a)).astype(np.uint8), cv2.COLOR_BGR2GRAY)
     idx = Index(out / "index")
-    idx.add({card.id: scan(i) for i, card in enumerate(cards[:enrolled])})
+    idx.add({card.id: cv2.cvtColor(outside_set.scan(i), cv2.COLOR_BGR2GRAY) for i, card in enumerate(cards[:enrolled])})
 
     def photo(n: int) -> tuple[bytes, str | None]:
         index = jobs[n][1]

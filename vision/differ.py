@@ -208,7 +208,7 @@ def learn(coarse: np.ndarray, group: np.ndarray, reference: Callable[[int], np.n
             boxes[g] = box
             rows[g, :len(picked)] = [row for row, _ in picked]
             looks[g] = [look for _, look in picked]
-            rings[g] = ring([reference(row) for row in [*rows[g, :len(picked)].tolist(), *sorted(twins)]], box)
+            rings[g] = ring([reference(row) for row in [*(row for row, _ in picked), *sorted(twins)]], box)
     h, w = int(boxes[:, 3].max(initial=0)), int(boxes[:, 2].max(initial=0))
     padded = np.zeros((prints, OTHERS, h, w), np.float16)
     for g, kept in looks.items():
