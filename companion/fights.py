@@ -9,29 +9,31 @@ import copy
 
 import sqlite_utils
 
+from card_db import describe
 from card_db import store as card_store
 
 from .referee import combat, quest_fight
 from .referee.profiles import PROFILES
 from .referee.rules import Refused
 
+KIND_APART = " / "  # between the kinds a field takes, in a refusal
 
-def card_of(db: sqlite_utils.Database, card_id, kinds: tuple[str, ...], where: str = "") -> dict:
-    """The card ``card_id``, refused clearly when it is unknown or not of one of ``kinds``."""
-    def refuse(message: str, status: int):
-        raise Refused(f"{where}: {message}" if where else message[0].upper() + message[1:], status=status)
 
-    def a(kind: str) -> str:
-        words = kind.replace("_", " ")
-        return ("an " if words[0] in "aeiou" else "a ") + words
+def card_of(db: sqlite_utils.Database, card_id, kinds: tuple[str, ...], where: str = "card") -> dict:
+    """The card ``card_id``, refused clearly when it is unknown or not of one of ``kinds``.
 
+    ``where`` names the field in the request (``monsters.0.card``); the messages are templates
+    with their parameters apart, so that the phone shows them in its language
+    (``i18n.refusal_text`` names the kinds there too)."""
     if not isinstance(card_id, str):
-        refuse("card must be a card id.", 400)
+        raise Refused("{where} must be a card id.", status=400, where=where)
     card = card_store.get(db, card_id)
     if card is None:
-        refuse(f"there is no card {card_id!r}.", 404)
+        raise Refused("{where}: there is no card {card!r}.", status=404, where=where, card=card_id)
     if card["kind"] not in kinds:
-        refuse(f"{card['names']['en']} is {a(card['kind'])}, not {' or '.join(a(k) for k in kinds)}.", 400)
+        raise Refused("{where}: {name} is a card of kind {kind}, not {wanted}.", status=400, where=where,
+                      name=card["names"]["en"], card_id=card["id"], kind=describe.kind_name(card["kind"]),
+                      wanted=KIND_APART.join(describe.kind_name(k) for k in kinds))
     return card
 
 
@@ -48,21 +50,21 @@ def resolve(db: sqlite_utils.Database, fight: dict) -> dict:
         if isinstance(character, dict):
             for index, item in enumerate(character.get("items") or []):
                 if isinstance(item, dict) and "card" in item:
-                    card = card_of(db, item.pop("card"), ("item",), f"{who}.items.{index}")
+                    card = card_of(db, item.pop("card"), ("item",), f"{who}.items.{index}.card")
                     character["items"][index] = {"name": card["names"]["en"], **card["item"], **item}
     for index, monster in enumerate(fight.get("monsters") or []):
         if not isinstance(monster, dict):
             continue
         if "card" in monster:
-            card = card_of(db, monster.pop("card"), ("monster",), f"monsters.{index}")
+            card = card_of(db, monster.pop("card"), ("monster",), f"monsters.{index}.card")
             fight["monsters"][index] = monster = {"name": card["names"]["en"], **card["monster"], **monster}
         for e_index, enhancer in enumerate(monster.get("enhancers") or []):
             if isinstance(enhancer, dict) and "card" in enhancer:
-                card = card_of(db, enhancer.pop("card"), ("monster_enhancer",), f"monsters.{index}.enhancers.{e_index}")
+                card = card_of(db, enhancer.pop("card"), ("monster_enhancer",), f"monsters.{index}.enhancers.{e_index}.card")
                 monster["enhancers"][e_index] = {"name": card["names"]["en"], **card["enhancer"], **enhancer}
     for index, shot in enumerate(fight.get("one_shots") or []):
         if isinstance(shot, dict) and "card" in shot:
-            card = card_of(db, shot.pop("card"), ("one_shot",), f"one_shots.{index}")
+            card = card_of(db, shot.pop("card"), ("one_shot",), f"one_shots.{index}.card")
             fight["one_shots"][index] = {"name": card["names"]["en"], "bonus": card["one_shot"].get("bonus", 0), **shot}
     return fight
 

@@ -23,7 +23,7 @@ def test_fight_through_the_api_with_cards_and_the_real_die(api):
     bigfoot = fight["monsters"][0]
     assert (bigfoot["name"], bigfoot["level"], bigfoot["treasures"]) == ("Bigfoot", 12, 3)
     wrong = act(client, table_id, jana, action="combat.enhancer.add", monster=bigfoot["uid"], card="net-troll")
-    assert wrong.status_code == 400 and "not a monster enhancer" in wrong.json["error"]
+    assert wrong.status_code == 400 and wrong.json["error"].endswith("not Monster enhancer.")
     assert act(client, table_id, jana, action="combat.enhancer.add", monster=bigfoot["uid"], card="baby").status_code == 200
     assert act(client, table_id, ivo, action="combat.oneshot.add", side="players", card="magic-missile").status_code == 200
     early = act(client, table_id, hana, action="combat.resolve")

@@ -1,5 +1,6 @@
 """Six languages: every string of the UI is in every catalogue, compiled, and served per phone."""
 import ast
+import html
 import gettext
 import re
 from pathlib import Path
@@ -132,6 +133,21 @@ def test_refusals_card_names_and_rules_answer_in_the_phones_language(phones):
     history = bob.get(f"/t/{bob.table_id}/history").get_data(as_text=True)
     assert "Bob spielt Flammende Rüstung (benutzt)" in history and "Alice spielt Flammende Rüstung" in history
     assert "<strong>Flaming Armor</strong>" in alice.get(f"/t/{alice.table_id}").get_data(as_text=True)
+
+
+def test_a_card_of_the_wrong_kind_is_refused_in_the_phones_language(phones):
+    """The card errors are templates with their parameters apart, as every refusal: the kinds
+    and the card's name come in the phone's language too (they were English in all six)."""
+    alice, bob, _ = phones
+    bob.post("/lang", {"lang": "it"})
+    wrong = bob.act("item.add", card="net-troll")
+    assert wrong.status_code == 400
+    assert "card: Impiegatroll è una carta di tipo Mostro, non Oggetto." in wrong.get_data(as_text=True)
+    bob.post("/lang", {"lang": "de"})
+    missing = bob.act("curse.add", card="no-such-curse")
+    assert missing.status_code == 404 and "card: Es gibt keine Karte 'no-such-curse'." in html.unescape(missing.get_data(as_text=True))
+    english = alice.act("item.add", card="net-troll").get_data(as_text=True)
+    assert "card: Net Troll is a card of kind Monster, not Item." in english
 
 
 def test_the_history_reads_in_each_phones_language(phones):

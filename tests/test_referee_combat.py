@@ -260,7 +260,7 @@ def test_cli_and_api_errors(tmp_path, client):
     response = client.post("/api/v1/combat/evaluate", json=bad)
     assert response.status_code == 404 and "no-such-monster" in response.json["error"]
     wrong = client.post("/api/v1/combat/evaluate", json={**NET_TROLL_CARDS, "monsters": [{"card": "magic-missile"}]})
-    assert wrong.status_code == 400 and "not a monster" in wrong.json["error"]
+    assert wrong.status_code == 400 and wrong.json["error"] == "monsters.0.card: Magic Missile is a card of kind One-shot, not Monster."
     two = client.post("/api/v1/combat/evaluate", json={**NET_TROLL_INLINE, "helpers": [{"level": 1}, {"level": 2}]})
     assert two.status_code == 400 and two.json["rule"] == "combat.one-helper"
     assert client.post("/api/v1/combat/evaluate", data="nope", content_type="application/json").status_code == 400
