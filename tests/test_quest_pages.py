@@ -32,6 +32,27 @@ def test_the_quest_sheet_and_map_on_the_phone(app):
     assert 'data-action="quest.draw"' in page and 'data-action="turn.door"' not in page
 
 
+def test_each_line_of_the_quest_sheet_leads_to_its_rule(app):
+    """A player unsure what a number means (why the backpack holds two, what tokens pay for)
+    taps its name: each line of the sheet links to the rule entry behind it, cited, in the
+    phone's language; and the entry is there."""
+    alice, _ = quest_table(app)
+    page = text(alice.get(f"/t/{alice.table_id}", headers={"Accept-Language": "de"}))
+    links = dict(re.findall(r'<a class="rule-link" href="/rules/([\w.-]+)\?profile=munchkin-quest" title="[^"]+">([^<]+)</a>', page))
+    assert set(links) == {"quest.level-floor", "quest.death", "quest.turn", "quest.level.buy", "quest.charity", "quest.map",
+                          "quest.gear.slots", "quest.gear", "quest.backpack"}, links
+    assert links["quest.death"] == "Gesundheit" and links["quest.backpack"] == "Rucksack"
+    for rule_id in links:
+        assert alice.get(f"/rules/{rule_id}?profile=munchkin-quest").status_code == 200
+    board = text(alice.act("quest.item.add", name="Ladder", slot="other", bonus=1, big="true", place="backpack"))
+    assert re.search(r'<a class="rule-link" href="/rules/quest.big\?profile=munchkin-quest" title="[^"]+">Big</a>', board)
+    assert alice.act("quest.draw").status_code == 200
+    board = text(alice.act("quest.explore", name="Crypt", monster_name="Ghoul", monster_level=3, monster_dice=1,
+                           monster_dreadful="true"))
+    assert re.search(r'<a class="rule-link" href="/rules/quest.dreadful\?profile=munchkin-quest" title="[^"]+">dreadful</a>',
+                     board)
+
+
 def test_a_quest_fight_lost_on_a_tie_through_the_forms(app):
     alice, bob = quest_table(app)
     assert alice.act("quest.draw").status_code == 200

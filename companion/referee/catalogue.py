@@ -19,6 +19,7 @@ from dataclasses import dataclass, field
 from card_db.words import CLASSES, RACES, SEXES, SLOTS, WORD_PATTERN
 
 from .profiles import GAMES
+from .quest import PLACES, QUEST_SLOTS
 from .rules import N_, OVERRIDABLE, Refused, refuse
 
 #: Who may ask for an action.
@@ -323,12 +324,12 @@ _Q_FLAT = {"monster_name": Param("str", "A monster from a form: its name (instea
 _Q_ITEM = {"name": Param("str", "The item's name.", max_length=60),
            "slot": Param("str", "headgear, armor, footgear, one_hand, two_hands, other (trinket, clothing, gadget: "
                                 "any number) or potion (potions and scrolls, on the belt).",
-                         enum=("headgear", "armor", "footgear", "one_hand", "two_hands", "other", "potion")),
+                         enum=QUEST_SLOTS),
            "bonus": Param("int", "Its bonus in a fight when worn.", -20, 20),
            "big": Param("bool", "A Big item (the second one costs a move/action token a turn)."),
            "gold": Param("int", "Its value in gold.", 0, 10000)}
 _PLACE = Param("str", "Where it goes: worn, belt (potions, scrolls) or backpack (2 cards).",
-               enum=("worn", "belt", "backpack"))
+               enum=PLACES)
 
 
 def _quest(name: str, summary: str, who: str, params: dict | None = None, **rest) -> None:

@@ -28,10 +28,11 @@ QUEST_SLOTS = ("headgear", "armor", "footgear", "one_hand", "two_hands", "other"
 ONE_EACH = ("headgear", "armor", "footgear")
 
 
-#: The rule entry behind each line of the Quest sheet (the phone links each line to it).
+#: The rule entry behind each line of the Quest sheet and each mark of a monster in a fight: the
+#: phone links the line's name (the mark) to it.
 SHEET_RULES = {"level": "quest.level-floor", "health": "quest.death", "tokens": "quest.turn", "gold": "quest.level.buy",
-               "cards": "quest.charity", "worn": "quest.gear.slots", "belt": "quest.gear", "backpack": "quest.backpack",
-               "big": "quest.big", "room": "quest.map", "start": "quest.start", "owner": "quest.monster-owner",
+               "cards": "quest.charity", "room": "quest.map", "worn": "quest.gear.slots", "belt": "quest.gear",
+               "backpack": "quest.backpack", "big": "quest.big", "start": "quest.start", "owner": "quest.monster-owner",
                "dreadful": "quest.dreadful"}
 
 

@@ -16,7 +16,7 @@ from __future__ import annotations
 import secrets
 
 from .profiles import get_profile
-from .quest import bad_stuff_of, bad_stuff_parts
+from .quest import PLACES, bad_stuff_of, bad_stuff_parts
 from .rules import RULES, Refused
 
 ROLES = ("fighter", "helper")
@@ -274,7 +274,7 @@ _player_schema = {"type": "object", "required": ["level"], "properties": {
     "bonus": {"type": "integer", "description": "other bonuses (cards, powers)"},
     "items": {"type": "array", "items": {"type": "object", "properties": {
         "name": {"type": "string"}, "bonus": {"type": "integer"}, "slot": {"type": "string"},
-        "where": {"enum": ["worn", "belt", "backpack"], "description": "only worn items count (default worn)"}}}},
+        "where": {"enum": list(PLACES), "description": "only worn items count (default worn)"}}}},
     "die": {**_die_schema, "description": "the player's d6; left out: the app rolls it"},
     "health": {"type": "integer", "description": "health now: the answer then says health_after and dies"},
     "gold": {"type": "integer"}, "room": {"enum": ["same", "adjacent", "other"],

@@ -134,14 +134,15 @@ def last_change(state: TableState) -> dict | None:
 
 def quest_context(state: TableState) -> dict:
     """What the Quest templates ask about the map: room names (the Entrance in the phone's language),
-    neighbours, monsters in a room, adjacency, and the dice a fight still needs."""
+    neighbours, monsters in a room, adjacency, and the dice a fight still needs; and the rule entry
+    behind each line of the sheet (``quest.SHEET_RULES``)."""
     board = state.board
 
     def room_name(room: str) -> str:
         return gettext("Entrance") if room == quest.ENTRANCE else quest.room_name(board, room)
 
     missing = quest_table.missing_dice(state.combat) if state.combat else []
-    return {"room_name": room_name, "neighbours": lambda room: quest.neighbours(board, room),
+    return {"room_name": room_name, "sheet_rules": quest.SHEET_RULES, "neighbours": lambda room: quest.neighbours(board, room),
             "monsters_in": lambda room: quest.monsters_in(board, room),
             "adjacent": lambda a, b: quest.adjacent(board, a, b),
             "missing_dice": [state.players[m].name if m in state.players else m
