@@ -19,21 +19,24 @@ from .referee.rules import Refused
 KIND_APART = " / "  # between the kinds a field takes, in a refusal
 
 
-def card_of(db: sqlite_utils.Database, card_id, kinds: tuple[str, ...], where: str = "card") -> dict:
+def card_of(db: sqlite_utils.Database, card_id, kinds: tuple[str, ...], where: str | None = None) -> dict:
     """The card ``card_id``, refused clearly when it is unknown or not of one of ``kinds``.
 
-    ``where`` names the field in the request (``monsters.0.card``); the messages are templates
-    with their parameters apart, so that the phone shows them in its language
-    (``i18n.refusal_text`` names the kinds there too)."""
+    ``where`` names the field of a fight description (``monsters.0.card``); a table action's
+    one ``card`` needs no naming. The messages are templates with their parameters apart, so
+    that the phone shows them in its language (``i18n.refusal_text`` names the kinds there too)."""
     if not isinstance(card_id, str):
-        raise Refused("{where} must be a card id.", status=400, where=where)
+        raise (Refused("{where} must be a card id.", status=400, where=where) if where else
+               Refused("A card is given by its id.", status=400))
     card = card_store.get(db, card_id)
     if card is None:
-        raise Refused("{where}: there is no card {card!r}.", status=404, where=where, card=card_id)
+        raise (Refused("{where}: there is no card {card!r}.", status=404, where=where, card=card_id) if where else
+               Refused("There is no card {card!r}.", status=404, card=card_id))
     if card["kind"] not in kinds:
-        raise Refused("{where}: {name} is a card of kind {kind}, not {wanted}.", status=400, where=where,
-                      name=card["names"]["en"], card_id=card["id"], kind=describe.kind_name(card["kind"]),
-                      wanted=KIND_APART.join(describe.kind_name(k) for k in kinds))
+        named = {"name": card["names"]["en"], "card_id": card["id"], "kind": describe.kind_name(card["kind"]),
+                 "wanted": KIND_APART.join(describe.kind_name(k) for k in kinds)}
+        raise (Refused("{where}: {name} is a card of kind {kind}, not {wanted}.", status=400, where=where, **named)
+               if where else Refused("{name} is a card of kind {kind}, not {wanted}.", status=400, **named))
     return card
 
 

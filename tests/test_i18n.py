@@ -142,12 +142,12 @@ def test_a_card_of_the_wrong_kind_is_refused_in_the_phones_language(phones):
     bob.post("/lang", {"lang": "it"})
     wrong = bob.act("item.add", card="net-troll")
     assert wrong.status_code == 400
-    assert "card: Impiegatroll è una carta di tipo Mostro, non Oggetto." in wrong.get_data(as_text=True)
+    assert "Impiegatroll è una carta di tipo Mostro, non Oggetto." in wrong.get_data(as_text=True)
     bob.post("/lang", {"lang": "de"})
     missing = bob.act("curse.add", card="no-such-curse")
-    assert missing.status_code == 404 and "card: Es gibt keine Karte 'no-such-curse'." in html.unescape(missing.get_data(as_text=True))
+    assert missing.status_code == 404 and "Es gibt keine Karte 'no-such-curse'." in html.unescape(missing.get_data(as_text=True))
     english = alice.act("item.add", card="net-troll").get_data(as_text=True)
-    assert "card: Net Troll is a card of kind Monster, not Item." in english
+    assert "Net Troll is a card of kind Monster, not Item." in english
 
 
 def test_the_history_reads_in_each_phones_language(phones):

@@ -70,7 +70,7 @@ def test_api_card_errors(api):
     missing = act(client, table_id, tokens["Ivo"], action="item.add", card="no-such-card")
     assert missing.status_code == 404 and "no-such-card" in missing.json["error"]
     monster = act(client, table_id, tokens["Ivo"], action="item.add", card="net-troll")
-    assert monster.status_code == 400 and monster.json["error"] == "card: Net Troll is a card of kind Monster, not Item."
+    assert monster.status_code == 400 and monster.json["error"] == "Net Troll is a card of kind Monster, not Item."
     once = act(client, table_id, tokens["Ivo"], action="curse.add", card="lose-your-armor")  # acts at once
     assert once.status_code == 200 and me(client, table_id, tokens["Ivo"])["curses"] == []
     assert act(client, table_id, tokens["Ivo"], action="curse.add", card="chicken-on-your-head").status_code == 200
