@@ -325,16 +325,17 @@ def _recognize(gray: np.ndarray, bgr: np.ndarray, index: Snapshot, to_photo: flo
         near = LINE_NEAR * max(gray.shape)
         small = all(cv2.contourArea(q.astype(np.float32)) < SMALL_CARD * gray.size for q in quads[:CARD_OUTLINES])
 
-        def line_outlines() -> list[np.ndarray]:
+        def line_outlines(straight: list[np.ndarray], edges: list[np.ndarray]) -> list[np.ndarray]:
             known, drawn = list(quads[:SECOND_OUTLINES]), []
-            for found, n in ((_outlines(bgr, lines=True), LINE_OUTLINES),
-                             (_straight_outlines(bgr), STRAIGHT_OUTLINES if small else STRAIGHT_BESIDE)):
+            for found, n in ((edges, LINE_OUTLINES), (straight, STRAIGHT_OUTLINES if small else STRAIGHT_BESIDE)):
                 fresh = [q for q in found if not any(np.abs(q - k).max() < near for k in known)][:n]
                 known += fresh
                 drawn += fresh
             return [locate.card_homography(q, gray.shape) for q in drawn]
         look = _look(gray, index, outlines[CARD_OUTLINES:SECOND_OUTLINES], rescaled=True, before=look,
-                     more=line_outlines, decoded=decoded if small else None)
+                     more=(line_outlines, [functools.partial(_straight_outlines, bgr),
+                                           functools.partial(_outlines, bgr, lines=True)]),
+                     decoded=decoded if small else None)
         checked = _check(gray, index, look, (WIDER * match.SHORTLIST, match.PLACED_SHORTLIST,
                                              match.COARSE_SHORTLIST, RESCALED_SHORTLIST, CONSISTENT), checked)
     if (not checked or confidence(checked[0]) < ACCEPT) and outlines:
@@ -496,11 +497,13 @@ class _Look:
 
 def _look(gray: np.ndarray, index: Snapshot, outlines: list[np.ndarray],
           whole: tuple[np.ndarray, np.ndarray] | None = None, rescaled: bool = False, before: _Look | None = None,
-          more: Callable[[], list[np.ndarray]] | None = None, decoded: np.ndarray | None = None) -> _Look:
+          more: tuple[Callable[..., list[np.ndarray]], list[Callable[[], list]]] | None = None,
+          decoded: np.ndarray | None = None) -> _Look:
     """Describe the photo: the whole photo (its features ``whole``, described already while
     its outlines were looked for; none in a wider look), each outline straightened
-    to ``OUTLINE_SIZE`` (positions mapped back into the photo; with ``more``, a task that
-    finds further outlines, run while the others are described, its outlines too) and, with
+    to ``OUTLINE_SIZE`` (positions mapped back into the photo; with ``more``, a function and
+    its tasks: the tasks, finders of further outlines, run while the others are described,
+    and the outlines the function picks from what they found are described too) and, with
     ``rescaled``, the photo at other sizes — at half size (a large card blurred by a shaking
     hand is sharp there, and near its reference's size) and, when ``decoded`` is ``FINER``
     times larger than ``gray``, as it was decoded (a card lying far off, often too small for
@@ -534,13 +537,19 @@ def _look(gray: np.ndarray, index: Snapshot, outlines: list[np.ndarray],
 
     sizes = ([as_decoded] if rescaled and decoded is not None and decoded.shape[0] >= FINER * gray.shape[0]
              else []) + ([half_photo] if rescaled else [])
-    # the heaviest first, so that the two threads finish together
-    described = gate.together(*([more] if more else []), *sizes, *(functools.partial(outline, H) for H in outlines))
-    if more:
-        further = described.pop(0)
+    pick, finders = more if more else (None, [])
+    # the heaviest first, so that the two threads finish together: the photo as decoded (up to
+    # ~40 ms), the finders of further outlines (~15 ms each, apart: together on one thread
+    # they left the other idle), the half-size photo, the outlines (~5 ms each)
+    first, last = sizes[:-1], sizes[-1:]  # (the photo as decoded), (the half-size photo)
+    described = gate.together(*first, *finders, *last, *(functools.partial(outline, H) for H in outlines))
+    a, b, c = len(first), len(finders), len(last)
+    rescaled_features, found = described[:a] + described[a + b:a + b + c], described[a:a + b]
+    described = described[a + b + c:]
+    if pick:
+        further = pick(*found)
         outlines = outlines + further
         described += gate.together(*(functools.partial(outline, H) for H in further))
-    rescaled_features, described = described[:len(sizes)], described[len(sizes):]
     pts, desc = whole if whole is not None else (np.zeros((0, 2), np.float32), np.zeros((0, 32), np.uint8))
     all_pts, all_desc, views, placed_desc, placed_where, placed_rows = [pts], [desc], [], [], [], []
     start = len(pts) + (len(before.pts) if before is not None else 0)  # the rows in ``_Look.pts`` from here
