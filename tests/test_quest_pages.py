@@ -83,11 +83,12 @@ def test_the_entrance_is_named_in_the_phones_language(app):
 def test_a_spectator_sees_the_quest_board(app):
     alice, bob = quest_table(app)
     alice.act("quest.draw")
-    alice.act("quest.explore", name="Crypt", monster_name="Orc", monster_level=3)
+    alice.act("quest.explore", name="Crypt", monster_name="Orc", monster_level=3, monster_dreadful="true")
     page = text(alice.get(f"/t/{alice.table_id}"))
     path = re.search(r'id="spectator-url"[^>]*>([^<]+)<', page).group(1).replace("http://localhost", "")
     watched = text(app.test_client().get(path))
     assert 'id="fight"' in watched and "Orc" in watched and 'id="map"' in watched and 'id="me"' not in watched
+    assert 'href="/rules/quest.dreadful?profile=munchkin-quest"' in watched  # the monster's mark, linked there too
 
 
 def test_the_map_records_a_passage_and_a_monster_from_the_phone(app):
