@@ -344,6 +344,7 @@ def test_a_dreadful_monster_gives_two_levels_and_the_helper_takes_the_extra_one(
     alone = quest_fight.judge({"fighter": {"level": 1, "die": 6}, "monsters": [
         {"name": "Dragon", "level": 1, "rolls": [1], "dreadful": True, "levels": 2}]}, QUEST)
     assert alone["levels"] == {"fighter": 2, "helper": 0}
+    assert alone["rules"] == ["quest.combat", "quest.dreadful"]  # the entries that shaped the verdict
 
 
 def test_a_won_fight_with_someone_else_in_the_room_draws_the_treasures_face_up():

@@ -128,6 +128,7 @@ def test_the_stateless_quest_fight_answers_totals_ties_and_flee(server):
                         "monsters": [{"name": "Dragon", "level": 8, "dice": [2], "dreadful": True, "treasures": 3}]})
     assert won["outcome"] == "win" and won["levels"] == {"fighter": 1, "helper": 1} and won["treasures_face_up"]
     assert won["level_after"] == {"fighter": 10, "helper": 3}
+    assert won["rules"] == ["quest.combat", "quest.help", "quest.dreadful"]
 
 
 def test_the_stateless_quest_fight_rolls_missing_dice_and_refuses_bad_input(server):

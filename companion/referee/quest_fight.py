@@ -78,7 +78,7 @@ def judge(fight: dict, profile) -> dict:
         "monsters": {"total": monsters, "lines": [ln for ln in lines if ln["side"] == "monsters"]},
         "outcome": outcome, "winner": "players" if outcome == "win" else "monsters",
         "tie": players == monsters, "ties_to": "monsters",
-        "rule": rule.id, "citation": rule.cite_for(profile.id),
+        "rule": rule.id, "citation": rule.cite_for(profile.id), "rules": [rule.id] + (["quest.help"] if helper else []),
         "explanation": ("players win" if outcome == "win" else
                         "a tie: the monsters win ties" if players == monsters else "the monsters are stronger"),
     }
@@ -93,6 +93,7 @@ def judge(fight: dict, profile) -> dict:
         owners |= {role for role in ROLES if fight.get(role)}
         verdict["owner_draws"] = [{"owner": m["owner"], "monster": m["name"]} for m in fight["monsters"]
                                   if m.get("owner") in owners]
+        verdict["rules"] += (["quest.dreadful"] if dreadful else []) + (["quest.monster-owner"] if verdict["owner_draws"] else [])
     else:
         verdict["health_lost"] = {role: 1 for role in ROLES if fight.get(role)}
     return verdict
