@@ -26,6 +26,14 @@ def kind_name(kind: str, _: Gettext = _english) -> str:
             "go_up_a_level": _("Go Up a Level")}.get(kind, kind)
 
 
+KIND_APART = " / "  # between the names of several kinds (``kind_names``)
+
+
+def kind_names(kinds, _: Gettext = _english) -> str:
+    """Several kinds named, "Item / Monster": what a field takes, in a refusal."""
+    return KIND_APART.join(kind_name(k, _) for k in kinds)
+
+
 def who(entries: list[dict], _: Gettext = _english) -> str:
     """"Elves, Clerics" for a list of ``{"race": "elf"}``-like conditions."""
     names = {"elf": _("Elves"), "dwarf": _("Dwarves"), "halfling": _("Halflings"), "human": _("Humans"),

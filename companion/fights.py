@@ -16,8 +16,6 @@ from .referee import combat, quest_fight
 from .referee.profiles import PROFILES
 from .referee.rules import Refused
 
-KIND_APART = " / "  # between the kinds a field takes, in a refusal
-
 
 def card_of(db: sqlite_utils.Database, card_id, kinds: tuple[str, ...], where: str | None = None) -> dict:
     """The card ``card_id``, refused clearly when it is unknown or not of one of ``kinds``.
@@ -34,7 +32,7 @@ def card_of(db: sqlite_utils.Database, card_id, kinds: tuple[str, ...], where: s
                Refused("There is no card {card!r}.", status=404, card=card_id))
     if card["kind"] not in kinds:
         named = {"name": card["names"]["en"], "card_id": card["id"], "kind": describe.kind_name(card["kind"]),
-                 "wanted": KIND_APART.join(describe.kind_name(k) for k in kinds)}
+                 "wanted": describe.kind_names(kinds)}
         raise (Refused("{where}: {name} is a card of kind {kind}, not {wanted}.", status=400, where=where, **named)
                if where else Refused("{name} is a card of kind {kind}, not {wanted}.", status=400, **named))
     return card

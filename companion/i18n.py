@@ -16,7 +16,6 @@ from card_db import describe
 from card_db import store as card_store
 
 from .db import get_db
-from .fights import KIND_APART
 from .referee import history
 from .referee.rules import LANGUAGES, N_, localized
 
@@ -70,14 +69,15 @@ def translate(template: str, params: dict | None = None) -> str:
 def refusal_text(exc) -> str:
     """A :class:`~companion.referee.rules.Refused` as the phone's language says it: a ``word``
     parameter is a game word, ``kind`` and ``wanted`` are card kinds (English names, several
-    apart by ``fights.KIND_APART``), and a ``name`` given with its ``card_id`` is the card's,
+    apart by ``describe.KIND_APART``), and a ``name`` given with its ``card_id`` is the card's,
     all translated too."""
     params = dict(exc.params)
     if "word" in params:
         params["word"] = word(params["word"])
     for key in ("kind", "wanted"):
         if key in params:
-            params[key] = KIND_APART.join(_template_gettext(k) for k in params[key].split(KIND_APART))
+            names = params[key].split(describe.KIND_APART)
+            params[key] = describe.KIND_APART.join(_template_gettext(name) for name in names)
     if "card_id" in params and "name" in params:
         params["name"] = local_name({"name": params["name"], "card_id": params["card_id"]})
     return translate(exc.template, params)
