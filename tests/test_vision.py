@@ -5,6 +5,7 @@ import ast
 import dataclasses
 import difflib
 import io
+import itertools
 import math
 import random
 import struct
@@ -708,14 +709,14 @@ def test_a_twins_title_read_with_a_letter_wrong_still_names_it_and_not_its_twin(
     the twin's title read a letter wrong names neither."""
     idx, cards = design_indexes[design]
     twin_of = {18: 19, 19: 18, 38: 39, 39: 38}
-    real = recognize._text_in
+    real = recognize._reading_in
 
     def photo_reads(text_of: Callable[[str], str]):
-        def text_in(read_title, gray, H, box):
+        def reading_in(read_title, gray, H, box):  # (letters only: no likelihood of other titles)
             out = real(read_title, gray, H, box)
             on_reference = gray is not None and gray.shape == (locate.CARD_H, locate.CARD_W)
-            return out if out is None or on_reference else (text_of(out[0]), out[1])
-        return text_in
+            return out if out is None or on_reference else (text_of(recognize._folded(out[0])), out[1])
+        return reading_in
 
     def one_off(text: str) -> str:
         k = len(text) // 2
@@ -727,11 +728,75 @@ def test_a_twins_title_read_with_a_letter_wrong_still_names_it_and_not_its_twin(
     monkeypatch.setattr(recognize, "MIN_MARGIN", math.inf)
     for k, twin in twin_of.items():
         shot = design_photo(design, cards[k], seed=1500 + k, tier="easy")
-        monkeypatch.setattr(recognize, "_text_in", photo_reads(one_off))
+        monkeypatch.setattr(recognize, "_reading_in", photo_reads(one_off))
         result = recognize.recognize(shot, idx, read_title=ocr)
         assert result.card_id == cards[k].id and result.source == "image+title", (design, k, result.as_dict())
-        monkeypatch.setattr(recognize, "_text_in", photo_reads(lambda text: one_off(folded(cards[twin].title))))
+        monkeypatch.setattr(recognize, "_reading_in", photo_reads(lambda text: one_off(folded(cards[twin].title))))
         assert recognize.recognize(shot, idx, read_title=ocr).card_id is None, (design, k)
+
+
+@pytest.mark.parametrize("design", ["lattice", "split"])
+def test_a_title_read_letters_wrong_still_names_its_card_by_how_well_it_explains_the_picture(
+        design_indexes, design, monkeypatch, ocr):
+    """A title under blur is read several letters wrong ("Tiny Sorsl" for "Tiny Scroll", an
+    outside set's hard photo held back with a short lead): as a string it is as far from its
+    own title as from many. The recogniser's frames still explain the card's own title far
+    better than any other of its print's (``recognize._likeliest``). With the agreement out
+    of every card's reach and the letters never enough (``TEXT_NEAR`` above 1, as if each
+    read were that poor), each card's own photo is named so (source image+title) — not with
+    a reader that gives only letters, nor when no lead is enough (``TEXT_LIKELIER``
+    infinite); and a card not enrolled with an enrolled card's art and a title of its own is
+    not named for it: the enrolled title explains its picture far worse than what was read
+    there (``TEXT_COST``)."""
+    idx, cards = design_indexes[design]
+    own = {cards[k].id: design_photo(design, cards[k], seed=950 + k, tier="easy") for k in (3, 12, 25)}
+    twins = {cards[k].id: design_photo(design, _twin(cards[k], k), seed=900 + k, tier="easy") for k in (3, 12, 25)}
+    monkeypatch.setattr(recognize, "MIN_AGREE", math.inf)
+    monkeypatch.setattr(recognize, "TEXT_DOUBT", math.inf)
+    monkeypatch.setattr(recognize, "TEXT_NEAR", math.inf)
+    for card_id, shot in own.items():
+        result = recognize.recognize(shot, idx, read_title=ocr)
+        assert result.card_id == card_id and result.source == "image+title", (design, result.as_dict())
+        assert recognize.recognize(shot, idx, read_title=lambda img: tuple(ocr(img))).card_id is None
+    for card_id, shot in twins.items():
+        result = recognize.recognize(shot, idx, read_title=ocr)
+        assert result.card_id is None and result.candidates[0].card_id == card_id, (design, result.as_dict())
+    monkeypatch.setattr(recognize, "TEXT_LIKELIER", math.inf)
+    assert all(recognize.recognize(shot, idx, read_title=ocr).card_id is None for shot in own.values())
+
+
+def test_the_likelihood_of_a_text_counts_every_way_its_letters_line_up_with_the_frames():
+    """``title.Reading.likelihood`` is CTC's: the probability of every path of frames that
+    collapses to the text (repeats merged, gaps dropped), summed. Checked against all the
+    paths of a few frames enumerated one by one, on made-up frame probabilities: capitals
+    and small letters count as one, spaces as gaps, and a character the recogniser does not
+    know is impossible."""
+    from vision import title
+
+    characters = ["blank", "a", "b", "A", " "]
+    classes = title._Classes(characters)
+    rng = np.random.default_rng(7)
+    probs = rng.dirichlet(np.ones(len(characters)), size=5).astype(np.float32)
+    reading = title.Reading("ab", 0.9, probs, classes)
+    folded = {0: "", 1: "a", 2: "b", 3: "a", 4: ""}  # blank and space are gaps; A is a
+
+    def brute(text: str) -> float:
+        total = 0.0
+        for path in itertools.product(range(len(characters)), repeat=len(probs)):
+            letters, last = [], None
+            for c in path:
+                if folded[c] and (folded[c] != last):
+                    letters.append(folded[c])
+                last = folded[c] or None
+            if "".join(letters) == text:
+                total += float(np.prod([probs[t, c] for t, c in enumerate(path)]))
+        return math.log(total) if total else -math.inf
+
+    for text in ("ab", "a", "aa", "ba", "", "aba", "bbb"):
+        assert reading.likelihood(text) == pytest.approx(brute(text), abs=1e-4), text
+    assert reading.likelihood("A b") == pytest.approx(reading.likelihood("ab"))
+    assert reading.likelihood("ac") == -math.inf
+    assert reading.best == pytest.approx(float(np.log(probs.max(axis=1)).sum()))
 
 
 def test_a_set_made_by_another_generator_is_recognised_through_the_cli(tmp_path):

@@ -98,7 +98,9 @@ TEXT_SURE = 0.9                  # when it and its reference are read this surel
 TEXT_UNLIKE = 0.7                # than this (``difflib``'s ratio): another title (``_read_where_twins_differ``);
 TEXT_UNLIKE_PART = 0.8           # covered there, than this (the best stretch, ``_alike(part=True)``)
 TEXT_NEAR = 0.8                  # read with a letter or so wrong, as its reference to this (ratio) ...
-TEXT_APART = 0.25                # ... and this much more than as any other: its own title (a blurred twin)
+TEXT_APART = 0.25                # ... and this much more than as any other: its own title (a blurred twin);
+TEXT_LIKELIER = 10.0             # or its own title explains the reading this much better (log-likelihood)
+TEXT_COST = 3.0                  # ... than any other's, and at most this much worse a letter than what was read
 TEXT_SCALE = 4                   # the text is read at this many times the canonical card's size,
 TEXT_PAD = 4                     # ... with this many card px around the box
 RUNS_OUT = 0.03                  # a card with a corner this far outside the photo (of its diagonal) is not named
@@ -676,7 +678,10 @@ def _read_where_twins_differ(index: Snapshot, m: match.Match, gray: np.ndarray, 
       (``TEXT_NEAR``) and clearly less like each of those others' (``TEXT_APART``): of an
       outside set's twins held back with a short lead, 3 of 8 photos read so, none exactly.
       (So a card not enrolled with an enrolled card's art *and* its title a letter or two
-      off would be named for it: a reprint's corrected typo, the same card.)
+      off would be named for it: a reprint's corrected typo, the same card.) Read worse
+      than that, ``True`` when the reader's frames are explained by the card's own title
+      clearly better than by each of those others' and not much worse than by what was read
+      (``_likeliest``).
     * At or above it (to be named, but below ``TEXT_DOUBT``), or covered there (``m.covered``:
       the card is named unless the text says otherwise — a card whose alignment is off
       there looks covered too): ``False`` when both are read surely (``TEXT_SURE``) and are
@@ -690,27 +695,54 @@ def _read_where_twins_differ(index: Snapshot, m: match.Match, gray: np.ndarray, 
     ``TEXT_DOUBT``: most photos of prints whose titles agree little, as the ledger's, the
     split's and an outside set's ribbon; few of the others'), two reads each."""
     box, _ = index.differ_others(m.row)
-    seen = _text_in(read_title, gray, m.H, box) if box is not None else None
-    own = _text_on(read_title, index, m.row, box) if seen else None
+    if box is None:
+        return
+    reading, own_reading = _reading_in(read_title, gray, m.H, box), _text_on(read_title, index, m.row, box)
+    seen, own = _letters(reading), _letters(own_reading)
     if own is None:
         return
     if m.agree is not None and m.agree < MIN_AGREE or short:
-        exact = own[0] == seen[0]
-        near = 1.0 if exact else _alike(seen[0], own[0], part=False)
-        if near < TEXT_NEAR:
-            return
         alike = np.flatnonzero(index.coarse @ index.coarse[m.row] >= LOOKALIKE)
-        others = ([int(r) for r in index.differ_rows[index.group[m.row]] if r >= 0][:TEXT_OTHERS] + alike.tolist()
-                  + rivals)
-        for row in dict.fromkeys(r for r in others if r != m.row):
-            other = _text_on(read_title, index, row, box)
-            if other is not None and (other[0] == seen[0] if exact
-                                      else _alike(seen[0], other[0], part=False) > near - TEXT_APART):
-                return
-        m.read, m.text = True, seen[0]
-    elif min(seen[1], own[1]) >= TEXT_SURE and (
+        others = [r for r in dict.fromkeys([int(r) for r in index.differ_rows[index.group[m.row]] if r >= 0][:TEXT_OTHERS]
+                                           + alike.tolist() + rivals) if r != m.row]
+        theirs = [_text_on(read_title, index, row, box) for row in others]
+        if (seen is not None and _reads_as(seen[0], own[0], [_letters(t) for t in theirs])
+                or _likeliest(reading, own_reading[0], [t[0] for t in theirs if t is not None])):
+            m.read, m.text = True, _folded(reading[0])
+    elif seen is not None and min(seen[1], own[1]) >= TEXT_SURE and (
             _alike(seen[0], own[0], part=m.covered) < (TEXT_UNLIKE_PART if m.covered else TEXT_UNLIKE)):
         m.read, m.text = False, seen[0]
+
+
+def _reads_as(seen: str, own: str, theirs: list[tuple[str, float] | None]) -> bool:
+    """Whether the letters ``seen`` on the photo are those of the card's reference (``own``)
+    and not those of the other cards (``theirs``, ``_letters``): the same, or — a letter or
+    two wrong — like it by ``TEXT_NEAR`` and each other's less by ``TEXT_APART``."""
+    exact = own == seen
+    near = 1.0 if exact else _alike(seen, own, part=False)
+    return near >= TEXT_NEAR and not any(
+        other is not None and (other[0] == seen if exact else _alike(seen, other[0], part=False) > near - TEXT_APART)
+        for other in theirs)
+
+
+def _likeliest(reading: tuple[str, float] | None, own: str, theirs: list[str]) -> bool:
+    """Whether the text the photo shows there (``reading``, a ``title.Reading``) is the
+    card's own title (``own``, as read on its reference) rather than any of the other
+    cards' (``theirs``): the recogniser's frames explain it ``TEXT_LIKELIER`` better (log-
+    likelihood), and not much worse than what it read there — ``TEXT_COST`` a letter at
+    most: a title blurred beyond reading ("Tiny Sorsl", "Drasy Ohaal") costs its own
+    card's title 0.6–1.4 a letter (the outside sets' hard photos), another title, plainly
+    printed (an enrolled card's art under a title of its own), 4.9 and more.
+
+    The letters compared as strings (``_reads_as``) say how many differ, not which: a
+    blurred "Tiny Scroll" read "tinysorsl" is as far from it as from many a title."""
+    likelihood = getattr(reading, "likelihood", None)
+    letters = sum(not ch.isspace() for ch in own)
+    if likelihood is None or letters < 2:
+        return False
+    mine = likelihood(own)
+    return (mine - reading.best >= -TEXT_COST * letters
+            and all(mine - likelihood(other) >= TEXT_LIKELIER for other in theirs))
 
 
 def _alike(seen: str, own: str, part: bool) -> float:
@@ -725,29 +757,40 @@ def _alike(seen: str, own: str, part: bool) -> float:
 
 def _text_on(read_title: title.Reader, index: Snapshot, row: int, box: tuple[int, int, int, int]
              ) -> tuple[str, float] | None:
-    """``_text_in`` the stored reference of card ``row``, read once per snapshot of the index
+    """``_reading_in`` the stored reference of card ``row``, read once per snapshot of the index
     and reader (``Snapshot.texts``): a server or a `recognize` call for many photos reads the
     same cards' references again and again, and they change only with a new snapshot."""
     key = (read_title, row, box)
     if key not in index.texts:
-        index.texts[key] = _text_in(read_title, index.reference(index.ids[row]), np.eye(3), box)
+        index.texts[key] = _reading_in(read_title, index.reference(index.ids[row]), np.eye(3), box)
     return index.texts[key]
 
 
-def _text_in(read_title: title.Reader, gray: np.ndarray | None, H: np.ndarray, box: tuple[int, int, int, int]
-             ) -> tuple[str, float] | None:
-    """The letters and digits (case folded) read in ``box`` of the card seen through ``H``
-    (canonical card → ``gray``) and the reader's confidence, or None when they are fewer
-    than two, hold no letter or were read with less confidence than ``TITLE_OCR``."""
+def _reading_in(read_title: title.Reader, gray: np.ndarray | None, H: np.ndarray, box: tuple[int, int, int, int]
+                ) -> tuple[str, float] | None:
+    """What the reader reads in ``box`` of the card seen through ``H`` (canonical card →
+    ``gray``): its answer (text, confidence), None without a picture."""
     if gray is None:
         return None
     x, y, w, h = box
     w, h = w + 2 * TEXT_PAD, h + 2 * TEXT_PAD
-    text, ocr = read_title(title.area(gray, H, (x - TEXT_PAD, y - TEXT_PAD, w, h), (w * TEXT_SCALE, h * TEXT_SCALE)))
-    letters = "".join(ch for ch in text.casefold() if ch.isalnum())
+    return read_title(title.area(gray, H, (x - TEXT_PAD, y - TEXT_PAD, w, h), (w * TEXT_SCALE, h * TEXT_SCALE)))
+
+
+def _letters(reading: tuple[str, float] | None) -> tuple[str, float] | None:
+    """The letters and digits (case folded) of a ``reading`` and the reader's confidence, or
+    None when they are fewer than two, hold no letter or were read with less confidence
+    than ``TITLE_OCR``."""
+    if reading is None:
+        return None
+    letters, ocr = _folded(reading[0]), reading[1]
     if ocr < TITLE_OCR or len(letters) < 2 or not any(ch.isalpha() for ch in letters):
         return None
     return letters, ocr
+
+
+def _folded(text: str) -> str:
+    return "".join(ch for ch in text.casefold() if ch.isalnum())
 
 
 def _sharpness(gray: np.ndarray, H: np.ndarray) -> float:

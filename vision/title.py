@@ -2,7 +2,9 @@
 
 Uses RapidOCR (``rapidocr`` with ``onnxruntime``), whose wheel ships its PP-OCR models, so
 nothing is downloaded at run time. Only its *recogniser* runs, on the title band of the
-already rectified card (detection is unnecessary: the layout says where the title is). Its
+already rectified card (detection is unnecessary: the layout says where the title is), and
+its per-frame character probabilities are kept with what it read (``Reading``), so that how
+well any title explains the picture can be asked as well (``Reading.likelihood``). Its
 character set covers the Latin titles of the English, German, French, Dutch and Italian
 cards, accents included; it has no Cyrillic, so Russian titles are not read (matching folds
 accents anyway, see ``card_db.normalize``).
@@ -13,6 +15,7 @@ from __future__ import annotations
 
 import importlib.util
 import logging
+import math
 import threading
 from collections.abc import Callable
 
@@ -21,7 +24,8 @@ import numpy as np
 
 from . import describe, gate, locate
 
-#: (text, confidence 0..1) for a BGR or grey image of one line of text.
+#: (text, confidence 0..1) for a BGR or grey image of one line of text (``Reading`` from this
+#: module's reader: with the likelihood of other texts too).
 Reader = Callable[[np.ndarray], tuple[str, float]]
 
 BAND_WIDTH = 640                 # the title band is rectified at this width before reading
@@ -46,22 +50,112 @@ def reader() -> Reader | None:
 
 
 def _on_first_read() -> Reader:
-    """A reader that loads RapidOCR's engine when it first reads."""
+    """A reader that loads RapidOCR's recogniser when it first reads."""
     run_lock = gate.lock()  # the engine is loaded and used by one thread at a time
-    engine = None
+    recogniser = None
 
-    def read(img: np.ndarray) -> tuple[str, float]:
-        nonlocal engine
+    def read(img: np.ndarray) -> Reading:
+        nonlocal recogniser
         with run_lock:
-            if engine is None:
+            if recogniser is None:
                 from rapidocr import RapidOCR
 
                 logging.getLogger("RapidOCR").setLevel(logging.WARNING)
-                engine = RapidOCR(params={"Global.log_level": "warning"})
-            out = engine(img, use_det=False, use_cls=False)
-        texts, scores = out.txts or ("",), out.scores or (0.0,)
-        return " ".join(t.strip() for t in texts).strip(), float(min(scores))
+                recogniser = _Recogniser(RapidOCR(params={"Global.log_level": "warning"})._load_rec_model())
+            return recogniser.read(img)
     return read
+
+
+class Reading(tuple):
+    """What was read on one line: ``(text, confidence)`` like any reader's answer, and how
+    likely the picture shows some other text (``likelihood``).
+
+    A title under blur or glare is read a letter or two wrong ("Tiny Sorsl" for "Tiny
+    Scroll"), and a string compared with a string says only how many letters differ. The
+    recogniser's per-frame probabilities say more: how well each title the card could have
+    explains the picture, every way of lining its letters up with the frames counted
+    (connectionist temporal classification, the model's own training objective). "Tiny
+    Scroll" then explains that picture e^13 times better than the next title of its game.
+    """
+
+    def __new__(cls, text: str, confidence: float, probs: np.ndarray, classes: "_Classes"):
+        reading = super().__new__(cls, (text, confidence))
+        reading._probs, reading._classes = probs, classes
+        return reading
+
+    def likelihood(self, text: str) -> float:
+        """The log-likelihood that the line shows ``text``: capitals and small letters alike
+        (a title printed in capitals is read either way), spaces as gaps between letters
+        (read or not), a character the recogniser does not know as impossible. 0 is
+        certain; each letter the picture does not show costs ~5–20."""
+        return _ctc_likelihood(self._probs, self._classes, [ch for ch in text if not ch.isspace()])
+
+    @property
+    def best(self) -> float:
+        """The log-likelihood of what was read (its frames' likeliest characters): the
+        likeliest text, nearly, to compare a title's ``likelihood`` with."""
+        return float(np.log(np.maximum(self._probs.max(axis=1), 1e-30)).sum())
+
+
+class _Classes:
+    """The recogniser's characters: which of its output classes each character is, small
+    and capital alike, and which are gaps (CTC's blank, the space)."""
+
+    def __init__(self, characters: list[str]):
+        self.of: dict[str, list[int]] = {}
+        for i, ch in enumerate(characters[1:-1], start=1):  # 0 is the blank, the last the space
+            self.of.setdefault(ch, []).append(i)
+        self.gap = [0, len(characters) - 1]
+
+    def columns(self, ch: str) -> list[int]:
+        return sorted({*self.of.get(ch, ()), *self.of.get(ch.lower(), ()), *self.of.get(ch.upper(), ())})
+
+
+class _Recogniser:
+    """RapidOCR's text recogniser, run on one line as its own pipeline runs it without
+    detection (the line resized to the model's height and normalised, decoded greedily), its
+    per-frame probabilities kept for ``Reading.likelihood``. (Its recogniser object — the
+    session, the normalisation, the decoder — is RapidOCR 3's: ``pyproject.toml`` keeps
+    the major version.)"""
+
+    def __init__(self, rec):
+        self.rec = rec
+        self.classes = _Classes(list(rec.postprocess_op.character))
+
+    def read(self, img: np.ndarray) -> Reading:
+        if img.ndim == 2:
+            img = cv2.cvtColor(img, cv2.COLOR_GRAY2BGR)
+        _, height, width = self.rec.rec_image_shape
+        ratio = img.shape[1] / img.shape[0]
+        widest = max(width / height, ratio)
+        preds = self.rec.session(self.rec.resize_norm_img(img, widest)[None].astype(np.float32))
+        (text, confidence), = self.rec.postprocess_op(preds, False, wh_ratio_list=[ratio], max_wh_ratio=widest)[0]
+        return Reading(text.strip(), float(confidence), preds[0], self.classes)
+
+
+def _ctc_likelihood(probs: np.ndarray, classes: _Classes, letters: list[str]) -> float:
+    """log P(``letters`` | the frames' class probabilities ``probs``) under CTC: the sum over
+    every path of frames that collapses to them (repeats merged, gaps dropped), by the
+    forward recursion over the letters interleaved with gaps."""
+    if any(not classes.columns(ch) for ch in letters):
+        return -math.inf
+    tiny = 1e-30
+    gap = np.log(np.maximum(probs[:, classes.gap].sum(axis=1), tiny))
+    if not letters:
+        return float(gap.sum())
+    emit = np.log(np.maximum(np.stack([probs[:, classes.columns(ch)].sum(axis=1) for ch in letters], axis=1), tiny))
+    n = len(letters)
+    repeat = np.array([False] + [letters[k] == letters[k - 1] for k in range(1, n)])
+    on_gap = np.full(n + 1, -np.inf)   # paths ending on the gap before letter k (k = n: after the last)
+    on_letter = np.full(n, -np.inf)    # paths ending on letter k
+    on_gap[0], on_letter[0] = gap[0], emit[0, 0]
+    for t in range(1, len(probs)):
+        before = np.r_[-np.inf, on_letter]                       # letter k-1, into the gap before letter k
+        gaps = np.logaddexp(on_gap, before) + gap[t]
+        skip = np.where(repeat, -np.inf, np.r_[-np.inf, on_letter[:-1]])  # letter k-1 straight on (not a repeat)
+        on_letter = np.logaddexp(np.logaddexp(on_letter, on_gap[:-1]), skip) + emit[t]
+        on_gap = gaps
+    return float(np.logaddexp(on_gap[-1], on_letter[-1]))
 
 
 def band(gray: np.ndarray, H: np.ndarray) -> np.ndarray:
