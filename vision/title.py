@@ -17,6 +17,7 @@ import importlib.util
 import logging
 import math
 import threading
+import time
 from collections.abc import Callable
 
 import cv2
@@ -32,6 +33,7 @@ BAND_WIDTH = 640                 # the title band is rectified at this width bef
 _reader: Reader | None = None
 _tried = False
 _lock = threading.Lock()
+_loading = 0.0                   # seconds this process spent loading the recogniser (``setup_seconds``)
 
 
 def reader() -> Reader | None:
@@ -56,14 +58,24 @@ def _on_first_read() -> Reader:
 
     def read(img: np.ndarray) -> Reading:
         nonlocal recogniser
+        global _loading
         with run_lock:
             if recogniser is None:
+                started = time.perf_counter()
                 from rapidocr import RapidOCR
 
                 logging.getLogger("RapidOCR").setLevel(logging.WARNING)
                 recogniser = _Recogniser(RapidOCR(params={"Global.log_level": "warning"})._load_rec_model())
+                _loading += time.perf_counter() - started
             return recogniser.read(img)
     return read
+
+
+def setup_seconds() -> float:
+    """The seconds this process has spent loading the recogniser (once, on its first read):
+    set-up, like loading the index, not the work of the photo that happened to read first
+    (``recognize``'s ``elapsed_ms`` leaves it out)."""
+    return _loading
 
 
 class Reading(tuple):
