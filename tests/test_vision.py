@@ -710,9 +710,7 @@ def test_a_twins_title_read_with_a_letter_wrong_still_names_it_and_not_its_twin(
     the twin's title read a letter wrong names neither."""
     idx, cards = design_indexes[design]
     twin_of = {18: 19, 19: 18, 38: 39, 39: 38}
-    from vision import title
-
-    real = title.read_box
+    real = recognize._reading_in
 
     def photo_reads(text_of: Callable[[str], str]):
         def reading_in(read_title, gray, H, box):  # (letters only: no likelihood of other titles)
@@ -731,10 +729,10 @@ def test_a_twins_title_read_with_a_letter_wrong_still_names_it_and_not_its_twin(
     monkeypatch.setattr(recognize, "MIN_MARGIN", math.inf)
     for k, twin in twin_of.items():
         shot = design_photo(design, cards[k], seed=1500 + k, tier="easy")
-        monkeypatch.setattr(title, "read_box", photo_reads(one_off))
+        monkeypatch.setattr(recognize, "_reading_in", photo_reads(one_off))
         result = recognize.recognize(shot, idx, read_title=ocr)
         assert result.card_id == cards[k].id and result.source == "image+title", (design, k, result.as_dict())
-        monkeypatch.setattr(title, "read_box", photo_reads(lambda text: one_off(folded(cards[twin].title))))
+        monkeypatch.setattr(recognize, "_reading_in", photo_reads(lambda text: one_off(folded(cards[twin].title))))
         assert recognize.recognize(shot, idx, read_title=ocr).card_id is None, (design, k)
 
 
@@ -792,42 +790,6 @@ def test_the_readers_one_time_load_is_not_counted_as_the_photos_time(design_inde
     call_ms = (time.perf_counter() - t0) * 1000
     assert loaded and result.card_id == cards[3].id
     assert 0 < result.elapsed_ms <= call_ms - 3000
-
-
-def test_the_text_where_twins_differ_is_read_on_the_references_once_when_the_index_is_written(tmp_path, ocr,
-                                                                                                monkeypatch):
-    """Recognition reads the place where a print's twins differ on the photo and on the
-    card's reference (and a few other cards'): read when the index is written, a process's
-    first photos — a `companion vision recognize` call for one photo — read only the photo.
-    Every card's reference is read there when the file is written, as a read now would; a
-    card enrolled again is read again, the others keep what was read; and a photo is then
-    recognised reading nothing but the photo."""
-    from vision import title
-
-    reads = []
-    real = title.read_box
-
-    def counted(read, gray, H, box):
-        reads.append(gray is not None and gray.shape == (locate.CARD_H, locate.CARD_W))  # a reference?
-        return real(read, gray, H, box)
-    monkeypatch.setattr(title, "read_box", counted)
-    cards = cd.deck("lattice", 40, seed=5)
-    idx = Index(tmp_path)
-    idx.add({c.id: design_scan("lattice", c) for c in cards})
-    snap = idx.refresh().current
-    box, _ = snap.differ_others(0)
-    assert box is not None and len(reads) == len(cards) and all(reads)
-    for row in (0, 19, 39):
-        (text, confidence), now = snap.box_text(row, box), real(ocr, snap.reference(snap.ids[row]), np.eye(3), box)
-        assert text == now[0] and confidence == pytest.approx(now[1], abs=1e-6)
-    assert snap.box_text(0, (box[0] + 1, *box[1:])) is None  # another place: not read there
-    reads.clear()
-    idx.add({cards[7].id: design_scan("lattice", cards[7])})
-    assert reads == [True]
-    reads.clear()
-    monkeypatch.setattr(recognize, "TEXT_DOUBT", math.inf)  # (the text is read for every card)
-    result = recognize.recognize(design_photo("lattice", cards[3], seed=953, tier="easy"), idx, read_title=ocr)
-    assert result.card_id == cards[3].id and reads == [False]
 
 
 def test_the_likelihood_of_a_text_counts_every_way_its_letters_line_up_with_the_frames():

@@ -40,7 +40,7 @@ import os
 import tempfile
 import threading
 import urllib.parse
-from collections.abc import Callable, Collection, Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
 from typing import BinaryIO
@@ -48,7 +48,7 @@ from typing import BinaryIO
 import cv2
 import numpy as np
 
-from . import deck, describe, differ, features, locate, title
+from . import deck, describe, differ, features, locate
 
 try:
     import fcntl
@@ -137,9 +137,6 @@ class Snapshot:
         self.differ_box = derived.get("differ_box", np.zeros((len(self.means), 4), np.int32))
         self.differ_rows, self.differ_looks = derived.get("differ_rows"), derived.get("differ_looks")
         self.differ_rings = derived.get("differ_ring")  # (not in a file written before it was: no ring)
-        # what the title reader read there on each reference when the file was written (none
-        # without the [ocr] extra then, nor in a file written before it was: read when asked)
-        self.differ_text, self.differ_ocr = derived.get("differ_text"), derived.get("differ_text_ocr")
 
     def __len__(self) -> int:
         return len(self.ids)
@@ -157,14 +154,6 @@ class Snapshot:
             return None, []
         return (x, y, w, h), [self.differ_looks[g, k, :h, :w].astype(np.float32)
                               for k, other in enumerate(self.differ_rows[g]) if other >= 0 and other != row]
-
-    def box_text(self, row: int, box: differ.Box) -> tuple[str, float] | None:
-        """What this process's title reader read in ``box`` of card ``row``'s reference when
-        the file was written (``_box_texts``): (text, confidence), or None when it was not
-        read there — no reader then, or another box."""
-        if self.differ_text is None or tuple(int(v) for v in self.differ_box[self.group[row]]) != box:
-            return None
-        return str(self.differ_text[row]), float(self.differ_ocr[row])
 
     def differ_ring(self, row: int) -> np.ndarray | None:
         """Where around the place its twins differ card ``row``'s print looks alike
@@ -571,57 +560,23 @@ class Index:
             else:
                 for f in FIELDS:
                     rows[f][position[card_id]] = desc[f]
-        self._write(ids, {f: np.stack(rows[f]) if ids else None for f in FIELDS}, fresh=described)
+        self._write(ids, {f: np.stack(rows[f]) if ids else None for f in FIELDS})
 
-    def _write(self, ids: list[str], arrays: dict, fresh: Collection[str] = ()) -> None:
+    def _write(self, ids: list[str], arrays: dict) -> None:
         """Replace the file (or remove it, when no card is left) and make it ``current``. The
         tables derived from the descriptions are stored too, so that loading only reads
-        (not compressed: it would cost more time than the disk it saves); ``fresh``: the
-        cards whose reference is new (``_box_texts``)."""
+        (not compressed: it would cost more time than the disk it saves)."""
         derived = derive(arrays) if ids else None
         if ids:
             group = derived["group"].astype(np.int64)
             derived.update(differ.learn(centred(arrays["coarse"], derived["means"], group), group,
                                         lambda row: _picture(self.root, ids[row])))
-            derived.update(self._box_texts(ids, group, derived["differ_box"], set(fresh)))
             self._stamp = _replace(self.path, lambda fh: np.savez(fh, format=np.int64(FORMAT), ids=np.array(ids),
                                                                   **arrays, **derived))
         else:
             self.path.unlink(missing_ok=True)
             self._stamp = None
         self._set(ids, arrays, derived)
-
-
-    def _box_texts(self, ids: list[str], group: np.ndarray, boxes: np.ndarray, fresh: set[str]) -> dict:
-        """What the title reader reads where each print's twins differ on each of its cards'
-        references (``title.read_box``), as ``differ_text`` and ``differ_text_ocr`` — or
-        nothing without the ``[ocr]`` extra. Recognition reads that place on the photo and on
-        the card's reference, and on a few other cards' to tell the titles apart
-        (``recognize._read_where_twins_differ``): read once here, a process recognising its
-        first photos, or a call for one photo, reads only the photo (~8 ms a reference
-        otherwise). A card not ``fresh`` keeps what was read on it when the file now replaced
-        was written, where its print's box has not moved; the others are read (~8 ms each,
-        and the reader's load, ~0.6 s, on a process's first read)."""
-        read = title.reader()
-        if read is None or not boxes[:, 2].any():
-            return {}
-        before: dict[str, tuple[str, float]] = {}
-        try:
-            with np.load(self.path, allow_pickle=False) as old:
-                if "differ_text" in old.files:
-                    old_box = old["differ_box"][old["group"].astype(np.int64)]
-                    for card_id, box, text, ocr in zip(old["ids"], old_box, old["differ_text"], old["differ_text_ocr"]):
-                        before[(str(card_id), tuple(int(v) for v in box))] = (str(text), float(ocr))
-        except (FileNotFoundError, ValueError, KeyError):
-            pass
-        texts, confidences = [], np.zeros(len(ids), np.float32)
-        for row, card_id in enumerate(ids):
-            box = tuple(int(v) for v in boxes[group[row]])
-            known = before.get((card_id, box)) if card_id not in fresh else None
-            answer = known or (title.read_box(read, _picture(self.root, card_id), np.eye(3), box) if box[2] else None)
-            text, confidences[row] = answer if answer is not None else ("", 0.0)
-            texts.append(text)
-        return {"differ_text": np.array(texts, dtype=str), "differ_text_ocr": confidences}
 
 
 def _identity(st: os.stat_result) -> tuple:

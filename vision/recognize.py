@@ -101,6 +101,8 @@ TEXT_NEAR = 0.8                  # read with a letter or so wrong, as its refere
 TEXT_APART = 0.25                # ... and this much more than as any other: its own title (a blurred twin);
 TEXT_LIKELIER = 10.0             # or its own title explains the reading this much better (log-likelihood)
 TEXT_COST = 3.0                  # ... than any other's, and at most this much worse a letter than what was read
+TEXT_SCALE = 4                   # the text is read at this many times the canonical card's size,
+TEXT_PAD = 4                     # ... with this many card px around the box
 RUNS_OUT = 0.03                  # a card with a corner this far outside the photo (of its diagonal) is not named
 IMAGE_BLUR_LIMIT = 0.002         # mean squared Laplacian of the whole photo (at FIND_SIDE), when no card was found
 BLUR_LIMIT = 0.005               # the same of the flattened card: below it, blame the blur
@@ -688,15 +690,14 @@ def _read_where_twins_differ(index: Snapshot, m: match.Match, gray: np.ndarray, 
       homography off at the title, which made it look covered, was like "theslimearcher" by
       0.75 there, its twin enrolled named for it): another title.
 
-    ~7–11 ms a read (and the reader's first load, ~0.6 s a process, not counted as the
-    photo's time), for the cards that agree little (below ``TEXT_DOUBT``: most photos of
-    prints whose titles agree little, as the ledger's, the split's and an outside set's
-    ribbon; few of the others'): one read of the photo, the references' read when the index
-    was written (``_text_on``)."""
+    ~7–11 ms a read (and the reader's first load, ~0.6 s a process; a reference's text is
+    read once a snapshot, ``_text_on``), for the cards that agree little (below
+    ``TEXT_DOUBT``: most photos of prints whose titles agree little, as the ledger's, the
+    split's and an outside set's ribbon; few of the others'), two reads each."""
     box, _ = index.differ_others(m.row)
     if box is None:
         return
-    reading, own_reading = title.read_box(read_title, gray, m.H, box), _text_on(read_title, index, m.row, box)
+    reading, own_reading = _reading_in(read_title, gray, m.H, box), _text_on(read_title, index, m.row, box)
     seen, own = _letters(reading), _letters(own_reading)
     if own is None:
         return
@@ -756,18 +757,24 @@ def _alike(seen: str, own: str, part: bool) -> float:
 
 def _text_on(read_title: title.Reader, index: Snapshot, row: int, box: tuple[int, int, int, int]
              ) -> tuple[str, float] | None:
-    """What ``title.read_box`` reads in ``box`` of card ``row``'s reference: as read when the
-    index was written (``Snapshot.box_text``, this process's reader), or read now, once per
-    snapshot of the index and reader (``Snapshot.texts``): a server or a `recognize` call
-    reads the same cards' references again and again, and they change only with a new
-    snapshot."""
-    stored = index.box_text(row, box) if read_title is title.reader() else None
-    if stored is not None:
-        return stored
+    """``_reading_in`` the stored reference of card ``row``, read once per snapshot of the index
+    and reader (``Snapshot.texts``): a server or a `recognize` call for many photos reads the
+    same cards' references again and again, and they change only with a new snapshot."""
     key = (read_title, row, box)
     if key not in index.texts:
-        index.texts[key] = title.read_box(read_title, index.reference(index.ids[row]), np.eye(3), box)
+        index.texts[key] = _reading_in(read_title, index.reference(index.ids[row]), np.eye(3), box)
     return index.texts[key]
+
+
+def _reading_in(read_title: title.Reader, gray: np.ndarray | None, H: np.ndarray, box: tuple[int, int, int, int]
+                ) -> tuple[str, float] | None:
+    """What the reader reads in ``box`` of the card seen through ``H`` (canonical card →
+    ``gray``): its answer (text, confidence), None without a picture."""
+    if gray is None:
+        return None
+    x, y, w, h = box
+    w, h = w + 2 * TEXT_PAD, h + 2 * TEXT_PAD
+    return read_title(title.area(gray, H, (x - TEXT_PAD, y - TEXT_PAD, w, h), (w * TEXT_SCALE, h * TEXT_SCALE)))
 
 
 def _letters(reading: tuple[str, float] | None) -> tuple[str, float] | None:

@@ -30,8 +30,6 @@ from . import describe, gate, locate
 Reader = Callable[[np.ndarray], tuple[str, float]]
 
 BAND_WIDTH = 640                 # the title band is rectified at this width before reading
-BOX_SCALE = 4                    # a box of the card is read at this many times the canonical card's size,
-BOX_PAD = 4                      # ... with this many card px around it (``read_box``)
 _reader: Reader | None = None
 _tried = False
 _lock = threading.Lock()
@@ -179,17 +177,6 @@ def band(gray: np.ndarray, H: np.ndarray) -> np.ndarray:
     h = max(8, round(w * (y1 - y0) * locate.CARD_H / ((x1 - x0) * locate.CARD_W)))
     box = (x0 * locate.CARD_W, y0 * locate.CARD_H, (x1 - x0) * locate.CARD_W, (y1 - y0) * locate.CARD_H)
     return area(gray, H, box, (w, h))
-
-
-def read_box(read: Reader, gray: np.ndarray | None, H: np.ndarray, box: tuple[int, int, int, int]
-             ) -> tuple[str, float] | None:
-    """What ``read`` reads in ``box`` (x, y, w, h; canonical card px) of the card seen through
-    ``H`` (canonical card → ``gray``): its answer (text, confidence), None without a picture."""
-    if gray is None:
-        return None
-    x, y, w, h = box
-    w, h = w + 2 * BOX_PAD, h + 2 * BOX_PAD
-    return read(area(gray, H, (x - BOX_PAD, y - BOX_PAD, w, h), (w * BOX_SCALE, h * BOX_SCALE)))
 
 
 def area(gray: np.ndarray, H: np.ndarray, box: tuple[float, float, float, float], size: tuple[int, int]
