@@ -723,16 +723,13 @@ def test_a_twins_title_read_with_a_letter_wrong_still_names_it_and_not_its_twin(
         k = len(text) // 2
         return text[:k] + ("o" if text[k] != "o" else "e") + text[k + 1:]
 
-    def folded(title: str) -> str:
-        return "".join(ch for ch in title.casefold() if ch.isalnum())
-
     monkeypatch.setattr(recognize, "MIN_MARGIN", math.inf)
     for k, twin in twin_of.items():
         shot = design_photo(design, cards[k], seed=1500 + k, tier="easy")
         monkeypatch.setattr(recognize, "_reading_in", photo_reads(one_off))
         result = recognize.recognize(shot, idx, read_title=ocr)
         assert result.card_id == cards[k].id and result.source == "image+title", (design, k, result.as_dict())
-        monkeypatch.setattr(recognize, "_reading_in", photo_reads(lambda text: one_off(folded(cards[twin].title))))
+        monkeypatch.setattr(recognize, "_reading_in", photo_reads(lambda text: one_off(recognize._folded(cards[twin].title))))
         assert recognize.recognize(shot, idx, read_title=ocr).card_id is None, (design, k)
 
 
