@@ -196,6 +196,46 @@ def test_the_turn_passes_after_charity_and_the_monsters_move():
     assert state.turn == {"seat": "s1", "number": 2, "phase": "start"}
 
 
+def won_with_ten_cards(*names):
+    """Ann beats the Orc: level 2, 5 DxM cards (3 dealt, the turn's, the room's) and 5 Treasure (3 + 2)."""
+    state = explored(new_table(*names))
+    state = act(state, "s0", "quest.fight.dice", fighter_die=6, monster_dice=["1"])
+    state = act(state, "s0", "quest.fight.resolve")
+    assert state.players["s0"].level == 2 and (q(state, "s0")["dxm"], q(state, "s0")["treasure"]) == (5, 5)
+    return state
+
+
+def test_charity_moves_the_counted_cards_to_the_lowest_level_players():
+    """Charité: at most 5 cards stay; the rest go to the lowest-level players — from the counts the app
+    keeps, when the hand is not said, DxM cards first unless the giver says how many."""
+    won = won_with_ten_cards("Ann", "Bob", "Cid")
+    event = t.decide(won, "s0", "quest.monsters", {})
+    state = t.apply(won, event)
+    assert (q(state, "s0")["dxm"], q(state, "s0")["treasure"]) == (0, 5)
+    assert (q(state, "s1")["dxm"], q(state, "s1")["treasure"]) == (6, 3)  # the larger share: 3
+    assert (q(state, "s2")["dxm"], q(state, "s2")["treasure"]) == (5, 3)
+    said = history.render(event.payload["summary"], "Ann")
+    assert "5 cards over the limit go to Bob 3 DxM, 0 Treasure; Cid 2 DxM, 0 Treasure" in said
+    chosen = act(won_with_ten_cards("Ann", "Bob", "Cid"), "s0", "quest.monsters", dxm_given=1)
+    assert (q(chosen, "s0")["dxm"], q(chosen, "s0")["treasure"]) == (4, 1)
+    assert (q(chosen, "s1")["dxm"], q(chosen, "s1")["treasure"]) == (4, 5)
+    assert (q(chosen, "s2")["dxm"], q(chosen, "s2")["treasure"]) == (3, 5)
+    told = act(won_with_ten_cards("Ann", "Bob", "Cid"), "s0", "quest.monsters", hand=6, dxm_given=0)
+    assert (q(told, "s0")["dxm"], q(told, "s0")["treasure"]) == (5, 4)  # the hand said: one card over
+    assert q(told, "s1")["treasure"] + q(told, "s2")["treasure"] == 7
+
+
+def test_charity_discards_when_the_giver_is_lowest_and_refuses_more_dxm_than_go():
+    state = act(new_table("Ann", "Bob"), "s0", "quest.draw")  # 4 DxM, 3 Treasure: two over, both Level 1
+    error = refused(state, "s0", "quest.monsters", dxm_given=3)
+    assert error.rule.id == "quest.charity" and error.status == 400
+    event = t.decide(state, "s0", "quest.monsters", {"dxm_given": 0})
+    state = t.apply(state, event)
+    assert (q(state, "s0")["dxm"], q(state, "s0")["treasure"]) == (4, 1)
+    assert (q(state, "s1")["dxm"], q(state, "s1")["treasure"]) == (3, 3)
+    assert "go to the discards (0 DxM, 2 Treasure)" in history.render(event.payload["summary"], "Ann")
+
+
 def test_monsters_move_to_an_adjacent_room_but_never_stop_in_the_entrance():
     state = explored(new_table("Ann"), name="Crypt")
     state = act(state, "s0", "combat.end")

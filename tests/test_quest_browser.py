@@ -116,7 +116,13 @@ def test_a_quest_turn_on_three_phones(browser, server, tmp_path):  # noqa: F811
     for page in (bob, cid):  # Bob's and Cid's quiet turns
         expect(page.locator("#turn button[data-action='quest.draw']")).to_be_visible(timeout=10_000)
         tap(page, "quest.draw", "#turn")
+        if page is bob:  # Charity from the counts: 2 over the limit, every living player at Level 1: discarded
+            expect(bob.locator("#hand-counted")).to_have_text("Counted: 4 DxM, 3 Treasure.")
+            bob.locator("#turn input[name=dxm_given]").fill("0")
         tap(page, "quest.monsters", "#turn")
+        if page is bob:
+            expect(bob.locator("#my-treasure")).to_have_text("1")
+            expect(bob.locator("#my-dxm")).to_have_text("4")
         tap(page, "turn.end", "#turn")
 
     # Alice's new turn: the character starts again with 4 health, 3 tokens and 300 gold.

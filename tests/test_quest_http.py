@@ -87,6 +87,22 @@ def test_a_quest_turn_over_the_api(quest):
     assert not ann["dead"] and ann["quest"]["health"] == 4 and ann["quest"]["tokens"] == 3 and ann["quest"]["gold"] == 300
 
 
+def test_charity_over_the_api_moves_the_counts_and_refuses_bad_input_keeping_them(quest):
+    """Quest Charity (quest.charity): two cards over the limit, every player at Level 1: discarded, the
+    giver saying which; a wrong number or type is refused and nothing changes."""
+    quest("Ann", "quest.draw")  # 4 DxM, 3 Treasure
+    for params, status in (({"dxm_given": 3}, 400), ({"dxm_given": "two"}, 400), ({"hand": -1}, 400)):
+        refused = quest("Ann", "quest.monsters", expect=status, **params)
+        assert refused["error"]
+    assert quest("Ann", "quest.monsters", expect=400, dxm_given=3)["rule"] == "quest.charity"
+    table = quest.get("")["table"]
+    ann = quest.player(table, "Ann")["quest"]
+    assert (ann["dxm"], ann["treasure"]) == (4, 3) and table["turn"]["phase"] == "actions"
+    answer = quest("Ann", "quest.monsters", dxm_given=1)
+    ann = quest.player(answer["table"], "Ann")["quest"]
+    assert (ann["dxm"], ann["treasure"]) == (3, 2) and "go to the discards (1 DxM, 1 Treasure)" in answer["event"]["text"]
+
+
 def test_heal_and_buy_a_level_over_the_api_with_their_citations(quest):
     refused = quest("Ann", "quest.heal", expect=409)
     assert refused["rule"] == "quest.heal" and refused["citation"].startswith("Munchkin Quest (seed summary)")

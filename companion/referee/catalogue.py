@@ -356,7 +356,10 @@ _quest("quest.market", "Trade at the room's market (1 move/action token); not wi
        {"gold": Param("int", "Gold gained (a sale) or spent (a purchase, negative).", -10000, 10000),
         "what": Param("str", "What was bought or sold.", max_length=80)}, phases=("actions",), alive=True)
 _quest("quest.monsters", "End the moves and actions: Charity (hand of 5 at most) and the colour die; the monsters move.",
-       TURN_OR_HOST, {"hand": Param("int", "Cards in your hand now, for Charity.", 0, 100),
+       TURN_OR_HOST, {"hand": Param("int", "Cards in your hand now, for Charity (unsaid: the DxM and Treasure cards "
+                                            "the app counts).", 0, 100),
+                      "dxm_given": Param("int", "Of the cards Charity takes, how many are DxM cards (the rest are "
+                                                "Treasure; unsaid: DxM first).", 0, 100),
                       "colour": Param("str", "The seat whose colour the die showed (that player draws a DxM card).",
                                       max_length=40)}, phases=("actions",))
 _quest("quest.monster.move", "The monsters' move: a monster goes to an adjacent explored room (never stops in the "

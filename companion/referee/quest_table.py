@@ -274,15 +274,7 @@ def _monsters(state: TableState, actor: str, action: str, params: dict) -> Event
     turn.require(state, "monsters")
     draft = Draft(state)
     current = state.turn["seat"]
-    parts = []
-    hand = params.get("hand")
-    if hand is not None:
-        verdict = sheet.charity(draft.chars, current, hand, state.profile)
-        if verdict["discard"]:
-            parts.append(said("Charity: {n} cards over the limit go to the discards", n=verdict["excess"]))
-        elif verdict["excess"]:
-            shares = ", ".join(f"{_name(state, s['seat'])} {s['cards']}" for s in verdict["shares"])
-            parts.append(said("Charity: {n} cards over the limit go to {shares}", n=verdict["excess"], shares=shares))
+    parts = _charity(draft, current, params)
     colour = params.get("colour")
     if colour:
         if colour not in state.players:
@@ -295,6 +287,44 @@ def _monsters(state: TableState, actor: str, action: str, params: dict) -> Event
     if parts:
         summary = said("{first}; {parts}", first=summary, parts=parts)
     return _changed(actor, action, draft.ops, summary, state)
+
+
+def _charity(draft: Draft, seat: str, params: dict) -> list:
+    """Charity (quest.charity) on the hand counts: the cards over the limit leave ``seat``'s DxM and
+    Treasure counts and reach the lowest-level living players' (``sheet.charity``), or the discards.
+
+    The hand is what the player says (``hand``) or, unsaid, what the app counts (DxM + Treasure): the
+    turn cannot pass with more than the limit unnoticed. Which cards go is the giver's choice:
+    ``dxm_given`` of them are DxM cards, the rest Treasure (unsaid: the DxM cards first, as far as the
+    app counts them). A count never drops below 0: with a hand said larger than the counts, the
+    giver's counts stop at 0 while the receivers get every card given. Shared among several, the DxM
+    cards go to the first shares first."""
+    q = draft.q(seat)
+    hand = params.get("hand")
+    hand = q["dxm"] + q["treasure"] if hand is None else hand
+    verdict = sheet.charity(draft.chars, seat, hand, draft.profile)
+    excess = verdict["excess"]
+    given = params.get("dxm_given")
+    if given is not None and given > excess:
+        raise Refused("Only {n} cards go in Charity: {given} of them cannot be DxM cards.", rule="quest.charity",
+                      status=400, n=excess, given=given)
+    if not excess:
+        return []
+    dxm = min(excess, q["dxm"]) if given is None else given
+    draft.set(seat, "dxm", max(0, q["dxm"] - dxm))
+    draft.set(seat, "treasure", max(0, q["treasure"] - (excess - dxm)))
+    if verdict["discard"]:
+        return [said("Charity: {n} cards over the limit go to the discards ({dxm} DxM, {treasure} Treasure)",
+                     n=excess, dxm=dxm, treasure=excess - dxm)]
+    shares = []
+    for share in verdict["shares"]:
+        of_dxm = min(dxm, share["cards"])
+        dxm -= of_dxm
+        draft.add(share["seat"], "dxm", of_dxm)
+        draft.add(share["seat"], "treasure", share["cards"] - of_dxm)
+        shares.append(said("{name} {dxm} DxM, {treasure} Treasure", name=_name(draft.state, share["seat"]),
+                           dxm=of_dxm, treasure=share["cards"] - of_dxm))
+    return [said("Charity: {n} cards over the limit go to {shares}", n=excess, shares=shares)]
 
 
 @decides("quest.monster.move")
