@@ -248,3 +248,19 @@ def test_a_refusal_and_a_done_tap_answer_as_toasts_with_undo_and_allow_it(phones
     bad = alice.act("settings.objection")  # a 400 from the action's input check: the board with its refusal
     assert bad.status_code == 400 and 'class="board"' in bad.get_data(as_text=True)
     assert "seconds must be a number" in bad.get_data(as_text=True) and "HX-Retarget" not in bad.headers
+
+
+def test_each_line_of_the_card_game_sheet_leads_to_its_rule(phones):
+    """As on the Quest sheet: a player unsure what a line means (why the second helmet does not
+    count, what changes a level) taps its name and reads the rule entry behind it, cited for the
+    table's edition, in the phone's language."""
+    alice, _, _ = phones
+    assert alice.act("item.add", card="chainsaw-of-bloody-dismemberment").status_code == 200  # a Big item
+    assert alice.act("curse.add", card="chicken-on-your-head").status_code == 200
+    page = alice.get(f"/t/{alice.table_id}", headers={"Accept-Language": "de"}).get_data(as_text=True)
+    links = dict(re.findall(r'<a class="rule-link" href="/rules/([\w.-]+)\?profile=munchkin-1.6" title="[^"]+">([^<]+)</a>',
+                            page))
+    assert set(links) == {"level.causes", "combat.compare", "race.one", "items.slots", "items.big", "curses.lasting"}, links
+    assert links["level.causes"] == "Stufe" and links["items.slots"] == "Gegenstände"
+    for rule_id in links:
+        assert alice.get(f"/rules/{rule_id}?profile=munchkin-1.6").status_code == 200

@@ -18,6 +18,13 @@ from ..referee.rules import RULES
 from ..referee.table import TableState
 
 
+#: The rule entry behind each line of the card game's sheet: the phone links the line's name to it.
+#: Only links, so kept here and not in the engine, whose modules name the rules they check (Munchkin
+#: Quest's sheet has its own map, ``quest.SHEET_RULES``).
+SHEET_RULES = {"level": "level.causes", "strength": "combat.compare", "races": "race.one", "items": "items.slots",
+               "big": "items.big", "curses": "curses.lasting"}
+
+
 def is_htmx() -> bool:
     return request.headers.get("HX-Request") == "true"
 
@@ -88,7 +95,8 @@ def board_context(state: TableState, seat: str | None, notice: dict | None = Non
         if claim and claim["version"] != state.version:
             claim = None  # something changed at the table since: the referee wants the win claimed again
     common = {  # the same on every phone: the shared fragments see only this
-        **(quest_context(state) if state.board is not None else {}),  # Munchkin Quest: the map's questions
+        # Munchkin Quest: the map's questions; the card game: the rule behind each line of the sheet
+        **(quest_context(state) if state.board is not None else {"sheet_rules": SHEET_RULES}),
         **facts,
         "objection_seconds": fights.objection_seconds(state),
         "claim": claim,
