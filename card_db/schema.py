@@ -157,6 +157,29 @@ def _validator():
     return Draft202012Validator(CARD_SCHEMA)
 
 
+@cache
+def _part_validator(path: tuple[str, ...]):
+    from jsonschema import Draft202012Validator
+
+    part = CARD_SCHEMA
+    for key in path:
+        part = part["properties"][key]
+    return Draft202012Validator(part)
+
+
+def part_problem(path: tuple[str, ...], value) -> str | None:
+    """What is wrong with ``value`` typed in as the card schema's part at ``path`` — a curse's
+    effects (``("curse", "effects")``), a monster's Bad Stuff (``("monster", "bad_stuff")``) —
+    the first problem, located, or None. The referee performs only the effects it knows and
+    counts only numbers: what the schema would refuse in a card file is refused typed in too,
+    rather than reaching it."""
+    errors = sorted(_part_validator(path).iter_errors(value), key=lambda e: list(map(str, e.absolute_path)))
+    if not errors:
+        return None
+    where = ".".join([path[-1], *(str(part) for part in errors[0].absolute_path)])
+    return f"{where}: {_message(errors[0])}"
+
+
 @dataclass(frozen=True)
 class Problem:
     """One thing wrong with one record of an import, located precisely."""

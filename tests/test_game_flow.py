@@ -219,6 +219,23 @@ def test_caught_by_the_harpies_loses_two_levels():
     assert state.players["s0"].level == 3 and state.combat is None and state.turn["phase"] == "charity"
 
 
+def test_a_typed_in_monsters_bad_stuff_is_checked_when_it_enters_the_fight():
+    """A monster typed in may carry its Bad Stuff, as the card schema describes it; one the referee
+    could not apply when the fighter is caught (an unknown effect, words for a number) is refused
+    (400) with where it is wrong, when it enters the fight — it used to fail the flee on the
+    server. A well-formed one is applied (1.6, Running Away)."""
+    for bad, where in (({"effects": [{"type": "lose_level"}]}, "bad_stuff.effects.0.type"),
+                       ({"levels_lost": "two"}, "bad_stuff.levels_lost"), ("lose a level", "bad_stuff")):
+        error = refused(new_table("Ann", "Bob"), "s0", "turn.door", found="monster",
+                        monster={"name": "Odd", "level": 20, "bad_stuff": bad})
+        assert error.status == 400 and where in error.message, error.message
+    state = at_level(new_table("Ann", "Bob"), "s0", 4)
+    state = act(state, "s0", "turn.door", found="monster",
+                monster={"name": "Odd", "level": 20, "bad_stuff": {"effects": [{"type": "lose_levels", "value": 2}]}})
+    state = act(state, "s0", "combat.flee", fighter_rolls=[1])
+    assert state.players["s0"].level == 2
+
+
 def test_a_monster_that_kills_kills_even_with_nothing_in_play_and_the_dead_get_nothing():
     state = new_table("Ann", "Bob", "Cid")
     state = act(state, "s0", "turn.door", found="monster", monster=card("stoned-golem"))

@@ -5,6 +5,7 @@ from hypothesis import strategies as st
 
 from companion.referee import table as t
 from companion.referee.rules import Refused
+from test_game_flow import card as game_flow_card
 
 
 def new_table(*names):
@@ -122,6 +123,61 @@ def test_host_removes_restores_and_hands_over():
     with pytest.raises(Refused) as exc:
         t.decide(state, "s0", "player.remove", {"seat": "s1"})
     assert exc.value.rule.id == "table.host"
+
+
+def test_undoing_a_removal_seats_the_player_where_they_sat_with_their_turn():
+    """A host's mis-tap on "remove" is undone as if it had not happened: the player sits where
+    they sat (turn order is seating order, 1.6 Turn Phases: play passes to the left), and when
+    it was their turn and nothing happened since, it is their turn again. When play went on,
+    they come back to their seat and the turn stays where it is now."""
+    state, events = new_table("Ann", "Ben", "Cid", "Dan")
+    for action, params in (("turn.door", {"found": "other"}), ("turn.loot", {}), ("turn.end", {})):
+        state = run(state, events, "s0", action, **params)
+    assert state.turn["seat"] == "s1"
+    turn = dict(state.turn)
+    state = run(state, events, "s0", "player.remove", seat="s1")
+    assert state.turn["seat"] == "s2" and list(state.players) == ["s0", "s2", "s3"]
+    inverse = t.inverse(state, events[-1])
+    events.append(inverse)
+    state = t.apply(state, inverse)
+    assert list(state.players) == ["s0", "s1", "s2", "s3"] and state.turn == turn
+    assert t.replay(events).to_json() == state.to_json()
+
+    state, events = new_table("Ann", "Ben", "Cid", "Dan")
+    for action, params in (("turn.door", {"found": "other"}), ("turn.loot", {}), ("turn.end", {})):
+        state = run(state, events, "s0", action, **params)
+    state = run(state, events, "s0", "player.remove", seat="s1")
+    removal = events[-1]
+    state = run(state, events, "s2", "turn.door", found="other")  # Cid plays on
+    inverse = t.inverse(state, removal)
+    events.append(inverse)
+    state = t.apply(state, inverse)
+    assert list(state.players) == ["s0", "s1", "s2", "s3"] and state.turn["seat"] == "s2"
+    assert state.turn["phase"] != "start"  # Cid's door stays kicked
+    assert t.replay(events).to_json() == state.to_json()
+
+
+def test_a_curse_that_found_nothing_to_take_is_undone_as_nothing():
+    """1.6 Curses: Lose Your Race on a Human takes nothing — the change it records is empty, and
+    undoing it is an empty change too (it used to fail on the server)."""
+    state, events = new_table("Ann", "Ben")
+    state = run(state, events, "s0", "curse.add", seat="s1", curse=game_flow_card("lose-your-race"))
+    assert events[-1].kind == "table.changed" and events[-1].payload["ops"] == []
+    inverse = t.inverse(state, events[-1])
+    events.append(inverse)
+    state = t.apply(state, inverse)
+    assert inverse.payload["ops"] == [] and t.replay(events).to_json() == state.to_json()
+
+
+def test_a_typed_in_curse_with_an_effect_the_referee_does_not_know_is_refused():
+    """The effects a curse typed in may have are the card schema's; another is refused (400),
+    with where it is wrong, rather than reaching the referee (it used to fail on the server)."""
+    state, _ = new_table("Ann", "Ben")
+    for effects, where in (([{"type": "lose_level"}], "effects.0.type"), ([{"type": "lose_levels", "value": "two"}],
+                                                                         "effects.0.value"), ("lose a level", "effects:")):
+        with pytest.raises(Refused) as exc:
+            t.decide(state, "s0", "curse.add", {"seat": "s1", "curse": {"name": "Odd", "effects": effects}})
+        assert exc.value.status == 400 and where in exc.value.message, exc.value.message
 
 
 def test_unknown_action_and_creation_checks():

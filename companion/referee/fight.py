@@ -13,6 +13,8 @@ from __future__ import annotations
 import copy
 from dataclasses import asdict
 
+from card_db import schema
+
 from . import combat, effects, sheet
 from .history import said, thing
 from .rules import N_, Refused
@@ -74,6 +76,10 @@ def monster_of(raw: dict, uid: str, min_level: int = 0) -> dict:
         out["modifiers"] = [{"against": sheet.parse_who(raw["against"], "against"), "value": bonus}]
     for key in ("modifiers", "will_not_pursue", "bad_stuff"):
         if raw.get(key):
+            problem = schema.part_problem(("monster", key), raw[key])
+            if problem:
+                raise Refused("A monster typed in must be as the card schema describes it: {problem}", status=400,
+                              problem=problem)
             out[key] = copy.deepcopy(raw[key])
     if raw.get("card_id"):
         out["card_id"] = raw["card_id"]

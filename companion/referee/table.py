@@ -17,6 +17,7 @@ import secrets
 import unicodedata
 from dataclasses import asdict, dataclass, field
 
+from card_db import schema
 from card_db.words import SEXES
 
 from . import catalogue, effects, quest, sheet, turn
@@ -275,7 +276,15 @@ def _decide_host_action(state: TableState, actor: str, action: str, params: dict
         raise Refused("You cannot hand the host role to yourself.", status=409)
     if action == "host.transfer":
         return Event("host.transferred", {"from": actor, "to": seat})
-    return Event("player.removed", {"player": asdict(state.players[seat])})
+    return _removal(state, seat)
+
+
+def _removal(state: TableState, seat: str) -> Event:
+    """The event of ``seat`` leaving: the character, its place in the seating order, and the
+    turn and fight as they were (its leaving may pass the turn or end the fight), so that
+    undoing it puts everything back."""
+    return Event("player.removed", {"player": asdict(state.players[seat]), "at": list(state.players).index(seat),
+                                    "turn": state.turn, "combat": state.combat})
 
 
 # --- levels -----------------------------------------------------------------------------------------
@@ -582,8 +591,10 @@ def _curse_event(state: TableState, actor: str, seat: str, raw: dict, ops: list[
     if not name or len(name) > 60:
         raise Refused("A curse needs a name of at most 60 characters.", status=400)
     effects_ = raw.get("effects") or []
-    if not isinstance(effects_, list) or not all(isinstance(e, dict) and isinstance(e.get("type"), str) for e in effects_):
-        raise Refused("A curse's effects must be a list of objects with a type.", status=400)
+    problem = schema.part_problem(("curse", "effects"), effects_)
+    if problem:
+        raise Refused("A curse's effects must be as the card schema describes them: {problem}", status=400,
+                      problem=problem)
     uid = f"u{state.version + 1}"
     curse = {"uid": uid, "name": name, **({"card_id": raw["card_id"]} if raw.get("card_id") else {})}
     characters = {s: asdict(p) for s, p in state.players.items()}
@@ -810,8 +821,9 @@ def inverse(state: TableState, event: Event) -> Event:
         _check_profile_fits(state, p["from"])
         return Event("profile.changed", {"from": p["to"], "to": p["from"]})
     if event.kind in ("turn.passed", "table.changed"):
-        ops = p.get("ops") or [{"op": "turn", "from": {"seat": p["from"], "number": p["number"] - 1},
-                                "to": {"seat": p["to"], "number": p["number"]}}]  # turns passed before phases
+        ops = p["ops"] if "ops" in p else [{"op": "turn", "from": {"seat": p["from"], "number": p["number"] - 1},
+                                            "to": {"seat": p["to"], "number": p["number"]}}]  # turns passed before phases
+        # (a change of nothing — a curse whose effects found nothing to take — is undone as nothing)
         if any(op["op"] == "turn" for op in ops):
             if not _same_turn(state.turn, next(op["to"] for op in ops if op["op"] == "turn")):
                 raise Refused("The turn has moved on since; it cannot go back.", status=409)
@@ -854,12 +866,28 @@ def inverse(state: TableState, event: Event) -> Event:
         if len(state.players) >= MAX_SEATS:
             raise Refused("The table is full ({MAX_SEATS} seats).", rule="table.players", status=409, MAX_SEATS=MAX_SEATS)
         _check_name_free(state, player["name"])
-        return Event("player.restored", {"player": player})
+        restored = {"player": player}
+        if "at" in p:  # back in the same seat; the turn and the fight as they were, unless they moved on since
+            restored["at"] = p["at"]
+            before = copy.deepcopy(state)
+            before.players = _seated(state.players, Player(**player), p["at"])
+            before.turn, before.combat = p["turn"], p["combat"]
+            left = apply(before, event)
+            if left.turn == state.turn and left.combat == state.combat:
+                restored.update(turn=p["turn"], combat=p["combat"])
+        return Event("player.restored", restored)
     # player.restored
     seat = p["player"]["seat"]
     if seat not in state.players or seat == state.host:
         raise Refused("That player cannot be removed now.", status=409)
-    return Event("player.removed", {"player": asdict(state.players[seat])})
+    return _removal(state, seat)
+
+
+def _seated(players: dict, player: Player, at: int) -> dict:
+    """The seating ``players`` with ``player`` back at place ``at`` (turn order is seating order)."""
+    order = list(players.items())
+    order.insert(min(at, len(order)), (player.seat, player))
+    return dict(order)
 
 
 # --- folding events -----------------------------------------------------------------------
@@ -916,8 +944,10 @@ def _apply(state: TableState, event: Event) -> TableState:
         if new.turn and new.turn["seat"] == gone and new.players:
             new.turn = {"seat": turn.next_seat(list(state.players), gone), "number": new.turn["number"] + 1,
                         "phase": "start"}
-    elif event.kind == "player.restored":
-        new.players[p["player"]["seat"]] = Player(**p["player"])
+    elif event.kind == "player.restored":  # (restored at the end of the seating before it was recorded)
+        new.players = _seated(new.players, Player(**p["player"]), p.get("at", len(new.players)))
+        if "turn" in p:
+            new.turn, new.combat = p["turn"], p["combat"]
     elif event.kind == "turn.passed" and "ops" not in p:  # recorded before turns had phases
         new.turn = {"seat": p["to"], "number": p["number"]}
     elif event.kind in ("turn.passed", "table.changed"):

@@ -1,0 +1,173 @@
+"""Random play through the JSON API, every action of the catalogue, in every edition.
+
+Three players tap what their phones offer now (and, now and then, anything at all), with
+parameters drawn from what the catalogue declares and from what is on the table (seats,
+uids, rooms, card ids of every kind), plus wrong values. Whatever they send:
+
+* the server never fails (no 5xx), and a refusal says why;
+* a refused action changes nothing: the stored table is exactly as before;
+* an accepted one is one new version; undoing it (by its author, now and then) puts the
+  characters, the turn, the fight and the map back as they were;
+* at the end, replaying the table's log rebuilds its stored state exactly.
+
+Seeded — the players' choices and the app's own dice — so a failure names the seed and the
+steps that led to it (a fight's objection window still runs on the clock). ``FUZZ_SEEDS=200``
+plays longer, ``FUZZ_FROM=1000`` other games.
+"""
+from __future__ import annotations
+
+import json
+import os
+import random
+import secrets
+from pathlib import Path
+
+import pytest
+
+from companion import store
+from companion.db import get_store
+from companion.referee import catalogue
+
+PROFILES = ("munchkin-1.6", "munchkin-1.71", "munchkin-classic", "munchkin-quest")
+FIRST = int(os.environ.get("FUZZ_FROM", "0"))
+SEEDS = range(FIRST, FIRST + int(os.environ.get("FUZZ_SEEDS", "8")))
+STEPS = 120
+#: Strings a player may type or an old page may send: empty, wrong, long, another script.
+JUNK = ("", "nobody", "u999", "x" * 40, "Орк", "<b>", "7")
+
+
+def auth(token: str) -> dict:
+    return {"Authorization": f"Bearer {token}"}
+
+
+@pytest.fixture(scope="module")
+def cards() -> dict[str, list[str]]:
+    """Card ids of the bundled database by kind (monster, item, curse, ...)."""
+    data = json.loads((Path(__file__).parents[1] / "card_db" / "data" / "munchkin-base.json").read_text())
+    by_kind: dict[str, list[str]] = {}
+    for card in data["cards"]:
+        by_kind.setdefault(card["kind"], []).append(card["id"])
+    return by_kind
+
+
+def things(state) -> dict[str, list[str]]:
+    """What a parameter may name on this table now: seats, uids, rooms, monsters."""
+    uids, monsters, rooms = [], [], []
+    for p in state.players.values():
+        uids += [i["uid"] for i in p.items] + [c["uid"] for c in p.curses] + [c["uid"] for c in p.choices]
+        uids += [i["uid"] for i in (p.quest or {}).get("gear", [])]
+    if state.combat:
+        monsters += [m["uid"] for m in state.combat.get("monsters", []) if "uid" in m]
+    if state.board:
+        rooms += list(state.board["rooms"])
+        monsters += list(state.board["monsters"])
+        uids += [d["uid"] for pile in state.board["dropped"].values() for d in pile if "uid" in d]
+    return {"seat": list(state.players), "uid": uids or ["u1"], "monster": monsters or ["m1"],
+            "room": rooms or ["entrance"]}
+
+
+def unordered(part):
+    """A part of the table with each character's items, curses and choices in uid order: undone,
+    what a change took comes back at the end of the list — the same things, listed otherwise."""
+    if not isinstance(part, list):
+        return part
+    return [{k: sorted(v, key=lambda x: str(x.get("uid"))) if k in ("items", "curses", "choices") else v
+             for k, v in p.items()} for p in part]
+
+
+def value(rng: random.Random, key: str, param: catalogue.Param, table: dict, cards: dict):
+    """A value for ``param`` (named ``key``): mostly a sensible one, sometimes a wrong one."""
+    if rng.random() < 0.08:
+        return rng.choice([*JUNK, -1, 10 ** 6, True, None, [], {}])
+    if param.enum:
+        return rng.choice(param.enum)
+    if param.kind == "bool":
+        return rng.random() < 0.5
+    if param.kind in ("int", "number"):
+        low = int(param.min) if param.min is not None else -3
+        high = int(param.max) if param.max is not None else 12
+        return rng.randint(low, min(high, low + 12))
+    if param.kind == "list":
+        if "roll" in key or "dice" in key:
+            return [str(rng.randint(1, 6)) for _ in range(rng.randint(0, 3))]
+        pool = table["uid"] + table["seat"]
+        return rng.sample(pool, rng.randint(0, min(3, len(pool))))
+    if param.kind == "object":
+        return rng.choice([
+            {"name": "Orc", "level": rng.randint(1, 20), "treasures": rng.randint(0, 3), "dice": rng.randint(0, 2),
+             "bad_stuff": rng.choice([{"health": 1}, {"levels": 1}, {"lose": "headgear"}, "lose a level"])},
+            {"name": "Sword", "slot": rng.choice(["one_hand", "headgear", "other"]), "bonus": rng.randint(-2, 5)},
+            {"name": "Curse", "effects": [{"type": rng.choice(["lose_levels", "lose_level", "change_sex"]),
+                                           "value": rng.choice([1, "two"])}]},
+            {"name": "Harpy", "level": rng.randint(1, 20), "treasures": 1,
+             "bad_stuff": rng.choice([{"effects": [{"type": "lose_levels", "value": 2}]}, {"effects": [{"type": "odd"}]},
+                                      {"levels_lost": rng.choice([1, "two"])}, {"death": True}])},
+            {"name": "Potion", "bonus": rng.randint(1, 5)},
+            {}, {"level": "high"}])
+    if key == "card":
+        return rng.choice(cards[rng.choice(sorted(cards))])
+    if key in ("seat", "to", "colour", "helper", "fighter", "target", "first"):
+        return rng.choice(table["seat"] + table["room"] if key == "to" else table["seat"])
+    if key in ("uid", "double"):
+        return rng.choice(table["uid"])
+    if key == "monster":
+        return rng.choice(table["monster"])
+    if key == "room":
+        return rng.choice(table["room"])
+    return rng.choice(["Orc", "Sword", "Ladder", "a potion", "Crypt", "Hall", "race:elf", "class:cleric", "sex:male"])
+
+
+def params_for(rng, name: str, table: dict, cards: dict) -> dict:
+    declared = catalogue.CATALOGUE[name].params
+    return {key: value(rng, key, param, table, cards) for key, param in declared.items() if rng.random() < 0.55}
+
+
+@pytest.mark.parametrize("profile", PROFILES)
+@pytest.mark.parametrize("seed", SEEDS)
+def test_random_play_never_fails_and_loses_nothing(app, client, cards, profile, seed, caplog, monkeypatch):
+    dice = random.Random(f"dice/{profile}/{seed}")
+    monkeypatch.setattr(secrets, "randbelow", dice.randrange)  # the app's dice, seeded
+    created = client.post("/api/v1/tables", json={"name": "Fuzz", "profile": profile,
+                                                  "host": {"name": "Ann", "sex": "female"}})
+    assert created.status_code == 201, created.json
+    table_id, tokens = created.json["table"]["id"], {created.json["seat"]: created.json["token"]}
+    join = created.json["join_url"].rsplit("/", 1)[-1]
+    for name, sex in (("Bob", "male"), ("Cid", "male")):
+        joined = client.post(f"/api/v1/join/{join}", json={"name": name, "sex": sex})
+        assert joined.status_code == 201, joined.json
+        tokens[joined.json["seat"]] = joined.json["token"]
+
+    def stored():
+        with app.app_context():
+            return store.load(get_store(), table_id)
+
+    rng = random.Random(f"{profile}/{seed}")
+    names = sorted(catalogue.CATALOGUE)
+    log: list = []
+    for step in range(STEPS):
+        state = stored()
+        seat = rng.choice(list(state.players))  # (in the order they joined: seat ids are random)
+        offered = [n for n in names if catalogue.allowed(state, seat, n)]
+        name = rng.choice(offered) if offered and rng.random() < 0.85 else rng.choice(names)
+        body = {"action": name, **params_for(rng, name, things(state), cards)}
+        log.append((seat, body))
+        answer = client.post(f"/api/v1/tables/{table_id}/actions", json=body, headers=auth(tokens[seat]))
+        where = f"{profile} seed {seed} step {step}: {log[-6:]}"
+        assert answer.status_code < 500, (where, caplog.text[-3000:])
+        after = stored()
+        if answer.status_code >= 400:
+            assert answer.json.get("error"), (where, answer.json)
+            assert after.to_json() == state.to_json(), where
+            continue
+        assert after.version == state.version + 1, where
+        if rng.random() < 0.15:  # the author takes it back
+            seq = answer.json["event"]["seq"]
+            undone = client.post(f"/api/v1/tables/{table_id}/history/{seq}/undo", json={},
+                                 headers=auth(tokens[seat]))
+            assert undone.status_code < 500, (where, answer.json["event"], caplog.text[-3000:])
+            if undone.status_code == 200:
+                back = stored().to_json()
+                for part in ("players", "turn", "combat", "board", "winners"):
+                    assert unordered(back[part]) == unordered(state.to_json()[part]), (where, part)
+    with app.app_context():
+        assert store.verify(get_store(), table_id)
