@@ -12,7 +12,7 @@ uids, rooms, card ids of every kind), plus wrong values. Whatever they send:
 
 Seeded — the players' choices and the app's own dice — so a failure names the seed and the
 steps that led to it (a fight's objection window still runs on the clock). ``FUZZ_SEEDS=200``
-plays longer, ``FUZZ_FROM=1000`` other games.
+(``FUZZ_PAGE_SEEDS`` for the pages) plays longer, ``FUZZ_FROM=1000`` other games.
 """
 from __future__ import annotations
 
@@ -23,6 +23,7 @@ import secrets
 from pathlib import Path
 
 import pytest
+from conftest import Phone
 
 from companion import store
 from companion.db import get_store
@@ -31,6 +32,7 @@ from companion.referee import catalogue
 PROFILES = ("munchkin-1.6", "munchkin-1.71", "munchkin-classic", "munchkin-quest")
 FIRST = int(os.environ.get("FUZZ_FROM", "0"))
 SEEDS = range(FIRST, FIRST + int(os.environ.get("FUZZ_SEEDS", "8")))
+PAGE_SEEDS = range(FIRST, FIRST + int(os.environ.get("FUZZ_PAGE_SEEDS", "3")))  # (each tap renders the board)
 STEPS = 120
 #: Strings a player may type or an old page may send: empty, wrong, long, another script.
 JUNK = ("", "nobody", "u999", "x" * 40, "Орк", "<b>", "7")
@@ -169,5 +171,62 @@ def test_random_play_never_fails_and_loses_nothing(app, client, cards, profile, 
                 back = stored().to_json()
                 for part in ("players", "turn", "combat", "board", "winners"):
                     assert unordered(back[part]) == unordered(state.to_json()[part]), (where, part)
+    with app.app_context():
+        assert store.verify(get_store(), table_id)
+
+
+def form_fields(params: dict) -> dict:
+    """The parameters as a phone's form sends them: text, repeated fields for a list; objects
+    have no form field (the forms send their flat fields instead)."""
+    fields = {}
+    for key, v in params.items():
+        if isinstance(v, dict) or v is None:
+            continue
+        fields[key] = [str(x) for x in v] if isinstance(v, list) else ("true" if v is True else "false" if v is False else str(v))
+    return fields
+
+
+@pytest.mark.parametrize("profile", PROFILES)
+@pytest.mark.parametrize("seed", PAGE_SEEDS)
+def test_random_taps_on_the_pages_never_fail_and_every_phone_renders(app, cards, profile, seed, caplog, monkeypatch):
+    """The same random play through the phones' forms (htmx posts, as the pages send them): the
+    answer — the board re-rendered for the phone that tapped — never fails, a refusal changes
+    nothing, and every phone's full page renders whatever the table holds now."""
+    dice = random.Random(f"page-dice/{profile}/{seed}")
+    monkeypatch.setattr(secrets, "randbelow", dice.randrange)
+    phones = [Phone(app) for _ in range(3)]
+    created = phones[0].post("/tables", {"name": "Fuzz", "player_name": "Ann", "sex": "female", "profile": profile})
+    assert created.status_code == 303, created.get_data(as_text=True)[:500]
+    table_id = phones[0].table_id = created.headers["Location"].rsplit("/", 1)[-1]
+    path = phones[0].join_url()
+    phones[1].join(path, "Bob")
+    phones[2].join(path, "Cid", "female")
+
+    def stored():
+        with app.app_context():
+            return store.load(get_store(), table_id)
+
+    rng = random.Random(f"pages/{profile}/{seed}")
+    names = sorted(catalogue.CATALOGUE)
+    log: list = []
+    for step in range(STEPS // 2):
+        state = stored()
+        k = rng.randrange(3)
+        seat = list(state.players)[k] if k < len(state.players) else None
+        if seat is None or seat not in state.players:
+            continue  # removed from the table: that phone has no seat now
+        offered = [n for n in names if catalogue.allowed(state, seat, n)]
+        name = rng.choice(offered) if offered and rng.random() < 0.85 else rng.choice(names)
+        fields = form_fields(params_for(rng, name, things(state), cards))
+        log.append((k, name, fields))
+        answer = phones[k].post(f"/t/{table_id}/act/{name}", fields, htmx=True)
+        where = f"{profile} seed {seed} step {step}: {log[-6:]}"
+        assert answer.status_code < 500, (where, caplog.text[-3000:])
+        if answer.status_code >= 400:
+            assert stored().to_json() == state.to_json(), where
+        if step % 10 == 9:
+            for phone in phones:
+                page = phone.get(f"/t/{table_id}")
+                assert page.status_code in (200, 410), (where, page.status_code, caplog.text[-3000:])  # (410: removed)
     with app.app_context():
         assert store.verify(get_store(), table_id)
