@@ -28,6 +28,7 @@ from conftest import Phone
 from companion import store
 from companion.db import get_store
 from companion.referee import catalogue
+from companion.referee.rules import OVERRIDABLE
 
 PROFILES = ("munchkin-1.6", "munchkin-1.71", "munchkin-classic", "munchkin-quest")
 FIRST = int(os.environ.get("FUZZ_FROM", "0"))
@@ -53,7 +54,7 @@ def cards() -> dict[str, list[str]]:
 
 
 def things(state) -> dict[str, list[str]]:
-    """What a parameter may name on this table now: seats, uids, rooms, monsters."""
+    """What a parameter may name on this table now: seats, uids, rooms, monsters; its version."""
     uids, monsters, rooms = [], [], []
     for p in state.players.values():
         uids += [i["uid"] for i in p.items] + [c["uid"] for c in p.curses] + [c["uid"] for c in p.choices]
@@ -65,7 +66,7 @@ def things(state) -> dict[str, list[str]]:
         monsters += list(state.board["monsters"])
         uids += [d["uid"] for pile in state.board["dropped"].values() for d in pile if "uid" in d]
     return {"seat": list(state.players), "uid": uids or ["u1"], "monster": monsters or ["m1"],
-            "room": rooms or ["entrance"]}
+            "room": rooms or ["entrance"], "version": state.version}
 
 
 def unordered(part):
@@ -75,6 +76,27 @@ def unordered(part):
         return part
     return [{k: sorted(v, key=lambda x: str(x.get("uid"))) if k in ("items", "curses", "choices") else v
              for k, v in p.items()} for p in part]
+
+
+def broken(state) -> list[str]:
+    """What no table may ever hold, whatever was tapped: levels outside the edition's range,
+    negative counts, more health than a Quest character has, a turn, fight or win of a seat
+    that is not at the table."""
+    profile, seats, out = state.profile, set(state.players), []
+    for p in state.players.values():
+        if not profile.min_level <= p.level <= profile.top_level:
+            out.append(f"{p.name} at level {p.level}")
+        q = p.quest or {}
+        for key in ("health", "tokens", "gold", "dxm", "treasure"):
+            if q.get(key, 0) < 0:
+                out.append(f"{p.name} has {q[key]} {key}")
+        if profile.quest and q.get("health", 0) > profile.quest.health:
+            out.append(f"{p.name} has {q['health']} health")
+    if state.turn and state.turn.get("seat") not in seats:
+        out.append("the turn is a missing seat's")
+    if state.combat and state.combat.get("fighter") not in seats:
+        out.append("the fighter is not at the table")
+    return out
 
 
 def value(rng: random.Random, key: str, param: catalogue.Param, table: dict, cards: dict):
@@ -120,8 +142,17 @@ def value(rng: random.Random, key: str, param: catalogue.Param, table: dict, car
 
 
 def params_for(rng, name: str, table: dict, cards: dict) -> dict:
+    """Some of the action's own parameters, and now and then one every action takes: a house
+    ruling overriding a rule (only the host's counts), a reason, the version the phone saw."""
     declared = catalogue.CATALOGUE[name].params
-    return {key: value(rng, key, param, table, cards) for key, param in declared.items() if rng.random() < 0.55}
+    params = {key: value(rng, key, param, table, cards) for key, param in declared.items() if rng.random() < 0.55}
+    if rng.random() < 0.1:
+        params["override"] = rng.choice([*sorted(OVERRIDABLE), "no.such.rule"])
+    if rng.random() < 0.05:
+        params["reason"] = rng.choice(["mis-tap", "x" * 200, 7])
+    if rng.random() < 0.05:
+        params["expected_version"] = rng.choice([table["version"], table["version"] - 1, "old"])
+    return params
 
 
 @pytest.mark.parametrize("profile", PROFILES)
@@ -162,6 +193,7 @@ def test_random_play_never_fails_and_loses_nothing(app, client, cards, profile, 
             assert after.to_json() == state.to_json(), where
             continue
         assert after.version == state.version + 1, where
+        assert not broken(after), (where, broken(after))
         if rng.random() < 0.15:  # the author takes it back
             seq = answer.json["event"]["seq"]
             undone = client.post(f"/api/v1/tables/{table_id}/history/{seq}/undo", json={},
