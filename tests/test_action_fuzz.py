@@ -31,6 +31,8 @@ from companion.referee import catalogue
 from companion.referee.rules import OVERRIDABLE
 
 PROFILES = ("munchkin-1.6", "munchkin-1.71", "munchkin-classic", "munchkin-quest")
+#: every game here runs on the embedded SQLite store and on PostgreSQL (tests/pg.py)
+STORE_BACKENDS = ("sqlite", "postgres")
 FIRST = int(os.environ.get("FUZZ_FROM", "0"))
 SEEDS = range(FIRST, FIRST + int(os.environ.get("FUZZ_SEEDS", "8")))
 PAGE_SEEDS = range(FIRST, FIRST + int(os.environ.get("FUZZ_PAGE_SEEDS", "3")))  # (each tap renders the board)
