@@ -23,12 +23,15 @@ import secrets
 from pathlib import Path
 
 import pytest
+import sqlite_utils
 from conftest import Phone
 
+from card_db import store as card_store
 from companion import store
+from companion.fights import evaluate
 from companion.db import get_store
 from companion.referee import catalogue
-from companion.referee.rules import OVERRIDABLE
+from companion.referee.rules import OVERRIDABLE, Refused
 
 PROFILES = ("munchkin-1.6", "munchkin-1.71", "munchkin-classic", "munchkin-quest")
 #: every game here runs on the embedded SQLite store and on PostgreSQL (tests/pg.py)
@@ -264,3 +267,110 @@ def test_random_taps_on_the_pages_never_fail_and_every_phone_renders(app, cards,
                 assert page.status_code in (200, 410), (where, page.status_code, caplog.text[-3000:])  # (410: removed)
     with app.app_context():
         assert store.verify(get_store(), table_id)
+
+
+# --- fights described for POST /api/v1/combat/evaluate (and `companion referee combat`) ------------
+
+def _odd(rng: random.Random):
+    return rng.choice(["x", 7, -3, None, True, [], {}, {"race": "elf"}, 10 ** 9, 2.5, "3", [3], "munchkin-1.6"])
+
+
+def _with_odd(rng: random.Random, part: dict, keys: list[str]) -> dict:
+    """``part`` with a wrong value or two for some of ``keys``, now and then."""
+    for _ in range(rng.choice([0, 0, 0, 0, 0, 1, 2])):
+        part[rng.choice(keys)] = _odd(rng)
+    return part
+
+
+def card_fight(rng: random.Random) -> dict:
+    """A card-game fight as an API client might describe it, right or (in places) wrong."""
+    def character():
+        c = {"level": rng.randint(1, 9), "sex": rng.choice(["male", "female"])}
+        if rng.random() < .5:
+            c["items"] = [_with_odd(rng, {"name": "Sword", "bonus": rng.randint(-3, 6),
+                                          "slot": rng.choice(["one_hand", "headgear", "none", "none"])},
+                                    ["bonus", "slot", "big", "in_use", "gold", "usable_by", "run_away_bonus", "bonus_if"])
+                          for _ in range(rng.randint(0, 2))]
+        if rng.random() < .4:
+            c["curses"] = [_with_odd(rng, {"name": "Curse", "effects": [
+                {"type": rng.choice(["combat_bonus", "run_away_bonus", "lose_levels", "odd"]),
+                 "value": rng.choice([-2, 1, "x"]), "until": rng.choice(["removed", "next_combat", "x"])}]},
+                ["name", "effects"]) for _ in range(rng.randint(0, 2))]
+        c["races"] = rng.sample(["elf", "dwarf", "halfling"], rng.choice([0, 0, 1]))
+        c["classes"] = rng.sample(["warrior", "wizard", "cleric", "thief"], rng.choice([0, 0, 1]))
+        if rng.random() < .3:
+            c["rolls"] = [rng.randint(1, 6) for _ in range(rng.randint(0, 3))]
+        if rng.random() < .2:
+            c[rng.choice(["berserk", "turning", "flight", "reroll"])] = rng.randint(0, 3)
+        return c
+
+    def monster():
+        return _with_odd(rng, {"name": "Orc", "level": rng.randint(0, 20), "treasures": rng.randint(0, 3),
+                               "undead": rng.random() < .2,
+                               **({"modifiers": [{"against": rng.choice([{"race": "elf"}, {"sex": "male"}]),
+                                                  "value": rng.randint(-5, 5)}]} if rng.random() < .3 else {}),
+                               **({"bad_stuff": rng.choice([{"effects": [{"type": "lose_levels", "value": 2}]},
+                                                            {"effects": [{"type": "odd"}]}, {"levels_lost": "two"},
+                                                            {"death": True}])} if rng.random() < .3 else {}),
+                               **({"will_not_pursue": rng.choice([{"max_level": 3}, {"max_level": "x"}])}
+                                  if rng.random() < .2 else {}),
+                               **({"enhancers": [{"name": "Ancient", "level_change": rng.choice([10, -3]),
+                                                  "treasure_change": rng.choice([1, 2])}]} if rng.random() < .2 else {})},
+                         ["level", "treasures", "levels", "undead", "modifiers", "bad_stuff", "will_not_pursue"])
+
+    fight = {"fighter": character(), "monsters": [monster() for _ in range(rng.randint(1, 3))]}
+    if rng.random() < .3:
+        fight["helper"] = character()
+    if rng.random() < .3:
+        fight["run_away"] = True
+    if rng.random() < .2:
+        fight["one_shots"] = [{"side": rng.choice(["players", "monsters"]), "bonus": rng.randint(-5, 5)}]
+    if rng.random() < .2:
+        fight["profile"] = rng.choice(["munchkin-1.71", "munchkin-classic", "nonsense", 7])
+    return fight
+
+
+def quest_fight_description(rng: random.Random) -> dict:
+    """A Munchkin Quest fight as an API client might describe it, right or (in places) wrong."""
+    def character():
+        c = {"level": rng.randint(1, 9), "die": rng.randint(1, 6)}
+        if rng.random() < .5:
+            c["items"] = [_with_odd(rng, {"name": "Sword", "bonus": rng.randint(0, 4), "slot": "one_hand"},
+                                    ["bonus", "slot", "where", "in_use"]) for _ in range(rng.randint(0, 3))]
+        return _with_odd(rng, c, ["level", "die", "items", "bonus", "gold", "health", "room"])
+
+    fight = {"game": "munchkin-quest", "fighter": character(), "monsters": [
+        _with_odd(rng, {"name": "Orc", "level": rng.randint(0, 12), "dice": rng.choice([1, 2, [3], [2, 5]]),
+                        "bad_stuff": rng.choice([{"health": 1}, {"lose": "headgear"}, "lose a level", {"gold": 100}])},
+                  ["level", "dice", "die", "rolls", "bonus", "dreadful", "levels", "treasures", "owner", "bad_stuff"])
+        for _ in range(rng.randint(1, 3))]}
+    if rng.random() < .3:
+        fight["helper"] = character()
+    if rng.random() < .2:
+        _with_odd(rng, fight, ["profile", "flee", "roll", "others_in_room"])
+    return fight
+
+
+@pytest.mark.parametrize("describe", [card_fight, quest_fight_description])
+def test_random_fight_descriptions_get_a_verdict_or_a_reason(describe):
+    """Fights described by hand, with wrong values in places: every one is judged or refused with
+    a reason (400), never an error; a verdict's totals are its lines' sums, and its outcome follows
+    from them (ties to the monsters, except a Warrior's in the card game; Quest: always)."""
+    db = sqlite_utils.Database(memory=True)
+    card_store.migrate(db)
+    card_store.load_bundled(db)
+    rng, judged = random.Random(describe.__name__), 0
+    for _ in range(1500):
+        fight = describe(rng)
+        try:
+            verdict = evaluate(db, json.loads(json.dumps(fight)))
+        except Refused as exc:
+            assert exc.status < 500 and exc.message, (fight, exc)
+            continue
+        judged += 1
+        players, monsters = verdict["players"], verdict["monsters"]
+        assert players["total"] == sum(line["value"] for line in players["lines"]), fight
+        assert monsters["total"] == sum(line["value"] for line in monsters["lines"]), fight
+        if players["total"] != monsters["total"]:
+            assert (verdict["outcome"] == "win") == (players["total"] > monsters["total"]), fight
+    assert judged >= 150  # a right description is judged: many are

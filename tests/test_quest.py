@@ -5,10 +5,13 @@ it checks. The referee is pure: these tests drive ``companion.referee.table`` di
 dice are always given, never random. tests/test_quest_http.py plays the same rules through
 the JSON API and the CLI.
 """
+import pytest
+
 import test_game_flow as game_flow
 from companion.referee import history, quest_fight
 from companion.referee import table as t
 from companion.referee.profiles import get_profile
+from companion.referee.rules import Refused
 from test_game_flow import act, refused
 
 QUEST = get_profile("munchkin-quest")
@@ -658,3 +661,17 @@ def test_the_stateless_fight_reads_the_monsters_dice_in_every_documented_way():
         verdict = quest_fight.evaluate({**base, "monsters": [monster]})
         assert verdict["monsters"]["total"] == total and verdict["rolled_by_app"] == [], monster
         assert verdict["players"]["total"] == 1 + 2 + 6  # only the worn Sword counts
+
+
+def test_a_described_quest_fight_names_a_quest_profile_and_a_players_colour():
+    """POST /api/v1/combat/evaluate for Quest: a profile that is not a Quest profile (or not a
+    name at all) and a monster's owner that is not a player's name are refused (400) — they used
+    to fail on the server."""
+    fight = {"game": "munchkin-quest", "fighter": {"level": 5, "die": 6}, "monsters": [{"name": "Orc", "level": 1, "dice": [1]}]}
+    for change in ({"profile": "nonsense"}, {"profile": 7}, {"profile": "munchkin-1.6"},
+                   {"monsters": [{"name": "Orc", "level": 1, "dice": [1], "owner": ["Ann"]}]}):
+        with pytest.raises(Refused) as exc:
+            quest_fight.evaluate({**fight, **change})
+        assert exc.value.status == 400
+    assert quest_fight.evaluate({**fight, "monsters": [{"name": "Orc", "level": 1, "dice": [1], "owner": "fighter"}]})[
+        "owner_draws"] == [{"owner": "fighter", "monster": "Orc"}]

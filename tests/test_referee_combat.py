@@ -268,3 +268,21 @@ def test_cli_and_api_errors(tmp_path, client):
     path.write_text("{broken")
     result = CliRunner().invoke(main, ["referee", "combat", str(path), "--data-dir", str(tmp_path / "data")])
     assert result.exit_code == 1 and json.loads(result.output)["error"].startswith("not valid JSON")
+
+
+def test_a_described_fight_with_words_where_numbers_go_is_refused_not_failed():
+    """A character's curse or a monster's Bad Stuff and escape limit are the card schema's parts:
+    a word where a number goes, or an effect the referee does not know, is refused (400) with
+    where it is wrong — it used to fail in the sums or the escape."""
+    base = {"fighter": {"level": 3}, "monsters": [{"level": 5, "treasures": 1}]}
+    cases = [({"fighter": {"level": 3, "curses": [{"name": "C", "effects": [{"type": "combat_bonus", "value": "x"}]}]}},
+              "fighter.curses.0.effects.0.value"),
+             ({"fighter": {"level": 3, "curses": [{"name": "C", "effects": None}]}}, "fighter.curses.0.effects"),
+             ({"monsters": [{"level": 5, "treasures": 1, "will_not_pursue": {"max_level": "x"}}]},
+              "monsters.0.will_not_pursue.max_level"),
+             ({"monsters": [{"level": 5, "treasures": 1, "bad_stuff": {"effects": [{"type": "odd"}]}}], "run_away": True},
+              "monsters.0.bad_stuff.effects.0.type")]
+    for change, where in cases:
+        with pytest.raises(Refused) as exc:
+            evaluate({**base, **change})
+        assert exc.value.status == 400 and where in exc.value.message, exc.value.message

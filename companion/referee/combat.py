@@ -13,6 +13,7 @@ import copy
 
 from jsonschema import Draft202012Validator
 
+from card_db.schema import CARD_SCHEMA
 from card_db.words import WORD_PATTERN
 
 from . import sheet
@@ -21,6 +22,11 @@ from .rules import RULES, Refused
 
 RUN_AWAY_NEEDS = 5  # 1.6 Running Away: escape on a 5 or better
 
+#: The parts of a card a description may carry typed in, as the card schema has them: the
+#: referee counts and performs only what that schema allows (a word where a number goes, an
+#: effect it does not know, would fail the sums or the escape).
+_CARD_MONSTER = CARD_SCHEMA["properties"]["monster"]["properties"]
+_CURSE_EFFECTS = CARD_SCHEMA["properties"]["curse"]["properties"]["effects"]
 _who = {"type": "object", "minProperties": 1, "maxProperties": 1, "additionalProperties": False,
         "properties": {"race": {"type": "string"}, "class": {"type": "string"}, "sex": {"type": "string"}}}
 _int = {"type": "integer", "minimum": -100, "maximum": 100}
@@ -33,8 +39,9 @@ _character = {
         "races": {"type": "array", "items": {"type": "string", "pattern": WORD_PATTERN}, "maxItems": 2},
         "classes": {"type": "array", "items": {"type": "string", "pattern": WORD_PATTERN}, "maxItems": 2},
         "half_breed": {"type": "boolean"}, "super_munchkin": {"type": "boolean"},
-        "items": {"type": "array", "maxItems": 40, "items": {"type": "object"}},
-        "curses": {"type": "array", "maxItems": 20, "items": {"type": "object"}},
+        "items": {"type": "array", "maxItems": 40, "items": {"type": "object", "properties": {"in_use": {"type": "boolean"}}}},
+        "curses": {"type": "array", "maxItems": 20, "items": {"type": "object", "properties": {
+            "name": {"type": "string", "maxLength": 80}, "effects": _CURSE_EFFECTS}}},
         "berserk": {"type": "integer", "minimum": 0, "maximum": 3,
                     "description": "Warrior: cards discarded for +1 each, once per combat"},
         "turning": {"type": "integer", "minimum": 0, "maximum": 3,
@@ -69,8 +76,8 @@ INPUT_SCHEMA: dict = {
                 "modifiers": {"type": "array", "items": {"type": "object", "required": ["against", "value"],
                                                          "properties": {"against": _who, "value": _int}}},
                 "run_away_modifier": _int,
-                "will_not_pursue": {"type": "object"},
-                "bad_stuff": {"type": "object"},
+                "will_not_pursue": _CARD_MONSTER["will_not_pursue"],
+                "bad_stuff": _CARD_MONSTER["bad_stuff"],
                 "enhancers": {"type": "array", "maxItems": 10, "items": {
                     "type": "object", "properties": {"card": {"type": "string"}, "name": {"type": "string"},
                                                      "level_change": _int, "treasure_change": _int,

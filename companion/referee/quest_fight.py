@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import secrets
 
-from .profiles import get_profile
+from .profiles import PROFILES, get_profile
 from .quest import PLACES, bad_stuff_of, bad_stuff_parts
 from .rules import RULES, Refused
 
@@ -153,7 +153,11 @@ def evaluate(raw: dict) -> dict:
         raw = {**raw, "flee": {"fighter": raw["flee"]}}
     if extra:
         raise Refused("Unknown field(s) in a Munchkin Quest fight: {names}.", status=400, names=", ".join(extra))
-    profile = get_profile(raw.get("profile") or "munchkin-quest")
+    profile_id = raw.get("profile") or "munchkin-quest"
+    quest_profiles = [name for name, known in PROFILES.items() if known.quest]
+    if profile_id not in quest_profiles:  # (a number or a list too: never looked up)
+        raise Refused("profile must be a Munchkin Quest profile: {names}.", status=400, names=", ".join(quest_profiles))
+    profile = get_profile(profile_id)
     rolled: list[str] = []
     may_roll = raw.get("roll", True) is not False
 
@@ -213,13 +217,17 @@ def evaluate(raw: dict) -> dict:
             rolls = [die(None, f"monsters.{index} die {n + 1}") for n in range(given)]
         else:
             rolls = [die(given, f"monsters.{index} die")]
+        owner = m.get("owner")
+        if owner is not None and (not isinstance(owner, str) or len(owner) > 80):
+            raise Refused("monsters.{index}.owner must be the name or seat of the player whose colour it is.",
+                          status=400, index=index)
         dreadful = bool(m.get("dreadful"))
         levels = _int(m.get("levels", 2 if dreadful else 1), f"monsters.{index}.levels")
         fight["monsters"].append({"name": str(m.get("name") or f"Monster {index + 1}"), "level": level,
                                   "bonus": _int(m.get("bonus", 0), f"monsters.{index}.bonus"), "rolls": rolls,
                                   "dreadful": dreadful, "levels": max(levels, 2) if dreadful else levels,
                                   "treasures": _int(m.get("treasures", 1), f"monsters.{index}.treasures"),
-                                  "owner": m.get("owner"), "bad_stuff": bad_stuff_of(m.get("bad_stuff")),
+                                  "owner": owner, "bad_stuff": bad_stuff_of(m.get("bad_stuff")),
                                   "cannot_apply": bool(m.get("cannot_apply"))})
     for index, shot in enumerate(raw.get("one_shots") or []):
         if not isinstance(shot, dict) or shot.get("side") not in ("players", "monsters"):
