@@ -160,6 +160,19 @@ def params_for(rng, name: str, table: dict, cards: dict) -> dict:
     return params
 
 
+def stored(app, table_id: str):
+    """The table as the store holds it now."""
+    with app.app_context():
+        return store.load(get_store(), table_id)
+
+
+def next_action(rng: random.Random, state, seat: str) -> str:
+    """What the player in ``seat`` taps: mostly what the phone offers now, now and then anything."""
+    names = sorted(catalogue.CATALOGUE)
+    offered = [n for n in names if catalogue.allowed(state, seat, n)]
+    return rng.choice(offered) if offered and rng.random() < 0.85 else rng.choice(names)
+
+
 @pytest.mark.parametrize("profile", PROFILES)
 @pytest.mark.parametrize("seed", SEEDS)
 def test_random_play_never_fails_and_loses_nothing(app, client, cards, profile, seed, caplog, monkeypatch):
@@ -175,24 +188,18 @@ def test_random_play_never_fails_and_loses_nothing(app, client, cards, profile, 
         assert joined.status_code == 201, joined.json
         tokens[joined.json["seat"]] = joined.json["token"]
 
-    def stored():
-        with app.app_context():
-            return store.load(get_store(), table_id)
-
     rng = random.Random(f"{profile}/{seed}")
-    names = sorted(catalogue.CATALOGUE)
     log: list = []
     for step in range(STEPS):
-        state = stored()
+        state = stored(app, table_id)
         seat = rng.choice(list(state.players))  # (in the order they joined: seat ids are random)
-        offered = [n for n in names if catalogue.allowed(state, seat, n)]
-        name = rng.choice(offered) if offered and rng.random() < 0.85 else rng.choice(names)
+        name = next_action(rng, state, seat)
         body = {"action": name, **params_for(rng, name, things(state), cards)}
         log.append((seat, body))
         answer = client.post(f"/api/v1/tables/{table_id}/actions", json=body, headers=auth(tokens[seat]))
         where = f"{profile} seed {seed} step {step}: {log[-6:]}"
         assert answer.status_code < 500, (where, caplog.text[-3000:])
-        after = stored()
+        after = stored(app, table_id)
         if answer.status_code >= 400:
             assert answer.json.get("error"), (where, answer.json)
             assert after.to_json() == state.to_json(), where
@@ -205,7 +212,7 @@ def test_random_play_never_fails_and_loses_nothing(app, client, cards, profile, 
                                  headers=auth(tokens[seat]))
             assert undone.status_code < 500, (where, answer.json["event"], caplog.text[-3000:])
             if undone.status_code == 200:
-                back = stored().to_json()
+                back = stored(app, table_id).to_json()
                 for part in ("players", "turn", "combat", "board", "winners"):
                     assert unordered(back[part]) == unordered(state.to_json()[part]), (where, part)
     with app.app_context():
@@ -239,28 +246,22 @@ def test_random_taps_on_the_pages_never_fail_and_every_phone_renders(app, cards,
     phones[1].join(path, "Bob")
     phones[2].join(path, "Cid", "female")
 
-    def stored():
-        with app.app_context():
-            return store.load(get_store(), table_id)
-
     rng = random.Random(f"pages/{profile}/{seed}")
-    names = sorted(catalogue.CATALOGUE)
     log: list = []
     for step in range(STEPS // 2):
-        state = stored()
+        state = stored(app, table_id)
         k = rng.randrange(3)
-        seat = list(state.players)[k] if k < len(state.players) else None
-        if seat is None or seat not in state.players:
+        if k >= len(state.players):
             continue  # removed from the table: that phone has no seat now
-        offered = [n for n in names if catalogue.allowed(state, seat, n)]
-        name = rng.choice(offered) if offered and rng.random() < 0.85 else rng.choice(names)
+        seat = list(state.players)[k]
+        name = next_action(rng, state, seat)
         fields = form_fields(params_for(rng, name, things(state), cards))
         log.append((k, name, fields))
         answer = phones[k].post(f"/t/{table_id}/act/{name}", fields, htmx=True)
         where = f"{profile} seed {seed} step {step}: {log[-6:]}"
         assert answer.status_code < 500, (where, caplog.text[-3000:])
         if answer.status_code >= 400:
-            assert stored().to_json() == state.to_json(), where
+            assert stored(app, table_id).to_json() == state.to_json(), where
         if step % 10 == 9:
             for phone in phones:
                 page = phone.get(f"/t/{table_id}")
