@@ -690,7 +690,7 @@ def _read_where_twins_differ(index: Snapshot, m: match.Match, gray: np.ndarray, 
       homography off at the title, which made it look covered, was like "theslimearcher" by
       0.75 there, its twin enrolled named for it): another title.
 
-    ~7–11 ms a read (and the reader's first load, ~0.6 s a process; a reference's text is
+    ~7–11 ms a read (and the reader's first load, ~0.15 s a process; a reference's text is
     read once a snapshot, ``_text_on``), for the cards that agree little (below
     ``TEXT_DOUBT``: most photos of prints whose titles agree little, as the ledger's, the
     split's and an outside set's ribbon; few of the others'), two reads each."""

@@ -1,24 +1,24 @@
 """Reading a card's title: the OCR fallback and tie-breaker (optional extra ``[ocr]``).
 
-Uses RapidOCR (``rapidocr`` with ``onnxruntime``), whose wheel ships its PP-OCR models, so
-nothing is downloaded at run time. Only its *recogniser* runs, on the title band of the
-already rectified card (detection is unnecessary: the layout says where the title is), and
-its per-frame character probabilities are kept with what it read (``Reading``), so that how
-well any title explains the picture can be asked as well (``Reading.likelihood``). Its
-character set covers the Latin titles of the English, German, French, Dutch and Italian
-cards, accents included; it has no Cyrillic, so Russian titles are not read (matching folds
-accents anyway, see ``card_db.normalize``).
+Uses the PP-OCR text recogniser that RapidOCR's wheel (``rapidocr``) ships, run by
+``onnxruntime``, so nothing is downloaded at run time. Only the *recogniser* runs, on the
+title band of the already rectified card (detection is unnecessary: the layout says where
+the title is), and its per-frame character probabilities are kept with what it read
+(``Reading``), so that how well any title explains the picture can be asked as well
+(``Reading.likelihood``). Its character set covers the Latin titles of the English, German,
+French, Dutch and Italian cards, accents included; it has no Cyrillic, so Russian titles are
+not read (matching folds accents anyway, see ``card_db.normalize``).
 
 Without the extra installed, ``reader()`` is ``None`` and recognition works from images alone.
 """
 from __future__ import annotations
 
 import importlib.util
-import logging
 import math
 import threading
 import time
 from collections.abc import Callable
+from pathlib import Path
 
 import cv2
 import numpy as np
@@ -39,20 +39,34 @@ _loading = 0.0                   # seconds this process spent loading the recogn
 def reader() -> Reader | None:
     """The process-wide title reader, or ``None`` when the ``[ocr]`` extra is not installed.
 
-    The OCR engine itself is loaded on the first title read (~0.7 s), not here: most photos
+    The recogniser itself is loaded on the first title read (~0.15 s), not here: most photos
     are named by their images alone, and a ``companion vision recognize`` call, or a
     server's first scan, would otherwise pay it for nothing."""
     global _reader, _tried
     with _lock:
         if not _tried:
             _tried = True
-            if all(importlib.util.find_spec(name) is not None for name in ("rapidocr", "onnxruntime")):
-                _reader = _on_first_read()
+            model = _shipped_model()
+            if model is not None and importlib.util.find_spec("onnxruntime") is not None:
+                _reader = _on_first_read(model)
     return _reader
 
 
-def _on_first_read() -> Reader:
-    """A reader that loads RapidOCR's recogniser when it first reads."""
+def _shipped_model() -> Path | None:
+    """The text recogniser's model in RapidOCR's installed package (``models/*rec*.onnx``),
+    found without importing the package: its import reads RapidOCR's model table with
+    OmegaConf (~0.55 s, four times what loading the model takes), which a ``companion vision
+    recognize`` call for one photo paid on its first read. ``None`` without the package, or
+    when it holds no single such model (``pyproject.toml`` keeps RapidOCR 3, which does)."""
+    spec = importlib.util.find_spec("rapidocr")
+    if spec is None or not spec.submodule_search_locations:
+        return None
+    found = [path for folder in spec.submodule_search_locations for path in Path(folder).glob("models/*rec*.onnx")]
+    return found[0] if len(found) == 1 else None
+
+
+def _on_first_read(model: Path) -> Reader:
+    """A reader that loads the recogniser ``model`` when it first reads."""
     run_lock = gate.lock()  # the engine is loaded and used by one thread at a time
     recogniser = None
 
@@ -62,10 +76,7 @@ def _on_first_read() -> Reader:
         with run_lock:
             if recogniser is None:
                 started = time.perf_counter()
-                from rapidocr import RapidOCR
-
-                logging.getLogger("RapidOCR").setLevel(logging.WARNING)
-                recogniser = _Recogniser(RapidOCR(params={"Global.log_level": "warning"})._load_rec_model())
+                recogniser = _Recogniser(model)
                 _loading += time.perf_counter() - started
             return recogniser.read(img)
     return read
@@ -124,25 +135,45 @@ class _Classes:
 
 
 class _Recogniser:
-    """RapidOCR's text recogniser, run on one line as its own pipeline runs it without
-    detection (the line resized to the model's height and normalised, decoded greedily), its
-    per-frame probabilities kept for ``Reading.likelihood``. (Its recogniser object — the
-    session, the normalisation, the decoder — is RapidOCR 3's: ``pyproject.toml`` keeps
-    the major version.)"""
+    """The PP-OCR recogniser run on one line of text as RapidOCR 3 runs it without detection,
+    so that its answers — and the thresholds fitted on them — are the same: the line resized
+    to the model's height (keeping its proportions, never narrower than ``LINE``), its
+    pixels scaled to −1 … 1, padded on the right; the frames' likeliest classes decoded
+    greedily (repeats merged, CTC's blanks dropped) with the mean of their probabilities,
+    each rounded to five places, as the confidence. Its per-frame probabilities are kept for
+    ``Reading.likelihood``. The model names its characters in its own metadata."""
 
-    def __init__(self, rec):
-        self.rec = rec
-        self.classes = _Classes(list(rec.postprocess_op.character))
+    LINE = (320, 48)  # the narrowest line the model is given, and its height (px)
+
+    def __init__(self, model: Path):
+        import onnxruntime
+
+        options = onnxruntime.SessionOptions()
+        options.log_severity_level = 4        # its warnings about unused initialisers are not ours
+        options.enable_cpu_mem_arena = False  # memory handed back after each read, as RapidOCR sets it
+        self.session = onnxruntime.InferenceSession(str(model), options, providers=["CPUExecutionProvider"])
+        self.input = self.session.get_inputs()[0].name
+        characters = self.session.get_modelmeta().custom_metadata_map["character"].splitlines()
+        self.characters = ["", *characters, " "]  # class 0 is CTC's blank, the last the space
+        self.classes = _Classes(self.characters)
 
     def read(self, img: np.ndarray) -> Reading:
         if img.ndim == 2:
             img = cv2.cvtColor(img, cv2.COLOR_GRAY2BGR)
-        _, height, width = self.rec.rec_image_shape
+        narrowest, height = self.LINE
         ratio = img.shape[1] / img.shape[0]
-        widest = max(width / height, ratio)
-        preds = self.rec.session(self.rec.resize_norm_img(img, widest)[None].astype(np.float32))
-        (text, confidence), = self.rec.postprocess_op(preds, False, wh_ratio_list=[ratio], max_wh_ratio=widest)[0]
-        return Reading(text.strip(), float(confidence), preds[0], self.classes)
+        width = int(height * max(narrowest / height, ratio))
+        resized = min(width, math.ceil(height * ratio))
+        line = cv2.resize(img, (resized, height)).astype(np.float32).transpose(2, 0, 1) / 255
+        padded = np.zeros((3, height, width), np.float32)
+        padded[:, :, :resized] = (line - 0.5) / 0.5
+        probs = self.session.run(None, {self.input: padded[None]})[0][0]
+        best = probs.argmax(axis=1)
+        kept = best != 0
+        kept[1:] &= best[1:] != best[:-1]
+        text = "".join(self.characters[c] for c in best[kept])
+        confidence = float(np.mean([round(float(p), 5) for p in probs.max(axis=1)[kept]] or [0]).round(5))
+        return Reading(text.strip(), confidence, probs, self.classes)
 
 
 def _ctc_likelihood(probs: np.ndarray, classes: _Classes, letters: list[str]) -> float:
