@@ -309,7 +309,7 @@ def main():
     ap.add_argument("--enrol-from", choices=("scan", "photo"), default="scan",
                     help="enrol each card from its perfect scan, or from one easy phone photo of it")
     ap.add_argument("--cli", action="store_true",
-                    help="enrol and recognise through `companion vision enroll --any-id` and `recognize --json`")
+                    help="enrol and recognise through `companion vision enroll` and `recognize --json`")
     ap.add_argument("--set", action="append", metavar="DIR",
                     help="recognise a folder of photos made elsewhere instead (cards/, photos/, truth.csv: "
                          "see photo_folder), through the CLI; may be given again")
@@ -397,7 +397,7 @@ SINGLE_CALLS = 15  # calls of the CLI for one photo each (``through_cli``)
 
 def through_cli(work: Path, design, cards, photos):
     """The same photos as ``run``, the way an operator does it: the card faces as image files
-    enrolled by ``companion vision enroll --any-id`` (``--kind auto``: the command decides
+    enrolled by ``companion vision enroll`` (``--kind auto``: the command decides
     that each is a card face), every photo recognised by one ``companion vision recognize
     --json`` call; latency is the answer's ``elapsed_ms`` (the process's start and the index
     load are not in it). What a call for a single photo costs in all is printed as well, and
@@ -432,11 +432,11 @@ CLI = [sys.executable, "-m", "companion", "vision"]
 
 
 def _cli_answers(faces: Path, data_dir: Path, photos: list[str]) -> tuple[dict, float]:
-    """Enrol the folder ``faces`` by `companion vision enroll --any-id` into ``data_dir`` and
+    """Enrol the folder ``faces`` by `companion vision enroll` into ``data_dir`` and
     recognise ``photos`` by one `companion vision recognize --json` call: each photo's answer
     (by its path as given) and the seconds the enrolment took."""
     t0 = time.perf_counter()
-    subprocess.run([*CLI, "enroll", str(faces), "--any-id", "--data-dir", str(data_dir)], check=True,
+    subprocess.run([*CLI, "enroll", str(faces), "--data-dir", str(data_dir)], check=True,
                    capture_output=True)
     enrol_s = time.perf_counter() - t0
     out = subprocess.run([*CLI, "recognize", "--json", "--data-dir", str(data_dir), *photos],
@@ -455,7 +455,7 @@ def _cli_row(design, tier, card_id, answer) -> dict:
 def photo_folder(root: Path, work: Path) -> list[dict]:
     """A set of photos made elsewhere — another generator, or photographs of printed cards —
     recognised the way an operator would: ``root/cards/<card id>.png`` (or .jpg, .webp) are
-    enrolled by `companion vision enroll --any-id` and every file named in ``root/truth.csv``
+    enrolled by `companion vision enroll` and every file named in ``root/truth.csv``
     (columns ``photo,card_id,tier``; ``photo`` under ``root/photos``, ``card_id`` empty for a
     card not enrolled) recognised by `companion vision recognize --json`. The folder's name
     stands for the design in the report."""

@@ -5,6 +5,7 @@ a readable message.
 """
 from __future__ import annotations
 
+import shlex
 import socket
 import sys
 
@@ -381,11 +382,14 @@ def _vision(data_dir, check: bool = True):
 @click.option("--kind", type=click.Choice(["auto", "scan", "photo"]), default="auto", show_default=True,
               help="scan: the image is the card face; photo: find the card on the table; auto: decide.")
 @click.option("--any-id", is_flag=True,
-              help="Accept ids that are not in the card database: a file's name as it is (any script, spaces).")
+              help="Take every file's name as the card id as it is (any script, spaces), even one that "
+                   "folds to a card database id, and warn of none.")
 @data_dir_option
 def vision_enroll(paths, card_id, kind, any_id, data_dir):
     """Enrol reference images: files or folders of files named <card id>.jpg/.png/.webp.
 
+    A name that is no card of the card database (another game's cards) is the card's id as
+    it is; such names are counted, and one like a card's name is warned of as misspelt.
     All or nothing: every problem is listed by file and nothing is enrolled if there is one.
     """
     from vision import enroll as vision_enroll_mod
@@ -411,6 +415,15 @@ def vision_enroll(paths, card_id, kind, any_id, data_dir):
             click.echo(f"{where}: {message}", err=True)
         raise click.ClickException(str(exc)) from None
     click.echo(f"Enrolled {len(done)} card image(s); {len(index)} in the index.")
+    unknown = [] if any_id else scanning.unknown_names(conn, done)
+    for name, like in unknown:
+        if like:
+            click.echo(f"{files[name]}: {name!r} is no card of the card database, but much like {like!r}: "
+                       f"if it is that card, rename the file and enrol it again (`companion vision remove "
+                       f"{shlex.quote(name)}` forgets this one).", err=True)
+    if unknown:
+        click.echo(f"{len(unknown)} of the {len(done)} name(s) are no card of the card database: enrolled as "
+                   "they are, answered as they are by `recognize`.", err=True)
 
 
 @vision.command("recognize")

@@ -1,5 +1,5 @@
 """Card scanning for the app and the CLI: the vision index in the data directory, tied to the
-card database (enrolled ids must be cards it knows; answers carry the cards' names).
+card database (enrolled ids are its cards' where a name is one; answers carry the cards' names).
 
 ``vision/`` knows pixels and ids only; this module adds the names, the languages and the
 checks against the card database, once, for the web views and the ``companion vision`` CLI.
@@ -22,6 +22,7 @@ from vision.index import Index, check_card_id
 
 _indexes: dict[Path, Index] = {}
 _lock = threading.Lock()
+MISSPELT = 0.85                  # a name this alike a card's (RapidFuzz ratio, 0..1) is warned of as misspelt
 
 
 def index_for(data_dir: str | Path) -> Index:
@@ -91,6 +92,23 @@ def recognize(conn, index: Index, data: bytes, lang: str = "en", read_titles: bo
     return result
 
 
+def unknown_names(conn, ids: list[str]) -> list[tuple[str, str | None]]:
+    """The ``ids`` that are no card of the card database, each with the id of the card whose
+    name (in any language, accents folded) it is most like when that is at least ``MISSPELT`` alike (``Boots of
+    Buttkicking``: a file named with a letter wrong, which the operator should rename), else
+    ``None``: for the warning after an enrolment. A name that is only *like* a card's is
+    never taken for it: another game's "Tiny Scrolls" is not Munchkin's "Tiny Scroll"."""
+    unknown = [card_id for card_id in ids if card_store.get(conn, card_id) is None]
+    if not unknown:
+        return []
+    match = name_matcher(conn)
+    answers = []
+    for card_id in unknown:
+        close = [cid for cid, score in match(card_id) if score >= MISSPELT]
+        answers.append((card_id, close[0] if close else None))
+    return answers
+
+
 class EnrollProblems(ValueError):
     """Nothing was enrolled; ``problems`` lists (source, message) for every bad input."""
 
@@ -109,10 +127,12 @@ def enroll(conn, index: Index, sources: dict[str, tuple[str, bytes]], kind: str 
            any_id: bool = False) -> list[str]:
     """Enrol ``sources`` ({card id: (where it came from, image bytes)}) all or nothing.
 
-    Every card id must be in the card database (unless ``any_id``: then the id is the name
-    as given, ``vision.index.check_card_id``); every image must hold a card. A name that is
-    a database id once folded (``Net Troll`` or ``Net-Troll`` for ``net-troll``: a file
-    named by hand, ``card_slug``) is taken as that card's. Returns the ids enrolled; raises
+    A card id is a card of the card database: its id, or a name that is one once folded
+    (``Net Troll`` or ``Net-Troll`` for ``net-troll``: a file named by hand, ``card_slug``).
+    Any other name — another game's card, a card the database lacks — is the card's id as
+    it is given (``vision.index.check_card_id``); ``unknown_names`` says which they were and
+    whether one looks like a card's name misspelt. With ``any_id`` every name is taken as it
+    is given, folded or not. Every image must hold a card. Returns the ids enrolled; raises
     ``EnrollProblems`` naming each bad source, or ``vision.gate.Busy`` (nothing enrolled)
     when this process is busy with other images. Enrolments from several processes at once
     all land (see ``vision.index``).
@@ -120,20 +140,17 @@ def enroll(conn, index: Index, sources: dict[str, tuple[str, bytes]], kind: str 
     problems: list[tuple[str, str]] = []
     refs, photos = {}, {}
     for card_id, (where, data) in sources.items():
-        if any_id:
+        known = not any_id and card_store.get(conn, card_id) is not None
+        if not any_id and not known and card_store.get(conn, card_slug(card_id)) is not None:
+            card_id = card_slug(card_id)
+            if card_id in sources or card_id in refs:
+                problems.append((where, f"another image is named {card_id!r} already"))
+                continue
+        elif not known:
             try:
                 check_card_id(card_id)
             except ValueError as exc:
                 problems.append((where, str(exc)))
-                continue
-        elif card_store.get(conn, card_id) is None:
-            if card_store.get(conn, card_slug(card_id)) is None:
-                problems.append((where, f"{card_id!r} is not a card in the card database "
-                                        "(name files by card id; see `companion cards search`)"))
-                continue
-            card_id = card_slug(card_id)
-            if card_id in sources or card_id in refs:
-                problems.append((where, f"another image is named {card_id!r} already"))
                 continue
         try:
             refs[card_id], photos[card_id] = vision_enroll.reference(data, index, kind), data

@@ -119,9 +119,8 @@ def test_vision_commands(tmp_path):
     (bad / "no-such-card.png").write_bytes((scans / f"{records[0]['id']}.png").read_bytes())
     (bad / f"{records[1]['id']}.jpg").write_text("this is text, not a JPEG")
     refused = runner.invoke(main, ["vision", "enroll", str(bad), *data])
-    assert refused.exit_code == 1 and "nothing enrolled" in refused.output
-    assert "'no-such-card' is not a card in the card database" in refused.output
-    assert "not a JPEG, PNG or WebP image" in refused.output
+    assert refused.exit_code == 1 and "1 problem(s); nothing enrolled" in refused.output
+    assert "not a JPEG, PNG or WebP image" in refused.output and "no-such-card" not in refused.output
 
     both = tmp_path / "both"
     both.mkdir()
@@ -164,6 +163,39 @@ def test_vision_commands(tmp_path):
     assert runner.invoke(main, ["vision", "remove", target["id"], *data]).exit_code == 1
     rebuilt = runner.invoke(main, ["vision", "rebuild", *data])
     assert rebuilt.exit_code == 0 and "23 reference image(s)" in rebuilt.output
+
+
+def test_vision_enroll_takes_names_no_card_has_as_they_are_and_warns_of_a_misspelt_one(tmp_path):
+    """A folder of another game's cards enrols without ``--any-id``: a name that is no card
+    of the card database is the card's id as it is, and ``recognize`` answers with it; a name
+    that folds to a card's id is that card; one much like a card's name is enrolled too, but
+    named in a warning with the card it may have meant (a file named with a letter wrong).
+    With ``--any-id`` nothing is folded and nothing warned of."""
+    runner = CliRunner()
+    data = ["--data-dir", str(tmp_path / "data")]
+    names = ["card_001", "Frost Wyrm", "Boots of Buttkicking", "Net Troll"]
+    scans = tmp_path / "scans"
+    scans.mkdir()
+    for k, name in enumerate(names):
+        cv2.imwrite(str(scans / f"{name}.png"), cp.face(cp.card_for(f"other-{k}", name)))
+    enrolled = runner.invoke(main, ["vision", "enroll", str(scans), "--kind", "scan", *data])
+    assert enrolled.exit_code == 0 and "Enrolled 4 card image(s); 4 in the index." in enrolled.output, enrolled.output
+    assert "3 of the 4 name(s) are no card of the card database" in enrolled.output
+    warned = [line for line in enrolled.output.splitlines() if "much like" in line]
+    assert len(warned) == 1 and "'Boots of Buttkicking'" in warned[0] and "'boots-of-butt-kicking'" in warned[0]
+    listed = runner.invoke(main, ["vision", "list", *data]).output
+    assert {line.split("\t")[0] for line in listed.splitlines() if "\t" in line} == {
+        "card_001", "Frost Wyrm", "Boots of Buttkicking", "net-troll"}, listed
+    photo = tmp_path / "photo.jpg"
+    photo.write_bytes(cp.photo(cp.face(cp.card_for("other-1", "Frost Wyrm")), "easy", seed=3, size=(1024, 768)))
+    result = runner.invoke(main, ["vision", "recognize", str(photo), "--json", *data])
+    assert result.exit_code == 0 and json.loads(result.output)["card_id"] == "Frost Wyrm", result.output
+
+    again = runner.invoke(main, ["vision", "enroll", str(scans), "--kind", "scan", "--any-id",
+                                 "--data-dir", str(tmp_path / "other")])
+    assert again.exit_code == 0 and "no card" not in again.output and "much like" not in again.output, again.output
+    listed = runner.invoke(main, ["vision", "list", "--data-dir", str(tmp_path / "other")]).output
+    assert "Net Troll\t" in listed and "net-troll" not in listed, listed
 
 
 def test_vision_enroll_any_id_takes_file_names_as_they_are(tmp_path):
