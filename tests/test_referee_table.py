@@ -169,6 +169,25 @@ def test_a_curse_that_found_nothing_to_take_is_undone_as_nothing():
     assert inverse.payload["ops"] == [] and t.replay(events).to_json() == state.to_json()
 
 
+def test_undoing_a_loss_puts_the_item_back_where_it_was_on_the_sheet():
+    """An item taken off the middle of a sheet — lost, or given to another player — comes back
+    in its place when the change is undone, not at the end of the list; the log replays the
+    same order. (Undo gives back the table as it was, order included.)"""
+    state, events = new_table("Ann", "Ben")
+    for name, slot in (("Helmet", "headgear"), ("Club", "one_hand"), ("Boots", "footgear")):
+        state = run(state, events, "s0", "item.add", seat="s0", item={"name": name, "bonus": 1, "slot": slot, "gold": 100})
+    names = [i["name"] for i in state.players["s0"].items]
+    club = state.players["s0"].items[1]["uid"]
+    for action, params in (("item.remove", {}), ("item.give", {"to": "s1"})):
+        changed = run(state, events, "s0", action, seat="s0", uid=club, **params)
+        assert [i["name"] for i in changed.players["s0"].items] == ["Helmet", "Boots"]
+        inverse = t.inverse(changed, events[-1])
+        events.append(inverse)
+        state = t.apply(changed, inverse)
+        assert [i["name"] for i in state.players["s0"].items] == names and not state.players["s1"].items
+        assert t.replay(events).to_json() == state.to_json()
+
+
 def test_a_typed_in_curse_with_an_effect_the_referee_does_not_know_is_refused():
     """The effects a curse typed in may have are the card schema's; another is refused (400),
     with where it is wrong, rather than reaching the referee (it used to fail on the server)."""

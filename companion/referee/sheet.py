@@ -158,19 +158,27 @@ def apply_ops(players: dict[str, dict], ops: list[dict], profile: Profile) -> No
 
     A field may be dotted (``quest.health``): the board game keeps its character data in
     the ``quest`` part of the sheet, changed by the same operations.
+
+    A removal notes on its operation where the value stood (``at``), and an addition that
+    carries ``at`` puts the value back there (at the end without it): so the inverse of a
+    removal (``invert_ops``) restores the list as it was — an item taken by a curse and
+    given back by an undo is where it was, not last. The note is made as the operation is
+    applied, before its event is stored, so the log replays the same lists.
     """
     for op in ops:
         p = players[op["seat"]]
         kind = op["op"]
         holder, key = _holder(p, op.get("field", "items"))
         if kind == "add":
-            holder.setdefault(key, []).append(copy.deepcopy(op["value"]))
+            values = holder.setdefault(key, [])
+            values.insert(op.get("at", len(values)), copy.deepcopy(op["value"]))
         elif kind == "remove":
             values = holder.get(key, [])
             index = _find(values, op["value"])
             if index is None:
                 raise Refused("That has changed since; it is no longer there.", status=409)
             values.pop(index)
+            op["at"] = index
         elif kind == "set":
             if holder.get(key, False) != op["from"]:
                 raise Refused("That has changed since.", status=409)
