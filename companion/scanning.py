@@ -94,10 +94,11 @@ def recognize(conn, index: Index, data: bytes, lang: str = "en", read_titles: bo
 
 def unknown_names(conn, ids: list[str]) -> list[tuple[str, str | None]]:
     """The ``ids`` that are no card of the card database, each with the id of the card whose
-    name (in any language, accents folded) it is most like when that is at least ``MISSPELT`` alike (``Boots of
-    Buttkicking``: a file named with a letter wrong, which the operator should rename), else
-    ``None``: for the warning after an enrolment. A name that is only *like* a card's is
-    never taken for it: another game's "Tiny Scrolls" is not Munchkin's "Tiny Scroll"."""
+    name (in any language, accents folded) it is most like when that is at least
+    ``MISSPELT`` alike (``Boots of Buttkicking``: a file named with a letter wrong, which the
+    operator should rename), else ``None``: for the warning after an enrolment. A name that
+    is only *like* a card's is never taken for it: another game's "Tiny Scrolls" is not
+    Munchkin's "Tiny Scroll"."""
     unknown = [card_id for card_id in ids if card_store.get(conn, card_id) is None]
     if not unknown:
         return []

@@ -63,7 +63,7 @@ class Match:
     covered: bool = False            # ... that place lies under something in the photo (``differ.hidden``)
     cut: bool = False                # the card through ``H`` runs out of the photo (``recognize.runs_out``)
     read: bool | None = None         # the text there read as on its reference, as another's, or not read
-    text: str | None = None          # ... its letters as read on the photo (``recognize._read_where_twins_differ``)
+    text: str | None = None          # ... the text there as read on the photo (``recognize._read_where_twins_differ``)
     seen: np.ndarray | None = None   # the photo through ``H``, flattened at THUMB size
     shown: np.ndarray | None = None  # the pixels of ``seen`` not clipped white (``describe.shown``; None: all)
     spread: float = 0.0              # the share of the card's area its inliers span

@@ -664,7 +664,7 @@ def _read_where_twins_differ(index: Snapshot, m: match.Match, gray: np.ndarray, 
                              short: bool, rivals: list[int]) -> None:
     """Read the text where the twins of ``m``'s print differ (its title, mostly) on the
     photo through ``m.H`` and on ``m``'s reference, and set ``m.read`` (and ``m.text``, the
-    letters read on the photo). The agreement there (``_agreement``) and the lead over its
+    text as read on the photo: what the answer's ``title`` shows). The agreement there (``_agreement``) and the lead over its
     rivals (``_decide``) compare pixels: glare or blur over a short title can sink them
     while the letters stay plain to read, and a card with ``m``'s art and another title
     can agree with it a little.
@@ -708,10 +708,10 @@ def _read_where_twins_differ(index: Snapshot, m: match.Match, gray: np.ndarray, 
         theirs = [_text_on(read_title, index, row, box) for row in others]
         if (seen is not None and _reads_as(seen[0], own[0], [_letters(t) for t in theirs])
                 or _likeliest(reading, own_reading[0], [t[0] for t in theirs if t is not None])):
-            m.read, m.text = True, _folded(reading[0])
+            m.read, m.text = True, reading[0].strip()
     elif seen is not None and min(seen[1], own[1]) >= TEXT_SURE and (
             _alike(seen[0], own[0], part=m.covered) < (TEXT_UNLIKE_PART if m.covered else TEXT_UNLIKE)):
-        m.read, m.text = False, seen[0]
+        m.read, m.text = False, reading[0].strip()
 
 
 def _reads_as(seen: str, own: str, theirs: list[tuple[str, float] | None]) -> bool:
