@@ -453,6 +453,26 @@ def test_auto_takes_a_card_face_for_the_face_even_with_a_frame_printed_inside(tm
         assert np.abs(ref.astype(float) - whole).mean() < 1
 
 
+@pytest.mark.parametrize("design", ["lattice", "tavern", "ledger"])
+def test_auto_takes_a_card_face_drawn_at_a_cameras_proportions_for_the_face(tmp_path, design):
+    """A card face drawn at 3 : 4 (600 × 800, 900 × 1200) has a camera's proportions, and
+    its printed border — under the title band, or all round — was cut out as if it were a
+    card on a table, the title cropped (``enroll._printed_frame``). It is the face; and the
+    card photographed, upright or across, on any table, is still cut out of its photo."""
+    from bench import card_designs as cd
+    from bench import vision as bench_vision
+
+    for card, size in zip(cd.deck(design, 4, seed=8), [(600, 800), (900, 1200)] * 2):
+        face = cv2.resize(cd.face(design, card), size, interpolation=cv2.INTER_AREA)
+        ref = enroll.reference(cv2.imencode(".png", face)[1].tobytes(), Index(tmp_path), kind="auto")
+        assert np.abs(ref.astype(float) - describe.canonical(cv2.cvtColor(face, cv2.COLOR_BGR2GRAY))).mean() < 1
+    for k, card in enumerate(cd.deck(design, 12, seed=3)):
+        size = (1600, 1200) if k % 2 else (1200, 1600)
+        bgr = image.load(bench_vision._make((design, card, "easy", 700000 + k, size, None)), max_side=1600)
+        gray = cv2.cvtColor(bgr, cv2.COLOR_BGR2GRAY)
+        assert enroll._is_photo(gray, enroll._outlines(bgr, gray, "auto"), "auto"), (design, k)
+
+
 def _card_seen(tilt: float, axis: float, spin: float, at: tuple[float, float], focal: float,
                size=(1600, 1200)) -> np.ndarray:
     """The corners (clockwise from the face's top left) of a 63 × 88 card photographed by a

@@ -37,6 +37,10 @@ EXTENSIONS = {".jpg", ".jpeg", ".png", ".webp"}
 PHOTO_SHARE = 0.8                # an outline covering less of the image than this is a card on a table ...
 FACE_ASPECT = 0.03               # ... unless the image has a card's proportions to within this share ...
 FACE_SQUARE = 0.015              # ... or the outline is this close to square and centred (a printed frame)
+FRAME_MARGIN = 0.1               # an outline this near three of the image's sides ...
+FRAME_SHARE = 0.5                # ... and covering this share of it is printed on its card (``_printed_frame``)
+FRAME_SQUARE = 0.9               # ... when it fills this share of its bounding box (square to the image)
+FRAME_EDGE = 0.01                # ... and keeps this far from every side (one along them is the table's)
 CAMERA_ASPECTS = (3 / 4, 9 / 16)  # a camera's picture (either way round): its own edge is not a card's ...
 EDGE_CORNER = 0.03               # ... an outline with every corner this close to one of the image's
 CARD_SLACK = 0.2                 # an outline's proportions must be a card's to this share (``card_shaped``)
@@ -90,12 +94,13 @@ def _reference(data: bytes, kind: str) -> np.ndarray:
 def _is_photo(gray: np.ndarray, outlines: list[np.ndarray], kind: str) -> bool:
     """Whether an image is to be cut out as a photo of a card on a table (and not taken for
     the card face): always for ``photo``; for ``auto``, when it has a camera's proportions
-    (a card's are not), or its first outline leaves table around it and is no frame printed
-    on a card face (``_card_face``)."""
+    (a card's are not) and its first outline is no frame printed on the card
+    (``_printed_frame``: a card face drawn at 3 : 4), or its first outline leaves table
+    around it and is no frame printed on a card face (``_card_face``)."""
     if kind != "auto":
         return kind == "photo"
     if _camera(gray.shape):
-        return True
+        return not (outlines and _printed_frame(gray.shape, outlines[0]))
     h, w = gray.shape
     return bool(outlines) and cv2.contourArea(outlines[0]) / (h * w) < PHOTO_SHARE \
         and not _card_face(gray.shape, outlines[0])
@@ -326,6 +331,27 @@ def _whole_image(shape: tuple[int, int], quad: np.ndarray) -> bool:
     corners = np.array([[0, 0], [w, 0], [w, h], [0, h]], np.float32)
     near = EDGE_CORNER * max(h, w)
     return all(np.linalg.norm(corners - q, axis=1).min() <= near for q in quad)
+
+
+def _printed_frame(shape: tuple[int, int], quad: np.ndarray) -> bool:
+    """Whether the outline ``quad`` is a border printed on a card face drawn at a camera's
+    proportions (the image is the card): square to the image's sides (``FRAME_SQUARE``:
+    rounded corners allowed), inside it and clear of its edges (``FRAME_EDGE``: the
+    table's texture or a vignette draws outlines along them), standing as it does (both upright or both
+    across), covering at least ``FRAME_SHARE`` of it and within ``FRAME_MARGIN`` of three
+    or four of its sides (under a title band, or all round). A card photographed on a table
+    lies so only when it fills the picture (then the face and the cut-out are nearly the
+    same picture) or is pushed against three sides of it: laid upright in the middle of an
+    upright picture it leaves table on two sides at least, as its proportions are not the
+    camera's, and in a picture taken across it stands otherwise than the picture."""
+    h, w = shape
+    (x0, y0), (x1, y1) = quad.min(axis=0), quad.max(axis=0)
+    area = cv2.contourArea(quad.astype(np.float32))
+    margins = (x0 / w, (w - x1) / w, y0 / h, (h - y1) / h)
+    if (x1 - x0 > y1 - y0) != (w > h) or area < FRAME_SHARE * h * w or min(margins) < FRAME_EDGE:
+        return False
+    square = area >= FRAME_SQUARE * (x1 - x0) * (y1 - y0)  # (a card turned 3° on a table is not)
+    return square and sum(m <= FRAME_MARGIN for m in margins) >= 3
 
 
 def _card_face(shape: tuple[int, int], quad: np.ndarray) -> bool:
