@@ -456,13 +456,14 @@ def test_auto_takes_a_card_face_for_the_face_even_with_a_frame_printed_inside(tm
 @pytest.mark.parametrize("design", ["lattice", "tavern", "ledger"])
 def test_auto_takes_a_card_face_drawn_at_a_cameras_proportions_for_the_face(tmp_path, design):
     """A card face drawn at 3 : 4 (600 × 800, 900 × 1200) has a camera's proportions, and
-    its printed border — under the title band, or all round — was cut out as if it were a
-    card on a table, the title cropped (``enroll._printed_frame``). It is the face; and the
-    card photographed, upright or across, on any table, is still cut out of its photo."""
+    one drawn at 2 : 3 (512 × 768, 400 × 600) a card's no more: its printed border — under
+    the title band, or all round — was cut out as if it were a card on a table, the title
+    cropped (``enroll._printed_frame``). It is the face; and the card photographed, upright
+    or across, on any table, is still cut out of its photo."""
     from bench import card_designs as cd
     from bench import vision as bench_vision
 
-    for card, size in zip(cd.deck(design, 4, seed=8), [(600, 800), (900, 1200)] * 2):
+    for card, size in zip(cd.deck(design, 4, seed=8), [(600, 800), (900, 1200), (512, 768), (400, 600)]):
         face = cv2.resize(cd.face(design, card), size, interpolation=cv2.INTER_AREA)
         ref = enroll.reference(cv2.imencode(".png", face)[1].tobytes(), Index(tmp_path), kind="auto")
         assert np.abs(ref.astype(float) - describe.canonical(cv2.cvtColor(face, cv2.COLOR_BGR2GRAY))).mean() < 1

@@ -93,14 +93,16 @@ def _reference(data: bytes, kind: str) -> np.ndarray:
 
 def _is_photo(gray: np.ndarray, outlines: list[np.ndarray], kind: str) -> bool:
     """Whether an image is to be cut out as a photo of a card on a table (and not taken for
-    the card face): always for ``photo``; for ``auto``, when it has a camera's proportions
-    (a card's are not) and its first outline is no frame printed on the card
-    (``_printed_frame``: a card face drawn at 3 : 4), or its first outline leaves table
-    around it and is no frame printed on a card face (``_card_face``)."""
+    the card face): always for ``photo``; for ``auto``, unless its first outline is a border
+    printed on the card (``_printed_frame``: a face drawn at 2 : 3, 3 : 4 or 4 : 5), when it
+    has a camera's proportions (a card's are not), or its first outline leaves table around
+    it and is no frame printed on a card face (``_card_face``)."""
     if kind != "auto":
         return kind == "photo"
+    if outlines and _printed_frame(gray.shape, outlines[0]):
+        return False
     if _camera(gray.shape):
-        return not (outlines and _printed_frame(gray.shape, outlines[0]))
+        return True
     h, w = gray.shape
     return bool(outlines) and cv2.contourArea(outlines[0]) / (h * w) < PHOTO_SHARE \
         and not _card_face(gray.shape, outlines[0])
@@ -334,16 +336,17 @@ def _whole_image(shape: tuple[int, int], quad: np.ndarray) -> bool:
 
 
 def _printed_frame(shape: tuple[int, int], quad: np.ndarray) -> bool:
-    """Whether the outline ``quad`` is a border printed on a card face drawn at a camera's
+    """Whether the outline ``quad`` is a border printed on a card face, whatever the face's
     proportions (the image is the card): square to the image's sides (``FRAME_SQUARE``:
     rounded corners allowed), inside it and clear of its edges (``FRAME_EDGE``: the
-    table's texture or a vignette draws outlines along them), standing as it does (both upright or both
-    across), covering at least ``FRAME_SHARE`` of it and within ``FRAME_MARGIN`` of three
-    or four of its sides (under a title band, or all round). A card photographed on a table
-    lies so only when it fills the picture (then the face and the cut-out are nearly the
-    same picture) or is pushed against three sides of it: laid upright in the middle of an
-    upright picture it leaves table on two sides at least, as its proportions are not the
-    camera's, and in a picture taken across it stands otherwise than the picture."""
+    table's texture or a vignette draws outlines along them), standing as it does (both
+    upright or both across), covering at least ``FRAME_SHARE`` of it and within
+    ``FRAME_MARGIN`` of three or four of its sides (under a title band, or all round). A
+    card photographed on a table lies so only when it fills the picture (then the face and
+    the cut-out are nearly the same picture) or is pushed against three sides of it: laid
+    upright in the middle of an upright camera's picture it leaves table on two sides at
+    least, as its proportions are not the camera's, and in a picture taken across it
+    stands otherwise than the picture."""
     h, w = shape
     (x0, y0), (x1, y1) = quad.min(axis=0), quad.max(axis=0)
     area = cv2.contourArea(quad.astype(np.float32))
