@@ -388,8 +388,9 @@ def _vision(data_dir, check: bool = True):
 def vision_enroll(paths, card_id, kind, any_id, data_dir):
     """Enrol reference images: files or folders of files named <card id>.jpg/.png/.webp.
 
-    A name that is no card of the card database (another game's cards) is the card's id as
-    it is; such names are counted, and one like a card's name is warned of as misspelt.
+    A name that is no card of the card database is the card's id as it is; such names are
+    counted, and one like a card's name is warned of as misspelt. When most names are no
+    card of it (another game's cards), every name is taken as it is, as with --any-id.
     All or nothing: every problem is listed by file and nothing is enrolled if there is one.
     """
     from vision import enroll as vision_enroll_mod
@@ -407,6 +408,10 @@ def vision_enroll(paths, card_id, kind, any_id, data_dir):
         raise click.ClickException("No .jpg, .jpeg, .png or .webp files found.")
     scanning, index = _vision(data_dir)
     conn = _open(data_dir, create=True)
+    if not any_id and scanning.another_game(conn, list(files)):
+        any_id = True
+        click.echo("Most of these names are no card of the card database: all are taken as they are, as "
+                   "another game's cards (as with --any-id).", err=True)
     try:
         done = scanning.enroll(conn, index, {cid: (str(p), _photo_bytes(p)) for cid, p in files.items()},
                                kind=kind, any_id=any_id)

@@ -92,6 +92,16 @@ def recognize(conn, index: Index, data: bytes, lang: str = "en", read_titles: bo
     return result
 
 
+def another_game(conn, names: list[str]) -> bool:
+    """Whether most of ``names`` (files named by hand) are no card of the card database, by
+    id or folded (``card_slug``): another game's deck, whose names are all to be taken as
+    they are — one of them that happens to fold to a Munchkin card's id (its "Net Troll")
+    is that game's card, and ``recognize`` must answer with its own name."""
+    known = sum(card_store.get(conn, name) is not None or card_store.get(conn, card_slug(name)) is not None
+                for name in names)
+    return 2 * known < len(names)
+
+
 def unknown_names(conn, ids: list[str]) -> list[tuple[str, str | None]]:
     """The ``ids`` that are no card of the card database, each with the id of the card whose
     name (in any language, accents folded) it is most like when that is at least

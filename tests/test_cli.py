@@ -166,36 +166,51 @@ def test_vision_commands(tmp_path):
 
 
 def test_vision_enroll_takes_names_no_card_has_as_they_are_and_warns_of_a_misspelt_one(tmp_path):
-    """A folder of another game's cards enrols without ``--any-id``: a name that is no card
-    of the card database is the card's id as it is, and ``recognize`` answers with it; a name
-    that folds to a card's id is that card; one much like a card's name is enrolled too, but
-    named in a warning with the card it may have meant (a file named with a letter wrong).
-    With ``--any-id`` nothing is folded and nothing warned of."""
+    """Enrolment without ``--any-id``. In a folder of Munchkin cards, a name that is no card
+    of the card database is the card's id as it is, a name that folds to a card's id is that
+    card, and one much like a card's name is enrolled too, but named in a warning with the
+    card it may have meant (a file named with a letter wrong). A folder whose names are
+    mostly no card of it is another game's deck: every name is taken as it is — its "Net
+    Troll" is its own card, not Munchkin's — and ``recognize`` answers with it. With
+    ``--any-id`` nothing is folded and nothing warned of."""
     runner = CliRunner()
-    data = ["--data-dir", str(tmp_path / "data")]
-    names = ["card_001", "Frost Wyrm", "Boots of Buttkicking", "Net Troll"]
-    scans = tmp_path / "scans"
-    scans.mkdir()
-    for k, name in enumerate(names):
-        cv2.imwrite(str(scans / f"{name}.png"), cp.face(cp.card_for(f"other-{k}", name)))
-    enrolled = runner.invoke(main, ["vision", "enroll", str(scans), "--kind", "scan", *data])
-    assert enrolled.exit_code == 0 and "Enrolled 4 card image(s); 4 in the index." in enrolled.output, enrolled.output
-    assert "3 of the 4 name(s) are no card of the card database" in enrolled.output
+    records = json.loads((DOC.parent.parent / "card_db" / "data" / "munchkin-base.json").read_text())["cards"]
+    ids = [rec["id"] for rec in records if rec["id"] != "net-troll"][:3]
+
+    def folder(name, names):
+        path = tmp_path / name
+        path.mkdir()
+        for k, card in enumerate(names):
+            cv2.imwrite(str(path / f"{card}.png"), cp.face(cp.card_for(f"{name}-{k}", card)))
+        return path
+
+    def listed(data):
+        return {line.split("\t")[0] for line in runner.invoke(main, ["vision", "list", *data]).output.splitlines()
+                if "\t" in line}
+    data = ["--data-dir", str(tmp_path / "munchkin")]
+    enrolled = runner.invoke(main, ["vision", "enroll", str(folder("ours", [*ids, "Net Troll", "Boots of Buttkicking",
+                                                                           "Frost Wyrm"])), "--kind", "scan", *data])
+    assert enrolled.exit_code == 0 and "Enrolled 6 card image(s); 6 in the index." in enrolled.output, enrolled.output
+    assert "2 of the 6 name(s) are no card of the card database" in enrolled.output and "Most" not in enrolled.output
     warned = [line for line in enrolled.output.splitlines() if "much like" in line]
     assert len(warned) == 1 and "'Boots of Buttkicking'" in warned[0] and "'boots-of-butt-kicking'" in warned[0]
-    listed = runner.invoke(main, ["vision", "list", *data]).output
-    assert {line.split("\t")[0] for line in listed.splitlines() if "\t" in line} == {
-        "card_001", "Frost Wyrm", "Boots of Buttkicking", "net-troll"}, listed
-    photo = tmp_path / "photo.jpg"
-    photo.write_bytes(cp.photo(cp.face(cp.card_for("other-1", "Frost Wyrm")), "easy", seed=3, size=(1024, 768)))
-    result = runner.invoke(main, ["vision", "recognize", str(photo), "--json", *data])
-    assert result.exit_code == 0 and json.loads(result.output)["card_id"] == "Frost Wyrm", result.output
+    assert listed(data) == {*ids, "net-troll", "Boots of Buttkicking", "Frost Wyrm"}
 
-    again = runner.invoke(main, ["vision", "enroll", str(scans), "--kind", "scan", "--any-id",
-                                 "--data-dir", str(tmp_path / "other")])
+    theirs = folder("theirs", ["card_001", "Frost Wyrm", "Net Troll", "Tiny Scrolls"])
+    data = ["--data-dir", str(tmp_path / "other-game")]
+    enrolled = runner.invoke(main, ["vision", "enroll", str(theirs), "--kind", "scan", *data])
+    assert enrolled.exit_code == 0 and "Enrolled 4 card image(s)" in enrolled.output, enrolled.output
+    assert "all are taken as they are" in enrolled.output and "much like" not in enrolled.output
+    assert listed(data) == {"card_001", "Frost Wyrm", "Net Troll", "Tiny Scrolls"}
+    photo = tmp_path / "photo.jpg"
+    photo.write_bytes(cp.photo(cp.face(cp.card_for("theirs-2", "Net Troll")), "easy", seed=3, size=(1024, 768)))
+    result = runner.invoke(main, ["vision", "recognize", str(photo), "--json", *data])
+    assert result.exit_code == 0 and json.loads(result.output)["card_id"] == "Net Troll", result.output
+
+    data = ["--data-dir", str(tmp_path / "any-id")]
+    again = runner.invoke(main, ["vision", "enroll", str(tmp_path / "ours"), "--kind", "scan", "--any-id", *data])
     assert again.exit_code == 0 and "no card" not in again.output and "much like" not in again.output, again.output
-    listed = runner.invoke(main, ["vision", "list", "--data-dir", str(tmp_path / "other")]).output
-    assert "Net Troll\t" in listed and "net-troll" not in listed, listed
+    assert "Net Troll" in listed(data) and "net-troll" not in listed(data)
 
 
 def test_vision_enroll_any_id_takes_file_names_as_they_are(tmp_path):
