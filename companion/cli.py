@@ -432,21 +432,26 @@ def vision_enroll(paths, card_id, kind, any_id, data_dir):
 
 
 @vision.command("recognize")
-@click.argument("images", nargs=-1, required=True, type=click.Path(exists=True, dir_okay=False, path_type=Path))
+@click.argument("images", nargs=-1, required=True, type=click.Path(exists=True, path_type=Path))
 @click.option("--json", "as_json", is_flag=True, help="One JSON object per line and image.")
 @click.option("--lang", default="en", show_default=True, help="Language of the card names.")
 @data_dir_option
 def vision_recognize(images, as_json, lang, data_dir):
-    """Recognise the card in each IMAGE: the best candidates, or why it abstained.
+    """Recognise the card in each IMAGE: the best candidates, or why it abstained. An IMAGE
+    may be a folder: its .jpg/.png/.webp files, by name.
 
     Exits 1 if any image could not be read (the other images are still answered).
     """
+    from vision.enroll import folder
     from vision.image import ImageError
 
+    files = [f for p in images for f in (folder(p) if p.is_dir() else [p])]
+    if not files:
+        raise click.ClickException("No .jpg, .jpeg, .png or .webp files found.")
     scanning, index = _vision(data_dir)
     conn = _open(data_dir, create=True)
     failed = False
-    for path in images:
+    for path in files:
         try:
             answer = scanning.recognize(conn, index, _photo_bytes(path), lang=lang)
         except ImageError as exc:

@@ -156,6 +156,19 @@ def test_vision_commands(tmp_path):
                       "message": "The upload is empty (0 bytes).", "candidates": []}
     human = runner.invoke(main, ["vision", "recognize", str(photo), *data])
     assert human.exit_code == 0 and target["names"]["en"] in human.output
+    shots = tmp_path / "shots"  # a folder: its images by name, the rest left alone
+    shots.mkdir()
+    (shots / "b.jpg").write_bytes(photo.read_bytes())
+    cv2.imwrite(str(shots / "a.png"), cv2.imread(str(photo)))
+    (shots / "truth.csv").write_text("photo,card_id\n")
+    (shots / ".hidden.jpg").write_bytes(b"")
+    folder = runner.invoke(main, ["vision", "recognize", str(shots), "--json", *data])
+    answers = [json.loads(line) for line in folder.output.splitlines()]
+    assert folder.exit_code == 0 and [a["image"] for a in answers] == [str(shots / "a.png"), str(shots / "b.jpg")]
+    assert all(a["card_id"] == target["id"] for a in answers), answers
+    (tmp_path / "empty").mkdir()
+    empty = runner.invoke(main, ["vision", "recognize", str(tmp_path / "empty"), *data])
+    assert empty.exit_code == 1 and "No .jpg, .jpeg, .png or .webp files found." in empty.output
 
     listed = runner.invoke(main, ["vision", "list", *data])
     assert listed.exit_code == 0 and f"{target['id']}\t{target['names']['en']}" in listed.output
