@@ -97,9 +97,7 @@ def another_game(conn, names: list[str]) -> bool:
     id or folded (``card_slug``): another game's deck, whose names are all to be taken as
     they are — one of them that happens to fold to a Munchkin card's id (its "Net Troll")
     is that game's card, and ``recognize`` must answer with its own name."""
-    known = sum(card_store.get(conn, name) is not None or card_store.get(conn, card_slug(name)) is not None
-                for name in names)
-    return 2 * known < len(names)
+    return 2 * sum(database_id(conn, name) is not None for name in names) < len(names)
 
 
 def unknown_names(conn, ids: list[str]) -> list[tuple[str, str | None]]:
@@ -134,6 +132,12 @@ def card_slug(name: str) -> str:
     return fold(name).replace(" ", "-")
 
 
+def database_id(conn, name: str) -> str | None:
+    """The card of the card database a file's name stands for: the name itself when it is an
+    id, else the id it folds to (``card_slug``); None when neither is a card."""
+    return next((card_id for card_id in (name, card_slug(name)) if card_store.get(conn, card_id) is not None), None)
+
+
 def enroll(conn, index: Index, sources: dict[str, tuple[str, bytes]], kind: str = "auto",
            any_id: bool = False) -> list[str]:
     """Enrol ``sources`` ({card id: (where it came from, image bytes)}) all or nothing.
@@ -151,13 +155,13 @@ def enroll(conn, index: Index, sources: dict[str, tuple[str, bytes]], kind: str 
     problems: list[tuple[str, str]] = []
     refs, photos = {}, {}
     for card_id, (where, data) in sources.items():
-        known = not any_id and card_store.get(conn, card_id) is not None
-        if not any_id and not known and card_store.get(conn, card_slug(card_id)) is not None:
-            card_id = card_slug(card_id)
-            if card_id in sources or card_id in refs:
-                problems.append((where, f"another image is named {card_id!r} already"))
+        known = None if any_id else database_id(conn, card_id)
+        if known is not None:
+            if known != card_id and (known in sources or known in refs):
+                problems.append((where, f"another image is named {known!r} already"))
                 continue
-        elif not known:
+            card_id = known
+        else:
             try:
                 check_card_id(card_id)
             except ValueError as exc:
