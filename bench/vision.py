@@ -79,7 +79,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from bench import card_designs as cd  # noqa: E402
 from bench import card_photos as cp  # noqa: E402
-from vision import describe, enroll, recognize  # noqa: E402
+from vision import describe, enroll, features, image, recognize  # noqa: E402
 from vision.index import Index  # noqa: E402
 
 TIERS = list(cp.TIERS)
@@ -271,8 +271,40 @@ def calibrate(rows):
 
 
 def machine() -> str:
-    return (f"{datetime.date.today()}, {platform.machine()}, {os.cpu_count()} cores, Python "
-            f"{platform.python_version()}, OpenCV {cv2.__version__}")
+    """The date and the machine the figures were measured on, with its processor and a
+    yardstick of its speed (``yardstick``): the same code's latency differs by more than
+    twice between two 2-core machines (docs/benchmarks.md, 2026-11-28 evening), so a p95
+    means little without them."""
+    return (f"{datetime.date.today()}, {platform.machine()}, {os.cpu_count()} cores ({processor()}), Python "
+            f"{platform.python_version()}, OpenCV {cv2.__version__}; yardstick {yardstick():.1f} ms")
+
+
+def processor() -> str:
+    """The processor's model and clock as Linux names them (``platform.processor()`` elsewhere)."""
+    try:
+        info = Path("/proc/cpuinfo").read_text()
+    except OSError:
+        return platform.processor() or "processor unknown"
+    fields = {k.strip(): v.strip() for k, v in (line.split(":", 1) for line in info.splitlines() if ":" in line)}
+    model = " ".join(fields.get("model name", platform.processor() or "?").split())
+    mhz = fields.get("cpu MHz", "")
+    return f"{model}, {float(mhz):.0f} MHz" if mhz else model
+
+
+def yardstick(runs: int = 9) -> float:
+    """Milliseconds this machine takes, median of ``runs``, for one fixed piece of the
+    recogniser's work: the ORB features of one fixed medium photo (1024 × 768, the working
+    size), decoded once. Latencies measured on two machines compare through it (38 ms on the
+    machine of 2026-11-28, 20:45, where the outside ribbon set's p95 was 580 ms)."""
+    card = cp.deck(1, seed=1)[0]
+    gray = cv2.cvtColor(image.load(cp.photo(cp.face(card), "medium", seed=1, size=(1024, 768))),
+                        cv2.COLOR_BGR2GRAY)
+    times = []
+    for _ in range(runs + 1):
+        t0 = time.perf_counter()
+        features.photo(gray)
+        times.append(time.perf_counter() - t0)
+    return 1000 * float(np.median(times[1:]))  # the first warms OpenCV up
 
 
 def main():

@@ -8,6 +8,7 @@ import io
 import itertools
 import math
 import random
+import re
 import struct
 import subprocess
 import sys
@@ -868,7 +869,8 @@ def test_a_set_made_by_another_generator_is_recognised_through_the_cli(tmp_path)
     clutter); ``bench/vision.py --set`` enrols its cards by `companion vision enroll` and
     recognises its photos by `companion vision recognize --json`, as the reviewer's hidden
     set is. A small set of the cartoon design: every card named, none for the two photos
-    of cards not enrolled."""
+    of cards not enrolled; the report's first line names the machine, its processor and a
+    yardstick of its speed."""
     made = tmp_path / "outside"
     subprocess.run([sys.executable, str(ROOT / "bench" / "outside_set.py"), str(made), "--design", "cartoon",
                     "--cards", "21", "--photos", "10", "--unknown", "0.2", "--jobs", "1"], check=True,
@@ -877,6 +879,8 @@ def test_a_set_made_by_another_generator_is_recognised_through_the_cli(tmp_path)
     out = subprocess.run([sys.executable, str(ROOT / "bench" / "vision.py"), "--set", str(made), "--misses"],
                          check=True, capture_output=True, text=True, cwd=ROOT).stdout
     assert "| outside | **all** | 8 + 2 | 100.0% | 0 | 0 / 2 (0.0%) |" in out, out
+    # the figures come with the machine they were measured on: its processor and a yardstick of its speed
+    assert re.search(r"^\d{4}-\d\d-\d\d, \S+, \d+ cores \(.+\), Python .*; yardstick \d+\.\d ms;", out, re.M), out
 
 
 def outside_deck(out: Path, design: str, seed: int, enrolled: int = 300):
