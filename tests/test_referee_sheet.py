@@ -189,6 +189,54 @@ def test_giving_an_item_goes_into_the_receivers_play(g):
     assert g.p("b")["strength"] == 3
 
 
+def test_a_thief_steals_a_small_item_on_four_or_more_and_is_caught_below(g):
+    """The Thief card: a card discarded, a die; 4 or more takes a small item (carried), less
+    costs the Thief a level, none below the lowest (thief.theft)."""
+    g.do("item.add", actor="b", item=BOOTS)
+    g.do("item.add", actor="b", item=HELM)
+    boots = g.item("Boots of Butt-Kicking", "b")["uid"]
+    assert g.refused("item.steal", target="b", uid=boots, die=6).rule.id == "thief.theft"  # Ann is no Thief yet
+    g.do("class.add", **{"class": "thief"})
+    stolen = g.do("item.steal", target="b", uid=boots, die=4)
+    assert [i["name"] for i in g.p("b")["items"]] == ["Helm of Courage"]
+    assert g.item("Boots of Butt-Kicking")["in_use"] is True  # into Ann's play, in use where it fits
+    assert g.said(stolen) == "Ann steals Boots of Butt-Kicking from Ben (die: 4)"
+    g.undo(stolen)
+    assert [i["name"] for i in g.p("b")["items"]] == ["Boots of Butt-Kicking", "Helm of Courage"] and g.p()["items"] == []
+    helm = g.item("Helm of Courage", "b")["uid"]
+    caught = g.do("item.steal", target="b", uid=helm, die=3)  # at Level 1: nothing to lose
+    assert g.p()["level"] == 1 and len(g.p("b")["items"]) == 2
+    assert g.said(caught) == "Ann is caught stealing from Ben (die: 3); no level to lose"
+    g.level(3)
+    caught = g.do("item.steal", target="b", uid=helm, die=1)
+    assert g.p()["level"] == 2 and g.said(caught) == "Ann is caught stealing from Ben (die: 1) and loses a level"
+    g.undo(caught)
+    assert g.p()["level"] == 3
+    rolled = g.do("item.steal", target="b", uid=helm)  # no die given: the app rolls one
+    assert (g.p()["level"], len(g.p()["items"])) in ((2, 0), (3, 1))
+
+
+def test_a_thief_steals_no_big_item_nothing_of_their_own_and_never_in_a_fight(g):
+    g.do("class.add", **{"class": "thief"})
+    g.do("item.add", actor="b", item=CHAINSAW)
+    g.do("item.add", actor="b", item=HELM)
+    g.do("item.add", item=BOOTS)
+    saw, helm = g.item("Chainsaw of Bloody Dismemberment", "b")["uid"], g.item("Helm of Courage", "b")["uid"]
+    assert g.refused("item.steal", target="b", uid=saw, die=6).rule.id == "thief.theft"  # Big
+    assert g.refused("item.steal", target="a", uid=g.item("Boots of Butt-Kicking")["uid"], die=6).status == 400
+    assert g.refused("item.steal", target="b", uid="u999", die=6).status == 404
+    assert g.refused("item.steal", actor="b", target="a", uid=g.item("Boots of Butt-Kicking")["uid"],
+                     die=6).rule.id == "thief.theft"  # Ben is no Thief
+    g.do("class.add", actor="b", **{"class": "thief"})
+    boots = g.item("Boots of Butt-Kicking")["uid"]
+    g.do("combat.start")  # the fight is on as soon as the monster is shown (1.6, Character Stats)
+    assert g.refused("item.steal", target="b", uid=helm, die=6).rule.id == "thief.theft"  # the Thief fights
+    assert g.refused("item.steal", actor="b", target="a", uid=boots, die=6).rule.id == "thief.theft"  # the victim fights
+    g.do("combat.end")
+    g.do("item.steal", actor="b", target="a", uid=boots, die=5)
+    assert g.item("Boots of Butt-Kicking", "b")["in_use"] is True and g.p()["items"] == []
+
+
 def test_lasting_curse_changes_strength_until_removed(g):
     g.do("curse.add", curse={"name": "Chicken on Your Head", "effects": [{"type": "combat_bonus", "value": -1, "until": "removed"}]})
     assert g.p()["strength"] == 0

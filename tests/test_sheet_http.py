@@ -91,6 +91,21 @@ def test_api_give_and_undo(api):
     assert me(client, table_id, tokens["Ivo"])["items"][0]["uid"] == uid and me(client, table_id, tokens["Jana"])["items"] == []
 
 
+def test_api_theft_is_refused_with_its_rule_and_undone(api):
+    client, table_id, tokens, _ = api
+    act(client, table_id, tokens["Jana"], action="item.add", card="boots-of-butt-kicking")
+    jana = me(client, table_id, tokens["Jana"])
+    uid = jana["items"][0]["uid"]
+    refused = act(client, table_id, tokens["Ivo"], action="item.steal", target=jana["seat"], uid=uid, die=6)
+    assert refused.status_code == 422 and refused.json["rule"] == "thief.theft" and "Character Stats" in refused.json["citation"]
+    act(client, table_id, tokens["Ivo"], action="class.add", **{"class": "thief"})
+    assert act(client, table_id, tokens["Ivo"], action="item.steal", target=jana["seat"], uid=uid, die=7).status_code == 400
+    stolen = act(client, table_id, tokens["Ivo"], action="item.steal", target=jana["seat"], uid=uid, die=4)
+    assert stolen.status_code == 200 and "steals Boots of Butt-Kicking from Jana (die: 4)" in stolen.json["event"]["text"]
+    undone = client.post(f"/api/v1/tables/{table_id}/history/{stolen.json['event']['seq']}/undo", headers=auth(tokens["Ivo"]))
+    assert undone.status_code == 200 and me(client, table_id, tokens["Jana"])["items"][0]["uid"] == uid
+
+
 def test_pages_sheet_forms(phones):
     alice, bob, _ = phones
     alice.pass_turn()  # Bob's turn: he may sell
@@ -107,6 +122,26 @@ def test_pages_sheet_forms(phones):
     response = bob.client.post(f"/t/{bob.table_id}/act/item.sell", data={"csrf_token": bob.csrf, "uids": uids},
                                headers={"HX-Request": "true"})
     assert response.status_code == 200 and re.search(r'id="my-level">2<', response.get_data(as_text=True))
+
+
+def test_a_thief_steals_from_the_phone(phones):
+    """A Thief's sheet offers every small item of the other players to steal (not a Big one),
+    each one tap; the app rolls the die unless one is given (thief.theft)."""
+    _, bob, cleo = phones
+    cleo.act("item.add", card="boots-of-butt-kicking")
+    cleo.act("item.add", name="Huge Rock", bonus=3, slot="two_hands", big="true", gold=0)
+    html = bob.get(f"/t/{bob.table_id}").get_data(as_text=True)
+    assert 'id="menu-steal"' not in html  # not a Thief
+    html = bob.act("class.add", **{"class": "thief"}).get_data(as_text=True)
+    menu = html[html.index('id="menu-steal"'):]
+    menu = menu[:menu.index("</details>")]
+    assert "Boots of Butt-Kicking from Cleo" in menu and "Huge Rock" not in menu and "rules/thief.theft" in menu
+    target = re.search(r'name="target" value="([^"]+)"', menu).group(1)
+    uid = re.search(r'name="uid" value="([^"]+)"', menu).group(1)
+    html = bob.act("item.steal", target=target, uid=uid, die=5).get_data(as_text=True)
+    assert "Bob steals Boots of Butt-Kicking from Cleo (die: 5)" in html and 'data-item="Boots of Butt-Kicking"' in html
+    refused = bob.act("item.steal", target=target, uid=uid, die=5)  # no longer Cleo's
+    assert refused.status_code == 404
 
 
 def test_pick_shows_items_and_lasting_curses_only(phones):

@@ -216,6 +216,11 @@ _declare("item.sell", "Sell items on your turn: 1,000 gold a level, no change, n
           "double": Param("str", "The one item a Halfling sells at double price (its uid).", max_length=40)}, alive=True)
 _declare("item.give", "Give an item to another player (it goes into their play).", OWN,
          {"seat": SEAT, "uid": UID, "to": Param("str", "The receiving seat.", max_length=40)})
+_declare("item.steal", "A Thief discards a card to try to steal a small item another player has in play: a die "
+         "of 4 or more takes it (into the Thief's play), less and the Thief is caught and loses a level; never while either is "
+         "in a fight.", OWN,
+         {"seat": SEAT, "target": Param("str", "The player stolen from (their seat).", max_length=40), "uid": UID,
+          "die": Param("int", "The die as rolled (1-6); leave out to let the app roll.", 1, 6)}, alive=True)
 _declare("curse.add", "Curse a player (anyone may curse anyone): what acts at once is done on the sheet, a "
          "\"next combat\" effect waits for that fight, a lasting one stays until removed.", ANYONE,
          {"seat": SEAT_ANYONE, **_CURSE}, alive=True)

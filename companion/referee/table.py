@@ -33,6 +33,7 @@ NAME_MAX = 24
 
 #: Sheet actions refused for whoever is in a fight (1.6 Items; When to Play Cards).
 NOT_IN_COMBAT = {"item.add", "item.use", "item.carry", "item.give", "item.sell"}
+THEFT_SUCCEEDS = 4  # a Thief's theft: a die of this or more takes the item (the Thief card)
 
 
 @dataclass
@@ -720,6 +721,8 @@ def _decide_sheet(state: TableState, actor: str, action: str, params: dict) -> E
         moved = {**item, "in_use": False}
         ops = [{"op": "remove", "seat": seat, "field": "items", "value": item}] + sheet.add_item_ops(receiver, to, moved)
         summary = said("{who} gives {item} to {name}", item=thing(item), name=state.players[to].name)
+    elif action == "item.steal":
+        ops, summary = _theft(state, seat, p, params)
     elif action == "curse.remove":
         curse = next((c for c in p.get("curses", []) if c["uid"] == params.get("uid")), None)
         if curse is None:
@@ -740,6 +743,36 @@ def _decide_sheet(state: TableState, actor: str, action: str, params: dict) -> E
                            order=picks, door=door, treasure=treasure)
     allow = frozenset({"items.big"}) if action == "race.remove" else frozenset()
     return _sheet_event(state, seat, action, ops, summary, allow)
+
+
+def _theft(state: TableState, seat: str, p: dict, params: dict) -> tuple[list[dict], dict]:
+    """A Thief's theft (thief.theft): a card discarded (the players' business), a die rolled —
+    the player's own, or the app's when none is given. On 4 or more the small item goes into
+    the Thief's play (in use where it fits, as a gift does); on less the Thief is caught and
+    loses a level (none below the lowest). Never while the Thief or the victim is in a
+    fight, which begins when the monster is shown."""
+    if "thief" not in p["classes"]:
+        raise Refused("{name} is not a Thief: only a Thief steals.", rule="thief.theft", name=p["name"])
+    target = params.get("target")
+    if target not in state.players or target == seat:
+        raise Refused("Steal from another player at this table.", status=400)
+    victim = state.players[target]
+    for who in (seat, target):
+        if who in in_fight(state):
+            raise Refused("{name} is in a fight: a Thief steals only when neither is fighting.",
+                          rule="thief.theft", name=state.players[who].name)
+    item = sheet.item_of(asdict(victim), params.get("uid"))
+    if item.get("big"):
+        raise Refused("{item} is Big: a Thief steals only small items.", rule="thief.theft", item=thing(item))
+    die = params.get("die") or secrets.randbelow(6) + 1
+    if die >= THEFT_SUCCEEDS:
+        ops = [{"op": "remove", "seat": target, "field": "items", "value": item}] + sheet.add_item_ops(
+            p, seat, {**item, "in_use": False})
+        return ops, said("{who} steals {item} from {name} (die: {die})", item=thing(item), name=victim.name, die=die)
+    if p["level"] > state.profile.min_level:
+        return ([{"op": "level", "seat": seat, "delta": -1, "cause": "down"}],
+                said("{who} is caught stealing from {name} (die: {die}) and loses a level", name=victim.name, die=die))
+    return [], said("{who} is caught stealing from {name} (die: {die}); no level to lose", name=victim.name, die=die)
 
 
 def _sheet_event(state: TableState, seat: str, action: str, ops: list[dict], summary: dict | str,
