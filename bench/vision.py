@@ -295,7 +295,7 @@ def yardstick(runs: int = 9) -> float:
     """Milliseconds this machine takes, median of ``runs``, for one fixed piece of the
     recogniser's work: the ORB features of one fixed medium photo (1024 × 768, the working
     size), decoded once. Latencies measured on two machines compare through it (38 ms on the
-    machine of 2026-11-28, 20:45, where the outside ribbon set's p95 was 580 ms)."""
+    machine of 2026-11-28, 20:45, where the outside ribbon set's p95 was 553 ms through the CLI)."""
     card = cp.deck(1, seed=1)[0]
     gray = cv2.cvtColor(image.load(cp.photo(cp.face(card), "medium", seed=1, size=(1024, 768))),
                         cv2.COLOR_BGR2GRAY)
