@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 import os
+import random
 import signal
 import socket
 import subprocess
@@ -13,10 +14,27 @@ import urllib.request
 from pathlib import Path
 
 
+PORTS = (20000, 32000)  # below Linux's ephemeral ports (32768–60999): no client connection holds them
+
+
 def free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
+    """A loopback port that is free now. Under pytest-xdist (scripts/test) each worker draws
+    only from its own block of ports: two workers starting servers at once never choose the
+    same port before either has bound it (one would wait for its server and talk to the
+    other's). The kernel's own choice (binding port 0) cannot be split so: Linux hands
+    out ports of one parity there."""
+    workers = int(os.environ.get("PYTEST_XDIST_WORKER_COUNT", "1"))
+    mine = int(os.environ.get("PYTEST_XDIST_WORKER", "gw0").removeprefix("gw"))
+    block = (PORTS[1] - PORTS[0]) // workers
+    first = PORTS[0] + mine * block
+    while True:
+        port = random.randrange(first, first + block)
+        with socket.socket() as s:
+            try:
+                s.bind(("127.0.0.1", port))
+            except OSError:
+                continue
+        return port
 
 
 class LiveServer:

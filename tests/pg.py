@@ -11,23 +11,18 @@ from __future__ import annotations
 import glob
 import os
 import shutil
-import socket
 import subprocess
 import tempfile
 import uuid
 from pathlib import Path
+
+from liveserver import free_port
 
 
 def binaries() -> Path | None:
     """The newest installed server's bin directory (``/usr/lib/postgresql/<major>/bin``)."""
     found = sorted(glob.glob("/usr/lib/postgresql/*/bin/initdb"), key=lambda p: int(Path(p).parent.parent.name))
     return Path(found[-1]).parent if found else None
-
-
-def _free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
 
 
 class Cluster:
@@ -38,7 +33,7 @@ class Cluster:
         if self.bin is None:
             raise FileNotFoundError("PostgreSQL is not installed (apt-get install postgresql)")
         self.root = Path(tempfile.mkdtemp(prefix="companion-pg-"))
-        self.port = _free_port()
+        self.port = free_port()
         self.as_postgres = os.geteuid() == 0
         if self.as_postgres:
             shutil.chown(self.root, "postgres", "postgres")
