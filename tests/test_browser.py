@@ -6,6 +6,7 @@ the host's screen shows; one taps "level up" and the others see it without a rel
 from __future__ import annotations
 
 import os
+import re
 import shutil
 from pathlib import Path
 
@@ -225,6 +226,20 @@ def test_sheet_items_and_strength_on_every_phone(browser, server, tmp_path):
     alert = aric.locator(".notice.refused")
     expect(alert).to_contain_text("Big")
     expect(alert).to_contain_text("Munchkin 1.6 (2011), Items")
+
+    # Suzan turns Thief and steals from Aric: the Mace, not the Chainsaw (Big); the app rolls
+    suzan.locator("#me button[data-action='class.add']", has_text="Thief").click()
+    suzan.click("#menu-steal summary")
+    menu = suzan.locator("#menu-steal")
+    expect(menu).to_contain_text("Mace of Sharpness from Aric")
+    expect(menu).not_to_contain_text("Chainsaw")
+    menu.locator("button[data-action='item.steal']").click()
+    told = suzan.locator("#board .notice.done")
+    expect(told).to_contain_text(re.compile(r"Suzan (steals Mace of Sharpness from Aric|is caught stealing from Aric)"))
+    stolen = "steals" in told.inner_text()
+    mace_on = {page: page.locator("#my-items li[data-item='Mace of Sharpness']") for page in (aric, suzan)}
+    expect(mace_on[suzan]).to_have_count(1 if stolen else 0)
+    expect(mace_on[aric]).to_have_count(0 if stolen else 1)  # live on the victim's phone
     assert [e for e in errors if "status of 422" not in e] == []
 
 

@@ -126,20 +126,28 @@ def test_pages_sheet_forms(phones):
 
 def test_a_thief_steals_from_the_phone(phones):
     """A Thief's sheet offers every small item of the other players to steal (not a Big one),
-    each one tap; the app rolls the die unless one is given (thief.theft)."""
+    each one tap; the app rolls the die unless one is given (thief.theft). With none, it says so."""
     _, bob, cleo = phones
+
+    def steal_menu(html: str) -> str:
+        menu = html[html.index('id="menu-steal"'):]
+        return menu[:menu.index("</details>")]
+    html = bob.act("class.add", **{"class": "thief"}).get_data(as_text=True)
+    assert 'id="nothing-to-steal"' in steal_menu(html) and 'name="uid"' not in steal_menu(html)
+    bob.act("class.remove", **{"class": "thief"})
     cleo.act("item.add", card="boots-of-butt-kicking")
     cleo.act("item.add", name="Huge Rock", bonus=3, slot="two_hands", big="true", gold=0)
     html = bob.get(f"/t/{bob.table_id}").get_data(as_text=True)
     assert 'id="menu-steal"' not in html  # not a Thief
     html = bob.act("class.add", **{"class": "thief"}).get_data(as_text=True)
-    menu = html[html.index('id="menu-steal"'):]
-    menu = menu[:menu.index("</details>")]
+    menu = steal_menu(html)
+    assert 'id="nothing-to-steal"' not in menu
     assert "Boots of Butt-Kicking from Cleo" in menu and "Huge Rock" not in menu and "rules/thief.theft" in menu
     target = re.search(r'name="target" value="([^"]+)"', menu).group(1)
     uid = re.search(r'name="uid" value="([^"]+)"', menu).group(1)
     html = bob.act("item.steal", target=target, uid=uid, die=5).get_data(as_text=True)
     assert "Bob steals Boots of Butt-Kicking from Cleo (die: 5)" in html and 'data-item="Boots of Butt-Kicking"' in html
+    assert 'id="nothing-to-steal"' in steal_menu(html)  # the Huge Rock is Big
     refused = bob.act("item.steal", target=target, uid=uid, die=5)  # no longer Cleo's
     assert refused.status_code == 404
 
