@@ -609,6 +609,58 @@ def design_photo(design, card, seed, tier="medium", size=(1024, 768), where=None
                     where=where)
 
 
+def grey(face: np.ndarray) -> np.ndarray:
+    """A card face (BGR, or BGRA where its corners are rounded) in grey."""
+    return cv2.cvtColor(face, cv2.COLOR_BGRA2GRAY if face.shape[2] == 4 else cv2.COLOR_BGR2GRAY)
+
+
+def a4_scan(face: np.ndarray, at: tuple[float, float], dpi: int, ground: int, seed: int, turn: float = 0) -> bytes:
+    """A flatbed scan (JPEG) of the card ``face`` lying on an A4 page of grey ``ground`` (the
+    scanner's noise on it) at ``dpi``, turned ``turn`` degrees, its middle ``at`` (shares of
+    the room the card leaves when upright)."""
+    rng = np.random.default_rng(seed)
+    w, h = round(210 / 25.4 * dpi), round(297 / 25.4 * dpi)
+    page = np.clip(ground + rng.normal(0, 2, (h, w, 3)), 0, 255)
+    cw, ch = round(63 / 25.4 * dpi), round(88 / 25.4 * dpi)
+    card = cv2.resize(face, (cw, ch), interpolation=cv2.INTER_AREA)
+    if card.shape[2] == 3:
+        card = np.dstack([card, np.full((ch, cw), 255, np.uint8)])
+    place = cv2.getRotationMatrix2D((cw / 2, ch / 2), turn, 1.0)
+    place[:, 2] += [at[0] * (w - cw), at[1] * (h - ch)]
+    card = cv2.warpAffine(card, place, (w, h), flags=cv2.INTER_LINEAR, borderValue=(0, 0, 0, 0))
+    alpha = card[..., 3:] / 255  # rounded corners and what lies around the card: the page shows there
+    page = card[..., :3] * alpha + page * (1 - alpha)
+    return cv2.imencode(".jpg", page.astype(np.uint8), [cv2.IMWRITE_JPEG_QUALITY, 90])[1].tobytes()
+
+
+@pytest.mark.parametrize("design", ["lattice", "parchment", "tavern"])
+def test_a_card_scanned_on_an_a4_page_is_cut_out_of_the_page(tmp_path, design):
+    """An A4 page (1 : 1.41) has nearly a card's proportions (1 : 1.40): ``auto`` took the
+    flatbed scan of a card lying on one for the card face, and the whole page — the card a
+    tenth of it — became the reference. The card is cut out of the page (``enroll._on_a_page``),
+    either way up, at 150 and 300 dpi, wherever it lies — pushed into the scanner's corner
+    too, or a little askew — on white or grey paper or under an open lid (dark); and a card
+    so taught is named in photos as one taught from its face."""
+    cards = cd.deck(design, 30, seed=9)
+    idx = Index(tmp_path)
+    refs = {}
+    for k, card in enumerate(cards[::2]):
+        face = cd.face(design, card)
+        scan = a4_scan(face, [(0.1, 0.05), (0.5, 0.5), (0.95, 0.9), (0.0, 1.0)][k % 4], dpi=(150, 300)[k % 2],
+                       ground=(250, 240, 35)[k % 3], seed=k, turn=(0, 3, -6, 0)[k % 4])
+        refs[card.id] = enroll.reference(scan, idx, kind="auto")
+        whole = describe.canonical(grey(face))
+        alike = max(float(describe.zn(refs[card.id]) @ describe.zn(w)) for w in (whole, whole[::-1, ::-1]))
+        assert alike > 0.6, (card.id, alike)
+    idx.add({**refs, **{c.id: grey(cd.face(design, c)) for c in cards[1::2]}})
+    named = {True: 0, False: 0}
+    for i, card in enumerate(cards[:16]):
+        result = recognize.recognize(design_photo(design, card, seed=600 + i, tier="easy", size=(1600, 1200)), idx)
+        assert result.card_id in (card.id, None), result.as_dict()
+        named[card.id in refs] += result.card_id == card.id
+    assert named[True] >= named[False] - 1 and named[False] >= 7, named   # 8 photos each
+
+
 @pytest.fixture(scope="module")
 def design_indexes(tmp_path_factory):
     """40 cards of each design enrolled from scans, one index per design."""

@@ -18,7 +18,9 @@ lattice border, an inner line), for the face it is; in a camera's picture (3 : 4
 taken for the card, and a camera's picture is a photo whatever its outlines. A photo so
 found is cut out as ``photo`` cuts it (before, ``auto`` took its first closed outline as
 it was); only when no card is found in it is it taken for the face (a card face scanned
-at a camera's proportions has none; refusing it would fail a whole enrolment).
+at a camera's proportions has none; refusing it would fail a whole enrolment). Before all
+that, ``auto`` looks for one card lying alone on a plain ground (``_on_a_page``): a card
+scanned on a flatbed lies on an A4 page, which has nearly a card's proportions.
 """
 from __future__ import annotations
 
@@ -41,6 +43,12 @@ FRAME_MARGIN = 0.1               # an outline this near three of the image's sid
 FRAME_SHARE = 0.5                # ... and covering this share of it is printed on its card (``_printed_frame``)
 FRAME_SQUARE = 0.9               # ... when it fills this share of its bounding box (square to the image)
 FRAME_EDGE = 0.01                # ... and keeps this far from every side (one along them is the table's)
+PLAIN, PLAIN_NOISE = (5, 12), 5  # grey levels from the image's median (this many times its noise, within those):
+                                 # the plain ground of a page (``_on_a_page``) ...
+PAGE_CARD = (0.02, 0.35)         # ... on which one patch covering this share of the image ...
+PAGE_FILL = 0.9                  # ... and filling this share of its smallest rectangle, of a card's proportions ...
+PAGE_FIT = 0.003                 # its sides fitted to its edges when none moves further than this share of the image's side
+PAGE_STRAY = 0.03                # ... lies, with at most this share of the ground not plain, is a card on a page
 CAMERA_ASPECTS = (3 / 4, 9 / 16)  # a camera's picture (either way round): its own edge is not a card's ...
 EDGE_CORNER = 0.03               # ... an outline with every corner this close to one of the image's
 CARD_SLACK = 0.2                 # an outline's proportions must be a card's to this share (``card_shaped``)
@@ -80,6 +88,14 @@ def _reference(data: bytes, kind: str) -> np.ndarray:
     except image.ImageError as exc:
         raise EnrollError(str(exc)) from None
     gray = cv2.cvtColor(bgr, cv2.COLOR_BGR2GRAY)
+    lying = _on_a_page(gray) if kind == "auto" else None
+    if lying is not None:  # its sides fitted to its edges when near, straightened at the scan's size, brought down
+        fitted, _ = sides.Photo(bgr).fit(lying)
+        if np.abs(fitted - lying).max() <= PAGE_FIT * max(gray.shape):
+            lying = fitted
+        edges = np.linalg.norm(lying - np.roll(lying, -1, axis=0), axis=1)
+        size = (round(edges.min()), round(edges.max()))
+        return describe.canonical(locate.rectify(gray, locate.card_homography(lying, gray.shape), size=size))
     if kind != "scan":
         outlines = _outlines(bgr, gray, kind)
         if _is_photo(gray, outlines, kind):
@@ -106,6 +122,42 @@ def _is_photo(gray: np.ndarray, outlines: list[np.ndarray], kind: str) -> bool:
     h, w = gray.shape
     return bool(outlines) and cv2.contourArea(outlines[0]) / (h * w) < PHOTO_SHARE \
         and not _card_face(gray.shape, outlines[0])
+
+
+def _on_a_page(gray: np.ndarray) -> np.ndarray | None:
+    """The outline of a card lying alone on a plain ground — a flatbed scan of a card on an
+    A4 page, whose proportions (1 : 1.41) are nearly a card's (1 : 1.40), so that it was
+    taken for a card face: the whole page became the reference — or None. The ground is
+    what lies near the image's median (``PLAIN_NOISE`` times the noise there, within
+    ``PLAIN`` grey levels: a card's white border on white paper is not seen); what does not, closed
+    over a hundredth of the image's side, must be one patch covering ``PAGE_CARD`` of the
+    image that fills ``PAGE_FILL`` of its smallest rectangle (rounded corners allowed; a
+    card seen askance is a photo's business) of a card's proportions, and nearly nothing
+    else (``PAGE_STRAY``). It may touch the image's edges: a card pushed into the scanner's
+    corner closes no outline of its own. Images of a camera's proportions are photos."""
+    h, w = gray.shape
+    if _camera(gray.shape):
+        return None
+    smooth = cv2.medianBlur(gray, 3)                      # the scanner's noise and dust, not the card's edge
+    off = np.abs(smooth.astype(np.int16) - int(np.median(smooth)))
+    inked = (off > np.clip(PLAIN_NOISE * 1.4826 * float(np.median(off)), *PLAIN)).astype(np.uint8)
+    k = max(3, round(0.01 * max(h, w)))
+    inked = cv2.morphologyEx(inked, cv2.MORPH_CLOSE, cv2.getStructuringElement(cv2.MORPH_RECT, (k, k)))
+    contours, _ = cv2.findContours(inked, cv2.RETR_EXTERNAL, cv2.CHAIN_APPROX_SIMPLE)
+    if not contours:
+        return None
+    patch = max(contours, key=cv2.contourArea)
+    area = cv2.contourArea(patch)
+    if not PAGE_CARD[0] * h * w <= area < PAGE_CARD[1] * h * w:
+        return None
+    inside = np.zeros_like(inked)
+    cv2.drawContours(inside, [patch], -1, 1, thickness=cv2.FILLED)
+    if np.count_nonzero(inked & (1 - inside)) > PAGE_STRAY * (h * w - area):
+        return None                                       # more than one thing on the page
+    centre, (rw, rh), angle = cv2.minAreaRect(patch)
+    if area < PAGE_FILL * rw * rh or abs(min(rw, rh) / max(rw, rh) - locate.ASPECT) > CARD_SLACK * locate.ASPECT:
+        return None
+    return cv2.boxPoints((centre, (rw + 1, rh + 1), angle)).astype(np.float32)  # (to the outer pixels' edges)
 
 
 def _camera(shape: tuple[int, int]) -> bool:
@@ -165,6 +217,8 @@ def _alternatives(data: bytes, kind: str) -> list[np.ndarray]:
     except image.ImageError:
         return []
     gray = cv2.cvtColor(bgr, cv2.COLOR_BGR2GRAY)
+    if kind == "auto" and _on_a_page(gray) is not None:
+        return []                                         # cut by the page's plain ground, exactly
     outlines = _outlines(bgr, gray, kind)
     if not _is_photo(gray, outlines, kind):
         return []
