@@ -74,8 +74,9 @@ FINER = 1.25                     # this many times the working size and no outli
 SMALL_CARD = 0.1                 # covers this share of the photo, by PHOTO_FEATURES: their words, on
 RESCALED_SHORTLIST = 3           # their own, shortlist this many cards; and of the cards with most votes
 CONSISTENT_AMONG = 48            # by words (this many) and by the rescaled photo's words (this many),
-CONSISTENT_RESCALED = 16         # with their word pairs fitted by a homography each, the best
-CONSISTENT = 3                   # this many fits are verified (``match.consistent_shortlist``)
+CONSISTENT_RESCALED = 48         # with their word pairs fitted by a homography each, the best
+CONSISTENT = 3                   # this many fits are verified (``match.consistent_shortlist``; 16 by the
+                                 # rescaled words left hard ribbon photos whose card they ranked 33rd, ~50th)
 LOOK_AGAIN = 4                   # aligned cards (most inliers first) looked at again (``match.refine``) ...
 LOOK_AGAIN_SHARE = 1 / 3         # ... when they have this share of the best one's inliers
 OUTLINE_SIZE = (300, 420)        # ... at this size (px)
