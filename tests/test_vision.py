@@ -598,8 +598,13 @@ from bench import card_designs as cd  # noqa: E402
 DESIGNS = ("lattice", "poster", "ledger", "split")
 
 
+def grey(face: np.ndarray) -> np.ndarray:
+    """A card face (BGR, or BGRA where its corners are rounded) in grey."""
+    return cv2.cvtColor(face, cv2.COLOR_BGRA2GRAY if face.shape[2] == 4 else cv2.COLOR_BGR2GRAY)
+
+
 def design_scan(design, card) -> np.ndarray:
-    return cv2.cvtColor(cd.face(design, card), cv2.COLOR_BGR2GRAY)
+    return grey(cd.face(design, card))
 
 
 def design_photo(design, card, seed, tier="medium", size=(1024, 768), where=None) -> bytes:
@@ -607,11 +612,6 @@ def design_photo(design, card, seed, tier="medium", size=(1024, 768), where=None
         return cd.face(design, cp.Card("other", cp.title_for(prng), prng.getrandbits(32), prng.getrandbits(32), "1"))
     return cp.photo(cd.face(design, card), tier, seed=seed, size=size, table=cp.TABLES[seed % 4], others=others,
                     where=where)
-
-
-def grey(face: np.ndarray) -> np.ndarray:
-    """A card face (BGR, or BGRA where its corners are rounded) in grey."""
-    return cv2.cvtColor(face, cv2.COLOR_BGRA2GRAY if face.shape[2] == 4 else cv2.COLOR_BGR2GRAY)
 
 
 def a4_scan(face: np.ndarray, at: tuple[float, float], dpi: int, ground: int, seed: int, turn: float = 0) -> bytes:
@@ -652,7 +652,7 @@ def test_a_card_scanned_on_an_a4_page_is_cut_out_of_the_page(tmp_path, design):
         whole = describe.canonical(grey(face))
         alike = max(float(describe.zn(refs[card.id]) @ describe.zn(w)) for w in (whole, whole[::-1, ::-1]))
         assert alike > 0.6, (card.id, alike)
-    idx.add({**refs, **{c.id: grey(cd.face(design, c)) for c in cards[1::2]}})
+    idx.add({**refs, **{c.id: design_scan(design, c) for c in cards[1::2]}})
     named = {True: 0, False: 0}
     for i, card in enumerate(cards[:16]):
         result = recognize.recognize(design_photo(design, card, seed=600 + i, tier="easy", size=(1600, 1200)), idx)

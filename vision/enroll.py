@@ -89,13 +89,8 @@ def _reference(data: bytes, kind: str) -> np.ndarray:
         raise EnrollError(str(exc)) from None
     gray = cv2.cvtColor(bgr, cv2.COLOR_BGR2GRAY)
     lying = _on_a_page(gray) if kind == "auto" else None
-    if lying is not None:  # its sides fitted to its edges when near, straightened at the scan's size, brought down
-        fitted, _ = sides.Photo(bgr).fit(lying)
-        if np.abs(fitted - lying).max() <= PAGE_FIT * max(gray.shape):
-            lying = fitted
-        edges = np.linalg.norm(lying - np.roll(lying, -1, axis=0), axis=1)
-        size = (round(edges.min()), round(edges.max()))
-        return describe.canonical(locate.rectify(gray, locate.card_homography(lying, gray.shape), size=size))
+    if lying is not None:
+        return _cut_from_page(bgr, gray, lying)
     if kind != "scan":
         outlines = _outlines(bgr, gray, kind)
         if _is_photo(gray, outlines, kind):
@@ -158,6 +153,18 @@ def _on_a_page(gray: np.ndarray) -> np.ndarray | None:
     if area < PAGE_FILL * rw * rh or abs(min(rw, rh) / max(rw, rh) - locate.ASPECT) > CARD_SLACK * locate.ASPECT:
         return None
     return cv2.boxPoints((centre, (rw + 1, rh + 1), angle)).astype(np.float32)  # (to the outer pixels' edges)
+
+
+def _cut_from_page(bgr: np.ndarray, gray: np.ndarray, quad: np.ndarray) -> np.ndarray:
+    """The card ``_on_a_page`` found at ``quad``: its sides fitted to its edges when none moves
+    further than ``PAGE_FIT`` of the image's side, straightened at the scan's own size and
+    brought down to the reference's as a scan is (``describe.canonical``)."""
+    fitted, _ = sides.Photo(bgr).fit(quad)
+    if np.abs(fitted - quad).max() <= PAGE_FIT * max(gray.shape):
+        quad = fitted
+    edges = np.linalg.norm(quad - np.roll(quad, -1, axis=0), axis=1)
+    size = (round(edges.min()), round(edges.max()))
+    return describe.canonical(locate.rectify(gray, locate.card_homography(quad, gray.shape), size=size))
 
 
 def _camera(shape: tuple[int, int]) -> bool:

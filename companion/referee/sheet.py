@@ -300,6 +300,18 @@ def new_item(raw: dict, uid: str) -> dict:
     return item
 
 
+def stealable(item: dict) -> bool:
+    """Whether a Thief may try to steal ``item`` (thief.theft): small items only, never a Big one."""
+    return not item.get("big")
+
+
+def loot(players: list[dict], thief: str) -> list[tuple[dict, dict]]:
+    """What the Thief at seat ``thief`` may try to steal: each other player's stealable items
+    in play, with their owner, in seat and sheet order."""
+    return [(owner, item) for owner in players if owner["seat"] != thief
+            for item in owner.get("items", []) if stealable(item)]
+
+
 def add_item_ops(p: dict, seat: str, item: dict) -> list[dict]:
     """Play an item: in use when it fits and the character may use it, else carried."""
     item = dict(item)

@@ -762,7 +762,7 @@ def _theft(state: TableState, seat: str, p: dict, params: dict) -> tuple[list[di
             raise Refused("{name} is in a fight: a Thief steals only when neither is fighting.",
                           rule="thief.theft", name=state.players[who].name)
     item = sheet.item_of(asdict(victim), params.get("uid"))
-    if item.get("big"):
+    if not sheet.stealable(item):
         raise Refused("{item} is Big: a Thief steals only small items.", rule="thief.theft", item=thing(item))
     die = params.get("die") or secrets.randbelow(6) + 1
     if die >= THEFT_SUCCEEDS:

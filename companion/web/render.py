@@ -12,7 +12,7 @@ from markupsafe import Markup, escape
 from .. import i18n, store
 from ..db import get_store
 from ..referee import fight as fights
-from ..referee import quest, quest_table
+from ..referee import quest, quest_table, sheet
 from ..referee.profiles import PROFILES
 from ..referee.rules import RULES
 from ..referee.table import TableState
@@ -112,7 +112,7 @@ def board_context(state: TableState, seat: str | None, notice: dict | None = Non
     }
     me = next((p for p in facts["players"] if p["seat"] == seat), None) if seat else None
     return {**common, **_fragments(state, common), "me": me, "is_host": seat is not None and seat == state.host,
-            "notice": notice}
+            "notice": notice, "loot": sheet.loot(facts["players"], seat) if me else []}
 
 
 #: The newest change of recently seen table versions, with the table's names: each change
