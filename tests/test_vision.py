@@ -22,7 +22,7 @@ import numpy as np
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
-from PIL import Image
+from PIL import Image, ImageOps
 
 from bench import card_photos as cp
 from vision import describe, differ, enroll, features, gate, header, image, light, locate, match, recognize, sides
@@ -144,6 +144,25 @@ def test_truncated_jpeg_is_refused():
     with pytest.raises(image.ImageError) as err:
         image.load(jpeg[: len(jpeg) // 2])
     assert err.value.reason == "corrupt"
+
+
+@pytest.mark.parametrize("mode, progressive", [("RGB", False), ("RGB", True), ("L", False), ("CMYK", False)])
+def test_a_jpeg_upload_is_decoded_to_the_pixels_pillow_gives_it_upright(mode, progressive):
+    """A JPEG of an upload's size is decoded by OpenCV (``image._opencv_jpeg``), a CMYK one by
+    Pillow: either way the very pixels Pillow decodes, turned by each of the eight EXIF
+    orientations, in BGR order."""
+    rng = np.random.default_rng(5)
+    picture = cv2.GaussianBlur((rng.random((600, 800, 3)) * 255).astype(np.uint8), (0, 0), 2)
+    for orientation in range(1, 9):
+        img = Image.fromarray(picture).convert(mode)
+        exif = img.getexif()
+        exif[0x0112] = orientation
+        buf = io.BytesIO()
+        img.save(buf, "JPEG", exif=exif.tobytes(), progressive=progressive, quality=92)
+        seen = ImageOps.exif_transpose(Image.open(io.BytesIO(buf.getvalue()))).convert("RGB")
+        expected = np.asarray(seen)[:, :, ::-1]
+        bgr, decoded = image.load_both(buf.getvalue())
+        assert decoded is bgr and bgr.shape == expected.shape and np.array_equal(bgr, expected), orientation
 
 
 def test_large_photo_is_decoded_small_and_upright():
