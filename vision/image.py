@@ -98,7 +98,7 @@ def _decode(data: bytes, fmt: str, size: tuple[int, int], max_side: int) -> np.n
     ``max_side`` long: the browser's 1,600 px uploads) is decoded by OpenCV instead, once
     Pillow has read its header: the same libjpeg-turbo, straight into BGR and turned by its
     EXIF orientation — the very pixels of Pillow's decode, turn and copy (every orientation,
-    baseline and progressive; a test compares them), ~10 ms where those took ~17 ms. A CMYK
+    baseline and progressive; a test compares them), ~11 ms where those took 14–20 ms. A CMYK
     one is not (its colours come out a level apart)."""
     try:
         if fmt == "WEBP":  # registered by its plugin alone, not by Pillow loading all forty of its formats
@@ -129,7 +129,8 @@ def _decode(data: bytes, fmt: str, size: tuple[int, int], max_side: int) -> np.n
 
 def _opencv_jpeg(data: bytes) -> np.ndarray:
     """OpenCV's decode of the JPEG ``data`` (see ``_decode``); ``ImageError`` when it cannot
-    decode it whole (a truncated or damaged file: OpenCV answers nothing)."""
+    decode it (a truncated file: OpenCV answers nothing). A file damaged inside may still be
+    decoded, as Pillow decodes it, with libjpeg's warning on stderr (Pillow kept quiet)."""
     bgr = cv2.imdecode(np.frombuffer(data, np.uint8), cv2.IMREAD_COLOR)
     if bgr is None:
         raise ImageError("corrupt", "The image could not be decoded (damaged or truncated JPEG data).")
