@@ -108,9 +108,9 @@ def _decode(data: bytes, fmt: str, size: tuple[int, int], max_side: int) -> np.n
             raise ImageError("corrupt", f"The image's header says {size[0]} × {size[1]} pixels, "
                                         f"its data {img.width} × {img.height}.")
         if fmt == "JPEG":
-            img.draft("RGB", (max_side, max_side))
-            if img.mode in ("RGB", "L") and img.size == size and max(size) < 2 * max_side:
+            if img.mode in ("RGB", "L") and max(size) < 2 * max_side:  # (libjpeg would not scale it)
                 return _opencv_jpeg(data)
+            img.draft("RGB", (max_side, max_side))
         img.load()
         img = _shrink(img, max_side)
         ImageOps.exif_transpose(img, in_place=True)  # no copy when the photo is upright already
