@@ -297,6 +297,18 @@ def test_visual_words_are_the_descriptor_bits_they_name(n, bits, seed):
 
 
 @settings(max_examples=30, deadline=None)
+@given(st.integers(1, 200), st.integers(1, 200), st.integers(0, 500), st.integers(0, 2 ** 32 - 1))
+def test_bit_distances_are_the_bits_that_differ(n_a, n_b, pairs, seed):
+    rng = np.random.default_rng(seed)
+    a = rng.integers(0, 256, (n_a, 32), dtype=np.uint8)
+    b = rng.integers(0, 256, (n_b, 32), dtype=np.uint8)
+    b[0] = ~a[0]                                            # all 256 bits apart: no wrap-around
+    rows_a, rows_b = np.r_[0, rng.integers(0, n_a, pairs)], np.r_[0, rng.integers(0, n_b, pairs)]
+    bits = np.unpackbits(a[rows_a] ^ b[rows_b], axis=1).sum(axis=1)
+    assert np.array_equal(features.hamming(a, rows_a, b, rows_b), bits) and bits[0] == 256
+
+
+@settings(max_examples=30, deadline=None)
 @given(st.lists(st.integers(0, 2 ** 40), max_size=300, unique=True), st.lists(st.integers(0, 2 ** 40), max_size=400))
 def test_looking_keys_up_in_order_finds_what_searchsorted_finds(haystack, needles):
     haystack, needles = np.array(sorted(haystack), np.int64), np.array(needles, np.int64)

@@ -106,6 +106,21 @@ def words(desc: np.ndarray, bits: int) -> np.ndarray:
     return out
 
 
-def hamming(a: np.ndarray, b: np.ndarray) -> np.ndarray:
-    """Bit distances between rows of two equally long (n × 32 uint8) descriptor arrays."""
-    return np.bitwise_count(a.view(np.uint64) ^ b.view(np.uint64)).sum(axis=1)
+_ROW = np.dtype((np.void, 32))   # a descriptor as one 32-byte item
+
+
+def hamming(a: np.ndarray, rows_a: np.ndarray, b: np.ndarray, rows_b: np.ndarray) -> np.ndarray:
+    """Bit distances between the descriptors ``a[rows_a]`` and ``b[rows_b]`` (n × 32 uint8
+    arrays, equally many rows picked from each), as ``uint16``.
+
+    The rows are picked as 32-byte items and their four 64-bit words' bit counts added one
+    by one: half the time of picking rows of bytes and summing along them (the visual
+    words' ~60,000 candidate pairs a look-up, ``match._look_up``)."""
+    x = np.ascontiguousarray(a).view(_ROW).ravel()[rows_a].view(np.uint64).reshape(-1, 4)
+    x ^= np.ascontiguousarray(b).view(_ROW).ravel()[rows_b].view(np.uint64).reshape(-1, 4)
+    bits = np.bitwise_count(x)
+    total = bits[:, 0].astype(np.uint16)
+    total += bits[:, 1]
+    total += bits[:, 2]
+    total += bits[:, 3]
+    return total

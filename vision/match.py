@@ -108,7 +108,7 @@ def _look_up(snap: Snapshot, desc: np.ndarray, keys: np.ndarray, tables) -> Pair
             return NO_PAIRS
         at = np.repeat(starts[run], n) + np.arange(total) - np.repeat(np.cumsum(n) - n, n)
         g, photo = gids[at], np.repeat(asked, n)
-        ham = features.hamming(snap.descriptors[g], desc[photo])
+        ham = features.hamming(snap.descriptors, g, desc, photo)
         ok = ham < MAX_HAMMING
         return g[ok], np.repeat(idf[run], n)[ok] * (1 - ham[ok] / MAX_HAMMING) ** 2, photo[ok]
 
@@ -320,7 +320,7 @@ def refine(snap: Snapshot, m: Match, gray: np.ndarray) -> np.ndarray | None:
     ref = snap.points[g]
     dx, dy = ref[:, 0, None] - p[None, :, 0], ref[:, 1, None] - p[None, :, 1]
     i, j = np.nonzero(dx * dx + dy * dy < REFINE_RADIUS ** 2)
-    ham = features.hamming(snap.descriptors[g[i]], d[j])
+    ham = features.hamming(snap.descriptors, g[i], d, j)
     ok = ham < MAX_HAMMING
     i, j, ham = i[ok], j[ok], ham[ok]
     if len(i) < max(MIN_PAIRS, m.inliers):
