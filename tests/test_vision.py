@@ -440,6 +440,44 @@ def test_the_wider_look_verifies_again_a_card_that_failed_the_first_when_listed_
     assert [(m.row, m.H) for m in nothing_listed] == [(row, None)]
 
 
+def test_a_card_fitted_by_one_part_is_fitted_again_and_named_but_no_other_card(index, deck):
+    """A homography right at the card's title and off by a fifth of the card at its foot
+    (as a fit on pairs crowded at the top extrapolates) leaves the pixels disagreeing and
+    the card unnamed; fitted again from there (``match.refit``) it lies where the card
+    does and is named. Another card fitted again at the same place is not named."""
+    card = deck[7]
+    data = cp.photo(cp.face(card), "medium", seed=5, size=SIZE)
+    gray = cv2.cvtColor(image.load(data), cv2.COLOR_BGR2GRAY)
+    named = recognize.recognize(data, index)
+    assert named.card_id == card.id
+    true = np.float32(named.corners)                        # the photo is at working size already
+    off = true.copy()
+    off[2:] += 0.2 * (true[2:] - true[1::-1])               # the foot a fifth of the card further away
+    snap = index.refresh().current
+
+    def fitted_off(row: int) -> match.Match:
+        m = match.Match(row, 1.0, inliers=40, H=cv2.getPerspectiveTransform(locate.CANON, off), spread=0.5)
+        straight = locate.rectify(gray, m.H)
+        m.seen, m.shown = describe.unthumb(describe.thumb(straight)), describe.shown(straight)
+        m.dense = match.compare(snap, m)
+        m.excess = m.inliers
+        return m
+    row = snap.ids.index(card.id)
+    m = fitted_off(row)
+    assert m.dense < recognize.MIN_DENSE and recognize.confidence(m) < recognize.ACCEPT
+    refitted = match.refit(snap, m, gray)
+    diagonal = np.linalg.norm(true[2] - true[0])
+    assert np.abs(locate.corners(refitted.H) - true).max() < 0.03 * diagonal
+    recognize._fit_again(snap, [m], gray)
+    assert m.dense >= recognize.MIN_DENSE and recognize.confidence(m) >= recognize.ACCEPT
+    assert np.abs(locate.corners(m.H) - true).max() < 0.03 * diagonal
+
+    for other in (deck[3], deck[21]):
+        wrong = fitted_off(snap.ids.index(other.id))
+        recognize._fit_again(snap, [wrong], gray)
+        assert recognize.confidence(wrong) < recognize.ACCEPT, other.id
+
+
 def test_unknown_cards_are_not_named(index):
     strangers = cp.deck(6, seed=77, prefix="stranger")
     for i, card in enumerate(strangers):

@@ -20,7 +20,9 @@
    is then warped onto the reference and the flattened pixels compared (``dense``), the
    mean picture of the card's print (its game, ``index.prints``) taken out of both: a card
    made of the same motifs as another matches some features, but not the picture as a
-   whole, and the frame its game's cards share says nothing either way.
+   whole, and the frame its game's cards share says nothing either way. ``refit``: when
+   no card is sure, one whose homography is off by more than ``refine`` reaches is fitted
+   again, its features paired with the photo's within a wide radius of their places.
 4. ``tell_apart``: two cards that both verify (same art, a title that differs by a letter)
    are compared only where their references differ, each through its own homography.
 """
@@ -46,6 +48,9 @@ MIN_SPREAD = 0.12                # inliers must span this share of the card's ar
 REFINE_FEATURES = 1500          # features of the photo straightened through a first homography ...
 REFINE_RADIUS = 12.0             # ... that count when this close (card px) to where the reference has one ...
 REFINE_PX = 3.0                  # ... and fit the refined homography to within this (card px)
+REFIT_MARGIN = 40                # ``refit``: the photo straightened with this margin (card px) around the card,
+REFIT_RADIUS = 60.0              # ... its features paired with the reference's this far off (card px) ...
+REFIT_PX = 4.0                   # ... and fitted to within this (card px)
 NO_PAIRS = (np.zeros(0, np.int64), np.zeros(0, np.float32), np.zeros(0, np.int64))  # no correspondences
 
 
@@ -318,11 +323,7 @@ def refine(snap: Snapshot, m: Match, gray: np.ndarray) -> np.ndarray | None:
     if len(p) < MIN_PAIRS or len(g) < MIN_PAIRS:
         return None
     ref = snap.points[g]
-    dx, dy = ref[:, 0, None] - p[None, :, 0], ref[:, 1, None] - p[None, :, 1]
-    i, j = np.nonzero(dx * dx + dy * dy < REFINE_RADIUS ** 2)
-    ham = features.hamming(snap.descriptors, g[i], d, j)
-    ok = ham < MAX_HAMMING
-    i, j, ham = i[ok], j[ok], ham[ok]
+    i, j, ham = _pairs_near(snap, g, p, d, REFINE_RADIUS)
     if len(i) < max(MIN_PAIRS, m.inliers):
         return None
     closest = _closest_per(i, ham)                   # each reference feature its most alike near feature
@@ -338,6 +339,58 @@ def refine(snap: Snapshot, m: Match, gray: np.ndarray) -> np.ndarray | None:
         return None
     m.H, m.inliers = H, int(mask.sum())
     return ref[i[mask.ravel().astype(bool)]]
+
+
+def refit(snap: Snapshot, m: Match, gray: np.ndarray) -> Match | None:
+    """``m`` fitted again from where ``m.H`` puts it, for a homography off by more than
+    ``refine`` reaches: a new ``Match`` (then refined), or None when no fit is found.
+
+    ``align`` fits the pairs it found among all the photo's features, and when they crowd
+    in one part of the card (the title, a corner of the art; the rest blurred or flat) the
+    homography is right there and off by a fifth of the card elsewhere: the pixels compared
+    through it do not agree, the card may seem to run out of the picture, and ``refine``,
+    which pairs features within ``REFINE_RADIUS``, finds none of the rest in place. Here the
+    photo is straightened through ``m.H`` with ``REFIT_MARGIN`` around it and described anew,
+    and each feature of the card is paired with its most alike one within ``REFIT_RADIUS``
+    (each photo feature used once): a search over a neighbourhood of the card, not the
+    photo, where its own features outnumber the chance partners of a card it is not."""
+    straight = locate.rectify(gray, m.H, margin=REFIT_MARGIN)
+    p, d = features.photo(straight, REFINE_FEATURES)
+    g = _own_features(snap, m.row)
+    if len(p) < MIN_PAIRS or len(g) < MIN_PAIRS:
+        return None
+    p = p - REFIT_MARGIN                             # card coordinates of ``m.H``
+    ref = snap.points[g]
+    i, j, ham = _pairs_near(snap, g, p, d, REFIT_RADIUS)
+    closest = _closest_per(i, ham)                   # each reference feature its most alike photo feature ...
+    i, j, ham = i[closest], j[closest], ham[closest]
+    closest = _closest_per(j, ham)                   # ... and each photo feature one reference feature
+    i, j = i[closest], j[closest]
+    if len(i) < MIN_PAIRS:
+        return None
+    D, mask = cv2.findHomography(ref[i], p[j], cv2.USAC_MAGSAC, REFIT_PX, maxIters=RANSAC_ITERATIONS,
+                                 confidence=0.995)
+    if D is None or not _plausible(m.H @ D, gray.shape):
+        return None
+    inl = mask.ravel().astype(bool)
+    fitted = Match(m.row, m.votes, inliers=int(inl.sum()), H=m.H @ D, spread=_spread(ref[i[inl]]))
+    refined = refine(snap, fitted, gray)
+    if refined is not None:
+        fitted.spread = max(fitted.spread, _spread(refined))
+    return fitted
+
+
+def _pairs_near(snap: Snapshot, g: np.ndarray, p: np.ndarray, d: np.ndarray, radius: float
+                ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """The pairs of an enrolled feature (``g[i]``) and a photo feature (``p[j]``, ``d[j]``: card
+    coordinates and descriptors) within ``radius`` of each other on the card and
+    ``MAX_HAMMING`` bits: ``i``, ``j`` and their distances in bits."""
+    ref = snap.points[g]
+    dx, dy = ref[:, 0, None] - p[None, :, 0], ref[:, 1, None] - p[None, :, 1]
+    i, j = np.nonzero(dx * dx + dy * dy < radius ** 2)
+    ham = features.hamming(snap.descriptors, g[i], d, j)
+    ok = ham < MAX_HAMMING
+    return i[ok], j[ok], ham[ok]
 
 
 def _own_features(snap: Snapshot, row: int) -> np.ndarray:
