@@ -495,8 +495,8 @@ def _fit_again(index: Snapshot, checked: list[match.Match], gray: np.ndarray) ->
     compared through the new homography; it is kept when the pixels agree better and it
     explains no fewer of the card's features. A card fitted by its title or one corner of
     its art, off by a fifth of the card elsewhere, is then named: 3 more of an outside
-    set's hard photos (ribbon, 281 → 284 of 297), no card named wrongly and no false
-    accept on either outside set (docs/benchmarks.md, 2026-11-29). Only photos no look was
+    set's hard photos (ribbon, 281 → 284 of 297) and 1 of the split design's, no card
+    named wrongly and no false accept on any benchmark set (docs/benchmarks.md, 2026-11-29). Only photos no look was
     sure of reach this, and of the outside ribbon set's, one in three has such a card."""
     tried = [m for m in sorted(checked, key=lambda m: -m.inliers)
              if m.H is not None and m.excess >= MIN_EXCESS and (m.dense < MIN_DENSE or m.cut)][:REFIT_CARDS]
