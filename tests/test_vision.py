@@ -457,9 +457,7 @@ def test_a_card_fitted_by_one_part_is_fitted_again_and_named_but_no_other_card(i
 
     def fitted_off(row: int) -> match.Match:
         m = match.Match(row, 1.0, inliers=40, H=cv2.getPerspectiveTransform(locate.CANON, off), spread=0.5)
-        straight = locate.rectify(gray, m.H)
-        m.seen, m.shown = describe.unthumb(describe.thumb(straight)), describe.shown(straight)
-        m.dense = match.compare(snap, m)
+        match.look_through(snap, m, gray)
         m.excess = m.inliers
         return m
     row = snap.ids.index(card.id)

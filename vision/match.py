@@ -299,10 +299,16 @@ def settle(snap: Snapshot, m: Match, gray: np.ndarray, look_again: bool) -> Matc
     if m.spread < MIN_SPREAD:
         m.inliers, m.H = 0, None
         return m
+    look_through(snap, m, gray)
+    return m
+
+
+def look_through(snap: Snapshot, m: Match, gray: np.ndarray) -> None:
+    """The photo seen through ``m.H``, flattened (``m.seen``, and where it is not clipped
+    white, ``m.shown``), and its pixels compared with ``m``'s reference (``m.dense``)."""
     straight = locate.rectify(gray, m.H)
     m.seen, m.shown = describe.unthumb(describe.thumb(straight)), describe.shown(straight)
     m.dense = compare(snap, m)
-    return m
 
 
 def refine(snap: Snapshot, m: Match, gray: np.ndarray) -> np.ndarray | None:

@@ -14,10 +14,10 @@ outlines, those that the photo's long straight edges draw and those of its stron
 straight lines (the best one only beside a large outline), the photo at half size and as it was decoded
 (when that is larger than the working size), and a longer shortlist; when
 that is not sure either, a last look straightens the first outline widened (a rectangle
-printed on the card may be all that was found). When no look is sure, the cards with
-nearly the inliers to be named but whose pixels disagree are fitted again from where they
-were found (``_fit_again``): a homography fitted on pairs crowded in one part of the card
-is off elsewhere. Nothing depends on how the cards are
+printed on the card may be all that was found). When no look is sure, the card that has
+the inliers to be named but whose pixels disagree is fitted again from where it was found
+(``_fit_again``): a homography fitted on pairs crowded in one part of the card is off
+elsewhere. Nothing depends on how the cards are
 printed: what all enrolled cards share is learned from them and left out (``index``).
 
 The confidence is the weakest of three calibrated checks (``confidence``): enough inliers
@@ -496,8 +496,9 @@ def _fit_again(index: Snapshot, checked: list[match.Match], gray: np.ndarray) ->
     explains no fewer of the card's features. A card fitted by its title or one corner of
     its art, off by a fifth of the card elsewhere, is then named: 3 more of an outside
     set's hard photos (ribbon, 281 → 284 of 297) and 1 of the split design's, no card
-    named wrongly and no false accept on any benchmark set (docs/benchmarks.md, 2026-11-29). Only photos no look was
-    sure of reach this, and of the outside ribbon set's, one in three has such a card."""
+    named wrongly and no false accept on any benchmark set (docs/benchmarks.md,
+    2026-11-29). Only photos no look was sure of reach this, and of the outside ribbon
+    set's, about one in three has such a card."""
     tried = [m for m in sorted(checked, key=lambda m: -m.inliers)
              if m.H is not None and m.excess >= MIN_EXCESS and (m.dense < MIN_DENSE or m.cut)][:REFIT_CARDS]
     others, changed = _the_others(index, checked), False
@@ -505,9 +506,7 @@ def _fit_again(index: Snapshot, checked: list[match.Match], gray: np.ndarray) ->
         fitted = match.refit(index, m, gray)
         if fitted is None or fitted.inliers < m.inliers or fitted.spread < match.MIN_SPREAD:
             continue
-        straight = locate.rectify(gray, fitted.H)
-        fitted.seen, fitted.shown = describe.unthumb(describe.thumb(straight)), describe.shown(straight)
-        fitted.dense = match.compare(index, fitted)
+        match.look_through(index, fitted, gray)
         if others:
             fitted.dense = min(fitted.dense, match.compare(index, fitted, others(checked.index(m))))
         if fitted.dense > m.dense:
