@@ -25,6 +25,7 @@ REF_FEATURES = 400             # keypoints kept per reference card
 GRID = (4, 6)                  # cells across and down that share them
 PHOTO_FEATURES = 3000          # keypoints described in the whole photo
 CARD_FEATURES = 900            # ... and in each rectified card outline
+PHOTO_FAST = 10                # FAST score a photo's corner needs (low: a blurred card keeps some)
 TABLES = 12                    # word tables (bit subsets)
 _ORDER = np.random.default_rng(20240616).permuted(np.tile(np.arange(256), (TABLES, 1)), axis=1)
 
@@ -63,9 +64,10 @@ def reference(gray: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     return _arrays(*_orb(REF_FEATURES).compute(gray, kept))
 
 
-def photo(gray: np.ndarray, n: int = PHOTO_FEATURES) -> tuple[np.ndarray, np.ndarray]:
-    """Keypoint positions and descriptors of a grey image (a photo, or a rectified outline)."""
-    return _arrays(*_orb(n, fast=10).detectAndCompute(gray, None))
+def photo(gray: np.ndarray, n: int = PHOTO_FEATURES, fast: int = PHOTO_FAST) -> tuple[np.ndarray, np.ndarray]:
+    """Keypoint positions and descriptors of a grey image (a photo, or a rectified outline):
+    the ``n`` strongest of the corners whose FAST score reaches ``fast``."""
+    return _arrays(*_orb(n, fast=fast).detectAndCompute(gray, None))
 
 
 @functools.lru_cache(maxsize=None)

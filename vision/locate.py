@@ -119,8 +119,8 @@ def _strongest_lines(edges: np.ndarray) -> np.ndarray:
     return np.stack([np.cos(theta[kept]), np.sin(theta[kept]), -rho[kept]], axis=1)
 
 
-def _straight_quads(gray: np.ndarray, edges: np.ndarray, min_share: float) -> list[tuple[float, np.ndarray]]:
-    """Quadrilaterals whose four sides are among the photo's strongest straight lines: two
+def _straight_quads(lines: np.ndarray, edges: np.ndarray, min_share: float) -> list[tuple[float, np.ndarray]]:
+    """Quadrilaterals whose four sides are among ``lines``, the photo's strongest straight lines: two
     nearly parallel pairs (``SIDE_SKEW``) at an angle to each other (``CORNER_TURN``),
     meeting at four corners in or near the picture, convex, of a card's proportions, each
     side running along an edge of ``edges`` for ``MIN_SUPPORT`` of its length. Scored by
@@ -132,8 +132,7 @@ def _straight_quads(gray: np.ndarray, edges: np.ndarray, min_share: float) -> li
     The lines come from the whole edge map, so a card's side counts even where its border
     is a printed texture, a shadow or another card breaks it into short edges that close no
     outline and that a line segment detector takes for many short segments."""
-    h, w = gray.shape
-    lines = _strongest_lines(cv2.Canny(gray, 30, 90))
+    h, w = edges.shape
     angle = np.arctan2(lines[:, 1], lines[:, 0]) % np.pi
     centre = np.array([w / 2, h / 2, 1.0])
     i, j = np.triu_indices(len(lines), 1)
@@ -195,7 +194,7 @@ def candidates(bgr: np.ndarray, min_share: float = 0.04, lines: bool = False) ->
     by area, weighed by how well their sides follow edges of the photo (``_support``). With
     ``lines``, the outlines drawn by its long straight edges (``_line_outlines``) instead of
     the closed ones of its edge map: slower (~20 ms), for the recogniser's wider look."""
-    scale, gray, edges = _edge_map(bgr)
+    scale, gray, _, edges = _edge_map(bgr)
     area = gray.shape[0] * gray.shape[1]
     found: list[tuple[float, np.ndarray]] = []
     for c in (_line_outlines(gray) if lines else _outlines(gray)):
@@ -227,18 +226,19 @@ def straight(bgr: np.ndarray, min_share: float = 0.04) -> list[np.ndarray]:
     (``_straight_quads``), best first, in its pixel coordinates: the outline of a card whose
     edge closes none (touched by a pencil, lying on another card, a printed texture for a
     border, an edge broken by a shadow or the cloth's checks). ~20 ms."""
-    scale, gray, edges = _edge_map(bgr)
-    return [q / scale for _, q in _straight_quads(gray, edges, min_share)]
+    scale, _, thin, edges = _edge_map(bgr)
+    return [q / scale for _, q in _straight_quads(_strongest_lines(thin), edges, min_share)]
 
 
-def _edge_map(bgr: np.ndarray) -> tuple[float, np.ndarray, np.ndarray]:
-    """``bgr`` at ``FIND_SIDE`` pixels at most: the scale, its grey (lightly blurred) and its
-    edges (Canny, widened so that a side a pixel off an edge still runs along it)."""
+def _edge_map(bgr: np.ndarray) -> tuple[float, np.ndarray, np.ndarray, np.ndarray]:
+    """``bgr`` at ``FIND_SIDE`` pixels at most: the scale, its grey (lightly blurred), its edges
+    (Canny) and those widened (so that a side a pixel off an edge still runs along it)."""
     h, w = bgr.shape[:2]
     scale = min(1.0, FIND_SIDE / max(h, w))
     small = cv2.resize(bgr, (round(w * scale), round(h * scale)), interpolation=cv2.INTER_AREA)
     gray = cv2.GaussianBlur(cv2.cvtColor(small, cv2.COLOR_BGR2GRAY), (3, 3), 0)
-    return scale, gray, cv2.dilate(cv2.Canny(gray, 30, 90), np.ones((5, 5), np.uint8))
+    thin = cv2.Canny(gray, 30, 90)
+    return scale, gray, thin, cv2.dilate(thin, np.ones((5, 5), np.uint8))
 
 
 def _support(edges: np.ndarray, quad: np.ndarray, samples: int = 48) -> np.ndarray:
@@ -250,13 +250,14 @@ def _support(edges: np.ndarray, quad: np.ndarray, samples: int = 48) -> np.ndarr
 
 
 def _supports(edges: np.ndarray, quads: np.ndarray, samples: int) -> np.ndarray:
-    """``_support`` of many quadrilaterals at once (an array of them, one row of four shares each)."""
+    """``_support`` of many quadrilaterals at once (an array of them, one row of four shares each):
+    each side sampled at ``samples`` points, looked up in the edge map as one flat array."""
     h, w = edges.shape
-    t = np.linspace(0.05, 0.95, samples)[None, None, :, None]
-    pts = quads[:, :, None, :] * (1 - t) + np.roll(quads, -1, axis=1)[:, :, None, :] * t
-    x = np.clip(np.round(pts[..., 0]).astype(np.int32), 0, w - 1)
-    y = np.clip(np.round(pts[..., 1]).astype(np.int32), 0, h - 1)
-    return (edges[y, x] > 0).mean(axis=2)
+    t = np.linspace(0.05, 0.95, samples)
+    ahead = np.roll(quads, -1, axis=1)
+    x = np.clip(np.round(quads[:, :, None, 0] * (1 - t) + ahead[:, :, None, 0] * t).astype(np.int32), 0, w - 1)
+    y = np.clip(np.round(quads[:, :, None, 1] * (1 - t) + ahead[:, :, None, 1] * t).astype(np.int32), 0, h - 1)
+    return (edges > 0).ravel()[y * w + x].sum(axis=2) / samples
 
 
 def homography(quad: np.ndarray, turn: int = 0) -> np.ndarray:
