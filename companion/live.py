@@ -19,6 +19,8 @@ from . import db as dbmod
 from . import store
 from .postgres import PostgresStore, notifications
 
+WATCH_START = 5.0  # seconds a stream waits at most for its process's watcher to start watching
+
 
 class ChangeFeed:
     """Per-process fan-out of "table X changed" to the threads streaming table X."""
@@ -29,36 +31,47 @@ class ChangeFeed:
         self._cond = threading.Condition()
         self._versions: dict[str, int] = {}  # table id -> change counter seen by this process
         self._thread: threading.Thread | None = None
+        self._watching = threading.Event()  # set once the watcher hears every change from then on
         self._pid = None
         self._stopped = threading.Event()
         self._reader = None  # (pid, connection) that streams read the tables with
         self.open_streams: dict[str, int] = {}  # table id -> streams open in this process
 
     def _ensure_watcher(self) -> None:
-        # Started on first use, and again in a forked child (threads do not survive fork).
-        if self._thread is not None and self._pid == os.getpid() and self._thread.is_alive():
-            return
-        with self._cond:
-            if self._thread is not None and self._pid == os.getpid() and self._thread.is_alive():
-                return
-            self._pid = os.getpid()
-            self._thread = threading.Thread(target=self._watch, name="companion-live", daemon=True)
-            self._thread.start()
+        """Start the watcher on first use, and again in a forked child (threads do not survive
+        fork), and wait until it is watching: a stream reads the table only after that, so a
+        change committed in between is heard (it was missed, and the phone saw it only at the
+        next keep-alive, 15 s later; a test of two instances on PostgreSQL caught it under load)."""
+        if not (self._thread is not None and self._pid == os.getpid() and self._thread.is_alive()):
+            with self._cond:
+                if not (self._thread is not None and self._pid == os.getpid() and self._thread.is_alive()):
+                    self._pid = os.getpid()
+                    self._watching = threading.Event()
+                    self._thread = threading.Thread(target=self._watch, args=(self._watching,),
+                                                    name="companion-live", daemon=True)
+                    self._thread.start()
+        self._watching.wait(WATCH_START)
 
-    def _watch(self) -> None:
-        conn = dbmod.connect_store(self.database)
+    def _watch(self, watching: threading.Event) -> None:
         try:
-            if isinstance(conn, PostgresStore):
-                for table_id in notifications(conn, self._stopped):
-                    self.notify(table_id)
-                return
-            last = store.last_event_id(conn)
-            while not self._stopped.wait(self.interval):
-                last, tables = store.changes_since(conn, last)
-                if tables:
-                    self.notify(*tables)
+            conn = dbmod.connect_store(self.database)
+            try:
+                if isinstance(conn, PostgresStore):
+                    heard = notifications(conn, self._stopped)  # listening from here on
+                    watching.set()
+                    for table_id in heard:
+                        self.notify(table_id)
+                    return
+                last = store.last_event_id(conn)
+                watching.set()
+                while not self._stopped.wait(self.interval):
+                    last, tables = store.changes_since(conn, last)
+                    if tables:
+                        self.notify(*tables)
+            finally:
+                conn.conn.close()
         finally:
-            conn.conn.close()
+            watching.set()  # also when the database could not be reached: nobody waits in vain
 
     def load(self, table_id: str):
         """The table's state, read with this process's shared reader connection.

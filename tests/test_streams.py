@@ -1,8 +1,11 @@
 """Live updates: every phone's stream carries each new version; reconnecting catches up."""
 import json
 import re
+import time
 
 from sse import Reader, client_lines
+
+from companion import db, live, store
 
 #: every test here runs on the embedded SQLite store and on PostgreSQL (tests/pg.py)
 STORE_BACKENDS = ("sqlite", "postgres")
@@ -96,3 +99,28 @@ def test_stream_without_seat_is_refused(app, phones):
     alice, _, _ = phones
     stranger = app.test_client()
     assert stranger.get(f"/t/{alice.table_id}/stream").status_code == 401
+
+
+def test_a_change_committed_as_a_stream_starts_wakes_it(tmp_path, monkeypatch):
+    """A stream takes its cursor (``ChangeFeed.cursor``), then reads the table: a change
+    committed in between must still wake it. The process's watcher starts with its first
+    stream, and connecting may take a while (a database under load; 0.3 s here): the
+    stream waits until the watcher is watching. (It did not: the change was missed, and
+    the phone saw it at the next keep-alive, 15 s later — two instances on PostgreSQL, in CI.)"""
+    path = tmp_path / "tables.sqlite3"
+    writer = db.connect(path)
+    db.migrate(writer)
+    state, seat, _ = store.create_table(writer, "Friday", "munchkin-1.6", "Ann", "female")
+    connect = db.connect_store
+
+    def slow(target):
+        time.sleep(0.3)
+        return connect(target)
+    monkeypatch.setattr(db, "connect_store", slow)
+    feed = live.ChangeFeed(str(path))
+    try:
+        cursor = feed.cursor(state.id)
+        store.act(writer, state.id, seat, "level.up", {})
+        assert feed.wait(state.id, cursor, timeout=5) != cursor
+    finally:
+        feed.stop()
