@@ -75,9 +75,9 @@ WIDER = 2                        # ... with a shortlist by words this many times
 HALF_FEATURES = 1500             # described by this many features, and as it was decoded, when that is
 FINER = 1.25                     # this many times the working size and no outline of the first look
 SMALL_CARD = 0.1                 # covers this share of the photo, by PHOTO_FEATURES whose corners score
-DECODED_FAST = 14                # this much by FAST (10 at the working size; at 1,600 px the weaker
-                                 # corners are more than ORB keeps anyway: the same features for 86 of 90
-                                 # photos, ~30 % sooner): their words, on
+DECODED_FAST = 14                # this much by FAST (10 at the working size; at 1,600 px those scoring 14
+                                 # are already more than ORB keeps, and finding the weaker ones took a
+                                 # third of its time: the same features for 86 of 90 photos): their words, on
 RESCALED_SHORTLIST = 3           # their own, shortlist this many cards; and of the cards with most votes
 CONSISTENT_AMONG = 48            # by words (this many) and by the rescaled photo's words (this many),
 CONSISTENT_RESCALED = 48         # with their word pairs fitted by a homography each, the best
