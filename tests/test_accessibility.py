@@ -15,7 +15,7 @@ from pathlib import Path
 import pytest
 from playwright.sync_api import expect
 
-from test_browser import PHONE, browser, server  # noqa: F401 (fixtures)
+from test_browser import PHONE, browser, ready, server  # noqa: F401 (fixtures)
 from test_quest_browser import open_quest_table
 
 pytestmark = [pytest.mark.browser, pytest.mark.slow]
@@ -77,7 +77,7 @@ def test_axe_finds_nothing_serious_on_any_page(browser, server, lang):
     host.fill("input[name=player_name]", "Alice")
     host.check("input[name=sex][value=female]")
     host.click("button.primary")
-    host.wait_for_selector("#my-level")
+    ready(host)
     table = host.url
     table_id = table.rstrip("/").rsplit("/", 1)[-1]
     audit.check(host, "table page, host, seats empty")
@@ -90,7 +90,7 @@ def test_axe_finds_nothing_serious_on_any_page(browser, server, lang):
     bob.fill("input[name=name]", "Bob")
     bob.check("input[name=sex][value=male]")
     bob.click("button.primary")
-    bob.wait_for_selector("#my-level")
+    ready(bob)
     audit.check(bob, "table page, player")
     bob.goto(url + "/")
     audit.check(bob, "home with the phone's tables")

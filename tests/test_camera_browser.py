@@ -23,7 +23,7 @@ import pytest
 from playwright.sync_api import expect
 
 from liveserver import LiveServer
-from test_browser import CHROMIUM, DOCS, open_table
+from test_browser import CHROMIUM, DOCS, open_table, ready
 
 pytestmark = [pytest.mark.browser, pytest.mark.slow]
 
@@ -234,7 +234,7 @@ def test_axe_finds_nothing_serious_in_the_viewfinder(camera_browser, server):
         page.fill("input[name=player_name]", "Alice")
         page.check("input[name=sex][value=female]")
         page.click("button.primary")
-        page.wait_for_selector("#my-level")
+        ready(page)
         page.locator("label.scan-button").click()
         expect(page.locator("#viewfinder")).to_be_visible()
         audit.check(page, "table page, the camera's viewfinder open", menus=False)

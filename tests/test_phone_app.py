@@ -14,7 +14,7 @@ import pytest
 from playwright.sync_api import expect
 
 from liveserver import LiveServer
-from test_browser import DOCS, PHONE, browser, server  # noqa: F401 (fixtures)
+from test_browser import DOCS, PHONE, browser, ready, server  # noqa: F401 (fixtures)
 
 pytestmark = [pytest.mark.browser, pytest.mark.slow]
 
@@ -81,7 +81,7 @@ def start_table(page, server, name: str = "Alice") -> str:
     page.fill("input[name=player_name]", name)
     page.check("input[name=sex][value=female]")
     page.click("button.primary")
-    page.wait_for_selector("#my-level")
+    ready(page)
     return page.url
 
 
@@ -127,7 +127,7 @@ def test_the_worker_controls_the_pages_and_shows_the_offline_page_when_the_serve
     table = start_table(page, server)
     assert page.evaluate("navigator.serviceWorker.ready.then(r => r.active.scriptURL)") == server.url + "/sw.js"
     page.reload()
-    page.wait_for_selector("#my-level")
+    ready(page)
     assert page.evaluate("navigator.serviceWorker.controller !== null")
     kept = page.evaluate("""async () => {
         const names = await caches.keys();

@@ -10,7 +10,7 @@ import re
 import pytest
 from playwright.sync_api import expect
 
-from test_browser import browser, open_table, phone, server  # noqa: F401 (fixtures)
+from test_browser import browser, open_table, phone, ready, server  # noqa: F401 (fixtures)
 from test_phone_feedback import HEIGHT, api, join_by_api, table_id
 from test_quest_browser import open_quest_table
 
@@ -28,7 +28,7 @@ def join_in_browser(browser, errors, host, name: str):
     page.fill("input[name=name]", name)
     page.check("input[name=sex][value=male]")
     page.click("button.primary")
-    page.wait_for_selector("#my-level")
+    ready(page)
     return page
 
 

@@ -14,7 +14,7 @@ import os
 import pytest
 from playwright.sync_api import expect
 
-from test_browser import DOCS, browser, decode_qr, phone, server  # noqa: F401 (fixtures)
+from test_browser import DOCS, browser, decode_qr, phone, ready, server  # noqa: F401 (fixtures)
 
 pytestmark = [pytest.mark.browser, pytest.mark.slow]
 
@@ -27,7 +27,7 @@ def open_quest_table(page, url: str) -> None:
     page.fill("input[name=player_name]", "Alice")
     page.check("input[name=sex][value=female]")
     page.click("button.primary")
-    page.wait_for_selector("#my-health")
+    ready(page, "#my-health")
 
 
 def tap(page, action: str, within: str = "#board"):
@@ -52,7 +52,7 @@ def test_a_quest_turn_on_three_phones(browser, server, tmp_path):  # noqa: F811
         page.fill("input[name=name]", name)
         page.check("input[name=sex][value=male]")
         page.click("button.primary")
-        page.wait_for_selector("#my-health")
+        ready(page, "#my-health")
         others.append(page)
     bob, cid = others
     phones = (alice, bob, cid)
