@@ -42,15 +42,19 @@ class ChangeFeed:
         fork), and wait until it is watching: a stream reads the table only after that, so a
         change committed in between is heard (it was missed, and the phone saw it only at the
         next keep-alive, 15 s later; a test of two instances on PostgreSQL caught it under load)."""
-        if not (self._thread is not None and self._pid == os.getpid() and self._thread.is_alive()):
+        if not self._watcher_alive():
             with self._cond:
-                if not (self._thread is not None and self._pid == os.getpid() and self._thread.is_alive()):
+                if not self._watcher_alive():  # (another stream may have started it meanwhile)
                     self._pid = os.getpid()
                     self._watching = threading.Event()
                     self._thread = threading.Thread(target=self._watch, args=(self._watching,),
                                                     name="companion-live", daemon=True)
                     self._thread.start()
         self._watching.wait(WATCH_START)
+
+    def _watcher_alive(self) -> bool:
+        """Whether this process's watcher thread runs (a forked child's copy of it does not)."""
+        return self._thread is not None and self._pid == os.getpid() and self._thread.is_alive()
 
     def _watch(self, watching: threading.Event) -> None:
         try:
