@@ -1180,6 +1180,63 @@ def test_a_larger_card_running_out_of_the_picture_does_not_hide_the_card_meant(d
     assert result.card_id == cards[12].id, result.as_dict()
 
 
+@pytest.mark.parametrize("seed", [1501, 1503])
+def test_of_two_cards_each_sure_of_in_one_photo_the_one_in_the_middle_is_named(design_indexes, seed):
+    """Two cards lie wholly in the picture and each verifies surely on its own: the player
+    aimed at one, the one nearer the middle (``_decide``). Compared where they differ, as
+    look-alikes seen at one place are, neither led, and the photo was left unnamed (here the
+    card meant with ~150 inliers beside a neighbour's ~180; a hard photo of an outside set,
+    the card meant 67 and the neighbour 115, was left unnamed, and named for the neighbour
+    once the wider look was taken)."""
+    idx, cards = design_indexes["lattice"]
+    neighbour, meant = cards[7], cards[12]
+    table = np.full((1200, 1600, 3), 120, np.uint8)
+    table[0:600, 0:800] = cv2.imdecode(np.frombuffer(
+        design_photo("lattice", neighbour, seed=seed, tier="easy", size=(800, 600)), np.uint8), cv2.IMREAD_COLOR)
+    table[390:810, 820:1380] = cv2.imdecode(np.frombuffer(
+        design_photo("lattice", meant, seed=seed + 100, tier="easy", size=(560, 420)), np.uint8), cv2.IMREAD_COLOR)
+    result = recognize.recognize(cv2.imencode(".jpg", table, [cv2.IMWRITE_JPEG_QUALITY, 92])[1].tobytes(), idx)
+    assert result.card_id == meant.id, result.as_dict()
+    assert {c.card_id for c in result.candidates[:2]} == {meant.id, neighbour.id}  # both verified surely
+
+
+def test_a_card_the_first_look_is_sure_of_but_does_not_name_sends_the_photo_to_the_wider_look(
+        design_indexes, monkeypatch):
+    """The first look is sure of a card by its inliers and pixels, but a check that a card
+    about to be named passes as well (where its print's twins differ, ``_agreement``) does
+    not name it: the wider look is taken, not "not sure" answered at once (two hard photos
+    of the outside sets, whose card meant the wider look then found: another print's card
+    with the same art had been the first look's)."""
+    idx, cards = design_indexes["lattice"]
+    photo = design_photo("lattice", cards[9], seed=210)
+    looks = []
+    check = recognize._check
+    monkeypatch.setattr(recognize, "_check", lambda gray, index, look, sizes, done: (
+        looks.append(sizes), check(gray, index, look, sizes, done))[1])
+    assert recognize.recognize(photo, idx).card_id == cards[9].id
+    assert len(looks) == 1  # named by the first look
+    looks.clear()
+    monkeypatch.setattr(recognize, "_agreement", lambda index, m, gray: 0.0)  # where twins differ: another title
+    assert recognize.recognize(photo, idx).card_id is None
+    assert len(looks) >= 2 and looks[1][4] == recognize.CONSISTENT  # the wider look's shortlists
+
+
+def test_a_card_the_first_look_held_back_is_not_named_when_the_wider_look_finds_it_again(
+        design_indexes, monkeypatch):
+    """What held back the card the first look was sure of still holds when the wider look
+    comes back with the same card (``_still_held``): the wider look is there to find the card
+    meant. Through a richer homography a card not enrolled, an enrolled card's art under
+    another title, agreed with it where their print's twins differ by 0.17 after 0.10, and
+    was named for it (``--twin-strangers``). Here the agreement is made low in the first
+    look and high in the second."""
+    idx, cards = design_indexes["lattice"]
+    photo = design_photo("lattice", cards[9], seed=210)
+    agreements = iter([0.0, 0.5])
+    monkeypatch.setattr(recognize, "_agreement", lambda index, m, gray: next(agreements, 0.5))
+    result = recognize.recognize(photo, idx)
+    assert result.card_id is None and result.candidates[0].card_id == cards[9].id, result.as_dict()
+
+
 def test_runs_out_measures_the_corner_furthest_outside_against_the_cards_diagonal():
     """``recognize.runs_out``: a card wholly in the photo, or a corner a pixel or two over
     its edge (where the homography may put a card that touches it), is in; a corner
