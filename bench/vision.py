@@ -51,6 +51,8 @@ Run:  python bench/vision.py                  (300 cards × 5 designs, 90 photos
       python bench/vision.py --designs lattice,tavern --covered 0.1,0.3   (a tenth to 30 % of every card under another)
       python bench/vision.py --designs lattice,tavern --among-enrolled   (the cards around are enrolled ones)
       python bench/vision.py --twin-strangers   (the cards not enrolled: enrolled cards' twins)
+      python bench/vision.py --rows before.json, then, changed, --against before.json
+                                               (the photos the change answers otherwise, one by one)
       python bench/outside_set.py /tmp/ribbon && python bench/vision.py --set /tmp/ribbon --misses
                                                (a set made by another generator, written without reading
                                                 the recogniser or this one; or photographs of printed cards)
@@ -195,7 +197,7 @@ def title_matcher(cards):
 
 def run(index, photos, design, read_title=None, match_name=None):
     rows = []
-    for tier, truth, data in photos:
+    for k, (tier, truth, data) in enumerate(photos):
         t0 = time.perf_counter()
         r = recognize.recognize(data, index, read_title, match_name)
         ms = (time.perf_counter() - t0) * 1000
@@ -203,8 +205,24 @@ def run(index, photos, design, read_title=None, match_name=None):
         rows.append({"design": design, "tier": tier, "truth": truth, "named": r.card_id,
                      "first": top.card_id if top else None, "suggested": [c.card_id for c in r.candidates],
                      "excess": r.excess, "dense": top.score if top else 0.0,
-                     "margin": r.margin, "ms": ms})
+                     "margin": r.margin, "ms": ms, "photo": f"{k:04d}.jpg", "reason": r.reason})
     return rows
+
+
+def keep_rows(rows, path: str | None, against: str | None) -> None:
+    """With ``path`` (``--rows``), write every photo's answer there (JSON); with ``against``
+    (``--against``, rows a run wrote so), print each photo answered otherwise than there —
+    a change to the recogniser judged photo for photo, not by its totals alone."""
+    if path:
+        Path(path).write_text(json.dumps(rows, default=float))
+    if against:
+        before = {(r["design"], Path(r["photo"]).name): r for r in json.loads(Path(against).read_text())}
+        changed = [(r, before[key]) for r in rows
+                   if (key := (r["design"], Path(r["photo"]).name)) in before and before[key]["named"] != r["named"]]
+        print(f"{len(changed)} photos answered otherwise than in {against}:")
+        for r, b in changed:
+            print(f"  {r['design']} {Path(r['photo']).name} ({r['tier']}): truth {r['truth']}, "
+                  f"named {b['named']} → {r['named']}")
 
 
 def summary(rows) -> str:
@@ -346,6 +364,9 @@ def main():
                     help="recognise a folder of photos made elsewhere instead (cards/, photos/, truth.csv: "
                          "see photo_folder), through the CLI; may be given again")
     ap.add_argument("--misses", action="store_true", help="with --set: list every photo not answered right")
+    ap.add_argument("--rows", metavar="FILE", help="write every photo's answer to FILE (JSON)")
+    ap.add_argument("--against", metavar="FILE",
+                    help="list the photos answered otherwise than in FILE (written by --rows, same options)")
     args = ap.parse_args()
     if args.quick:
         args.cards, args.photos = 60, 20
@@ -365,6 +386,7 @@ def main():
                     if r["named"] != r["truth"]:
                         print(f"  {r['photo']}: {r['tier']}, truth {r['truth']}, named {r['named']}, "
                               f"{r['reason']}, suggested {r['suggested']}")
+            keep_rows(rows, args.rows, args.against)
         return
     designs = (args.designs.split(",") if args.designs else
                list(cd.CALIBRATION if args.calibrate else cd.REPORTED))
@@ -419,6 +441,7 @@ def main():
             return
         if not args.index_only:
             report(rows, designs)
+            keep_rows(rows, args.rows, args.against)
         for n in [int(s) for s in args.scale.split(",") if s]:
             scale(n, tmp, size, pool, reader, recognise=not args.index_only, strangers=args.strangers,
                   names=args.ocr)

@@ -293,9 +293,7 @@ def settle(snap: Snapshot, m: Match, gray: np.ndarray, look_again: bool) -> Matc
     if m.H is None:
         return m
     if look_again and m.inliers >= MIN_PAIRS:
-        refined = refine(snap, m, gray)
-        if refined is not None:
-            m.spread = max(m.spread, _spread(refined))
+        refine(snap, m, gray)
     if m.spread < MIN_SPREAD:
         m.inliers, m.H = 0, None
         return m
@@ -311,40 +309,41 @@ def look_through(snap: Snapshot, m: Match, gray: np.ndarray) -> None:
     m.dense = compare(snap, m)
 
 
-def refine(snap: Snapshot, m: Match, gray: np.ndarray) -> np.ndarray | None:
+def refine(snap: Snapshot, m: Match, gray: np.ndarray) -> None:
     """Look again where ``m.H`` puts the card: the photo straightened through it at the
     reference's size is described anew, and each of the card's features is paired with the
     most alike feature found near its own place; a homography fitted to those pairs replaces
-    ``m.H``, and its inliers ``m.inliers``, when it explains more of the card.
+    ``m.H``, and its inliers ``m.inliers`` (``m.spread`` widened to theirs), when it
+    explains more of the card.
 
     A first homography from a photo's features, matched among thousands, rests on few pairs
     when the card is small, blurred or under glare, and is off where it has none; seen
     straight and at its own scale the card shows many more of its features, each where it
     should be. A card that lined up by chance (a motif it shares with the photographed one)
-    finds few of its other features in their places, so the check also sharpens. Returns
-    the places on the card of the refined inliers (None when ``m`` is left as it was)."""
+    finds few of its other features in their places, so the check also sharpens. Otherwise
+    ``m`` is left as it was."""
     straight = locate.rectify(gray, m.H)
     p, d = features.photo(straight, REFINE_FEATURES)
     g = _own_features(snap, m.row)
     if len(p) < MIN_PAIRS or len(g) < MIN_PAIRS:
-        return None
+        return
     ref = snap.points[g]
     i, j, ham = _pairs_near(snap, g, p, d, REFINE_RADIUS)
     if len(i) < max(MIN_PAIRS, m.inliers):
-        return None
+        return
     closest = _closest_per(i, ham)                   # each reference feature its most alike near feature
     i, j = i[closest], j[closest]
     if len(i) < max(MIN_PAIRS, m.inliers):
-        return None
+        return
     D, mask = cv2.findHomography(ref[i], p[j], cv2.USAC_MAGSAC, REFINE_PX, maxIters=RANSAC_ITERATIONS,
                                  confidence=0.995)
     if D is None or int(mask.sum()) <= m.inliers:
-        return None
+        return
     H = m.H @ D
     if not _plausible(H, gray.shape):
-        return None
+        return
     m.H, m.inliers = H, int(mask.sum())
-    return ref[i[mask.ravel().astype(bool)]]
+    m.spread = max(m.spread, _spread(ref[i[mask.ravel().astype(bool)]]))
 
 
 def refit(snap: Snapshot, m: Match, gray: np.ndarray) -> Match | None:
@@ -380,9 +379,7 @@ def refit(snap: Snapshot, m: Match, gray: np.ndarray) -> Match | None:
         return None
     inl = mask.ravel().astype(bool)
     fitted = Match(m.row, m.votes, inliers=int(inl.sum()), H=m.H @ D, spread=_spread(ref[i[inl]]))
-    refined = refine(snap, fitted, gray)
-    if refined is not None:
-        fitted.spread = max(fitted.spread, _spread(refined))
+    refine(snap, fitted, gray)
     return fitted
 
 
