@@ -13,7 +13,8 @@ import pytest
 from playwright.sync_api import expect
 
 from liveserver import LiveServer
-from test_browser import browser, open_table, play, server  # noqa: F401 (fixtures)
+from test_browser import browser, open_table, phone, play, server  # noqa: F401 (fixtures)
+from test_quest_browser import open_quest_table
 
 pytestmark = [pytest.mark.browser, pytest.mark.slow]
 
@@ -283,6 +284,28 @@ def test_a_late_answer_never_takes_the_board_back(browser, server):
     release(host, held)
     expect(host.locator("#my-level")).to_have_text("1")  # not back at 2
     expect(host.locator("#answer")).to_contain_text("2 → 1")  # the newer tap's answer stays
+    assert errors == []
+
+
+def test_what_is_typed_while_the_tapped_buttons_answer_is_on_its_way_stays(browser, server):
+    """The stream's copy of a change arrives first and removes the tapped button (the turn moved
+    on); the player types in a form it brought; then the tap's own answer arrives. htmx found the
+    morph extension from the tapped, now detached, form up and found none: the answer replaced the
+    whole board: the Charity split typed was sent empty (test_quest_browser's three phones, once
+    under load), a menu closed opened again. Each form that posts an action names the extension."""
+    errors: list[str] = []
+    alice = phone(browser, errors)
+    open_quest_table(alice, server.url)
+    held = hold_answer(alice, "quest.draw")
+    alice.click("#turn button[data-action='quest.draw']")
+    expect(alice.locator("#hand-counted")).to_be_visible()  # the stream's copy: the draw button is gone
+    field = alice.locator("#turn input[name=dxm_given]")
+    field.fill("0")
+    alice.locator("#menu-explore summary").click()  # a menu the player closed
+    expect(alice.locator("#menu-explore")).not_to_have_attribute("open", "")
+    release(alice, held)
+    expect(field).to_have_value("0")
+    expect(alice.locator("#menu-explore")).not_to_have_attribute("open", "")  # stays closed
     assert errors == []
 
 

@@ -167,6 +167,9 @@ def test_a_quest_turn_on_three_phones(browser, server, tmp_path):  # noqa: F811
         add.locator("select[name=place]").select_option(place)
         add.locator("button").click()
         expect(alice.locator(f'#me [data-item="{name}"]')).to_be_visible()
+        # this phone's own answer (the stream's copy can come first): only then is the form
+        # emptied, and what is typed next is kept (a busy server lost the Ladder typed before it)
+        expect(alice.locator("#answer")).to_contain_text(name)
     expect(alice.locator("#my-strength")).to_have_text("4")  # level 1 + Sword 2 + Helmet 1
     expect(alice.locator('#my-backpack [data-item="Ladder"]')).to_be_visible()
     if os.environ.get("UPDATE_SCREENSHOTS"):

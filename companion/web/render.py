@@ -187,7 +187,7 @@ def action_button(state: TableState, name: str, label: str, params: dict | None 
         aria = f"{label}: {aria}"  # what the button says comes first in its name (WCAG 2.5.3, Label in Name)
     aria_attr = f' aria-label="{escape(aria)}"' if aria else ""
     return Markup(
-        f'<form method="post" action="{url}" hx-post="{url}" hx-target="#board" hx-swap="morph:innerHTML">'
+        f'<form method="post" action="{url}" hx-post="{url}" hx-target="#board" hx-ext="morph" hx-swap="morph:innerHTML">'
         f'<input type="hidden" name="csrf_token" value="{csrf}">{hidden}'
         f'<button type="submit" class="{escape(cls)}"{aria_attr} data-action="{escape(name)}">{escape(label)}</button></form>'
     )
