@@ -416,15 +416,16 @@ def _spread(points: np.ndarray) -> float:
     return cv2.contourArea(cv2.convexHull(points.astype(np.float32))) / (locate.CARD_W * locate.CARD_H)
 
 
-def compare(snap: Snapshot, m: Match, mean: np.ndarray | None = None) -> float:
+def compare(snap: Snapshot, m: Match, mean: np.ndarray | None = None, where: np.ndarray | None = None) -> float:
     """The correlation of the photo seen through ``m.H`` and ``m``'s reference, ``mean`` (by
     default the mean picture of the card's print) taken out of both, where the photo is not
-    clipped white (``m.shown``)."""
+    clipped white (``m.shown``) — and, given ``where`` (THUMB cells, flat), only there."""
     if mean is None:
         mean = snap.thumb_means[snap.group[m.row]]
     seen, ref = (m.seen - mean).ravel(), (describe.unthumb(snap.arrays["thumb"][m.row]) - mean).ravel()
-    if m.shown is not None:
-        seen, ref = seen[m.shown], ref[m.shown]
+    cells = m.shown if where is None else where if m.shown is None else where & m.shown
+    if cells is not None:
+        seen, ref = seen[cells], ref[cells]
     return float(describe.zn(seen) @ describe.zn(ref))
 
 

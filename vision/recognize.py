@@ -207,10 +207,8 @@ def _short_lead(m: match.Match, others: list[match.Match]) -> bool:
 def _same_place(a: match.Match, b: match.Match) -> bool:
     """Whether the cards ``a`` and ``b`` are seen at one place: their middles within a tenth
     of ``a``'s diagonal in the photo (a twin aligned on its own, or through ``a``'s homography)."""
-    middle = np.float32([[[locate.CARD_W / 2, locate.CARD_H / 2]]])
     corners = locate.corners(a.H)
-    apart = np.linalg.norm(cv2.perspectiveTransform(middle, a.H) - cv2.perspectiveTransform(middle, b.H))
-    return bool(apart < 0.1 * np.linalg.norm(corners[2] - corners[0]))
+    return bool(np.linalg.norm(_middle(a) - _middle(b)) < 0.1 * np.linalg.norm(corners[2] - corners[0]))
 
 
 #: Card ids whose names are like a title read from a photo, best first, with similarity 0..1.
@@ -768,30 +766,32 @@ def _meant(index: Snapshot, sure: list[match.Match], shape: tuple[int, ...]) -> 
 
 def _over(index: Snapshot, a: match.Match, b: match.Match) -> float | None:
     """How much better the card ``a`` than ``b`` explains the photo where their outlines
-    overlap (difference of correlations of each one's picture with the photo seen through its
-    homography, ``m.seen``, as ``match.compare`` takes them): above 0, ``a`` lies on top. None when they overlap by less than
-    ``OVERLAP`` of either card: there, what shows is one card's or the table's."""
+    overlap (``match.compare`` of each there): above 0, ``a`` lies on top. None when they
+    overlap by less than ``OVERLAP`` of either card: there, what shows is one card's or the
+    table's."""
     agree = []
     scale = np.float32([describe.THUMB[0] / locate.CARD_W, describe.THUMB[1] / locate.CARD_H])
     for m, other in ((a, b), (b, a)):
         quad = locate.corners(np.linalg.inv(m.H) @ other.H) * scale  # the other's outline, in m's picture
         mask = np.zeros(describe.THUMB[::-1], np.uint8)
         cv2.fillConvexPoly(mask, np.round(quad * 16).astype(np.int32), 1, cv2.LINE_8, 4)
-        mask = mask.ravel().astype(bool)
+        where = mask.ravel().astype(bool)
         if m.shown is not None:
-            mask &= m.shown
-        if mask.mean() < OVERLAP:
+            where &= m.shown  # (the overlap's share counts the cells compare looks at)
+        if where.mean() < OVERLAP:
             return None
-        mean = index.thumb_means[index.group[m.row]].ravel()[mask]  # (what the print's cards share out, as ``match.compare``)
-        ref = describe.unthumb(index.arrays["thumb"][m.row]).ravel()[mask] - mean
-        agree.append(float(describe.zn(m.seen.ravel()[mask] - mean) @ describe.zn(ref)))
+        agree.append(match.compare(index, m, where=where))
     return agree[0] - agree[1]
+
+
+def _middle(m: match.Match) -> np.ndarray:
+    """The middle of the card ``m`` in the photo (working-size pixels)."""
+    return cv2.perspectiveTransform(np.float32([[[locate.CARD_W / 2, locate.CARD_H / 2]]]), m.H)[0, 0]
 
 
 def _off_middle(m: match.Match, shape: tuple[int, ...]) -> float:
     """How far the middle of the card ``m`` lies from the middle of the photo of ``shape``."""
-    middle = cv2.perspectiveTransform(np.float32([[[locate.CARD_W / 2, locate.CARD_H / 2]]]), m.H)[0, 0]
-    return float(np.linalg.norm(middle - np.float32([shape[1] / 2, shape[0] / 2])))
+    return float(np.linalg.norm(_middle(m) - np.float32([shape[1] / 2, shape[0] / 2])))
 
 
 def _agreement(index: Snapshot, m: match.Match, gray: np.ndarray) -> float | None:
