@@ -392,6 +392,8 @@ def vision_enroll(paths, card_id, kind, any_id, data_dir):
     counted, and one like a card's name is warned of as misspelt. When most names are no
     card of it (another game's cards), every name is taken as it is, as with --any-id.
     All or nothing: every problem is listed by file and nothing is enrolled if there is one.
+    With the [ocr] extra, the text where twin cards differ is then read once on every
+    reference and kept, for recognition to compare.
     """
     from vision import enroll as vision_enroll_mod
 
@@ -420,6 +422,9 @@ def vision_enroll(paths, card_id, kind, any_id, data_dir):
             click.echo(f"{where}: {message}", err=True)
         raise click.ClickException(str(exc)) from None
     click.echo(f"Enrolled {len(done)} card image(s); {len(index)} in the index.")
+    read = scanning.read_references(index)
+    if read:
+        click.echo(f"Read the text where twins differ on {read} reference(s), for recognition to compare.")
     unknown = [] if any_id else scanning.unknown_names(conn, done)
     for name, like in unknown:
         if like:

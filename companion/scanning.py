@@ -92,6 +92,15 @@ def recognize(conn, index: Index, data: bytes, lang: str = "en", read_titles: bo
     return result
 
 
+def read_references(index: Index) -> int:
+    """Read, once, the text where twins differ on every enrolled reference that has such a
+    place (``vision.recognize.read_references``; with the ``[ocr]`` extra only): what a
+    recognition compares with the photo is then kept, not read per photo. Returns how many
+    references were read now."""
+    reader = vision_title.reader()
+    return vision_recognize.read_references(index, reader) if reader else 0
+
+
 def another_game(conn, names: list[str]) -> bool:
     """Whether most of ``names`` (files named by hand) are no card of the card database, by
     id or folded (``card_slug``): another game's deck, whose names are all to be taken as

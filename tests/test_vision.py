@@ -420,10 +420,11 @@ def test_cards_that_differ_only_in_the_title_are_told_apart(index, deck):
             assert result.card_id == card.id, result.as_dict()
 
 
-def test_the_wider_look_verifies_again_a_card_that_failed_the_first_when_listed_again(index, deck):
+def test_the_wider_look_verifies_again_a_card_of_the_first_only_when_listed_again(index, deck):
     """A card that failed to verify in the first look (its own outline, say, was not among
     those straightened) is verified again with the wider look's features when a shortlist
-    brings it again; one that no shortlist brings counts as it was."""
+    brings it again; one that no shortlist brings counts as it was, failed or verified (but
+    for its lead over other cards, weighed anew)."""
     card = deck[13]
     data = cp.photo(cp.face(card), "medium", seed=41, size=SIZE)
     bgr = image.load(data)
@@ -438,6 +439,11 @@ def test_the_wider_look_verifies_again_a_card_that_failed_the_first_when_listed_
     assert wider[0].row == row and wider[0].H is not None and wider[0].inliers >= match.MIN_PAIRS
     nothing_listed = recognize._check(gray, snap, look, (0, 0, 0, 0, 0), [match.Match(row, 1.0)])
     assert [(m.row, m.H) for m in nothing_listed] == [(row, None)]
+    verified = wider[0]
+    verified.margin, H, inliers = 0.01, verified.H.copy(), verified.inliers
+    as_it_was = recognize._check(gray, snap, look, (0, 0, 0, 0, 0), [verified])
+    assert as_it_was == [verified] and np.array_equal(verified.H, H) and verified.inliers == inliers
+    assert verified.margin is None
 
 
 def test_a_card_fitted_by_one_part_is_fitted_again_and_named_but_no_other_card(index, deck):

@@ -10,6 +10,7 @@ Layout in the data directory::
     vision/refs/<card id>.png  the rectified reference image each description came from (the id
                               percent-encoded where it holds more than ASCII letters, digits,
                               '-', '_', '.' and '~': ``reference_name``)
+    vision/texts.json         what the title reader read on the references (``texts``; a cache)
 
 Several processes share the directory: the server's workers (an enrolment from a card
 page) and ``companion vision enroll`` while the server runs. Every change is a
@@ -48,7 +49,7 @@ from typing import BinaryIO
 import cv2
 import numpy as np
 
-from . import deck, describe, differ, features, locate
+from . import deck, describe, differ, features, locate, texts
 
 try:
     import fcntl
@@ -115,7 +116,7 @@ class Snapshot:
         self.ids = ids
         self.arrays = arrays
         self.root = root
-        self.texts: dict = {}  # what each reader read on the references (``recognize._text_on``): of this snapshot only
+        self.texts = texts.Readings(root)  # what title readers read on the references (``recognize._text_on``)
         self.position = {card_id: i for i, card_id in enumerate(ids)}
         self.tables: list[tuple[np.ndarray, ...]] = []   # per word table, see ``_unpack``
         self.placed: list[tuple[np.ndarray, ...]] = []   # the same for (word, cell)
@@ -144,6 +145,17 @@ class Snapshot:
     def reference(self, card_id: str) -> np.ndarray | None:
         """The stored reference image of ``card_id`` (grey), or None if it is gone."""
         return None if self.root is None else _picture(self.root, card_id)
+
+    def reference_stamp(self, card_id: str) -> tuple[int, int] | None:
+        """The stored reference image's size and modification time (ns) — another picture
+        taught, another value —, or None if it is gone (``texts``)."""
+        if self.root is None:
+            return None
+        try:
+            st = (self.root / "refs" / reference_name(card_id)).stat()
+        except FileNotFoundError:
+            return None
+        return st.st_size, st.st_mtime_ns
 
     def differ_others(self, row: int) -> tuple[differ.Box | None, list[np.ndarray]]:
         """Where the twins of card ``row``'s print differ, and how other cards of that print

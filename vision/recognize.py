@@ -335,7 +335,7 @@ def _recognize(gray: np.ndarray, bgr: np.ndarray, index: Snapshot, to_photo: flo
         # the outlines found: beside a large outline only the best, ``STRAIGHT_BESIDE``) and the photo at half
         # size described as well — and when no outline of the first look is large, the photo
         # as decoded (the card may lie far off) —, a longer shortlist by words, and the cards
-        # of the first look verified again with the richer features
+        # of the first look that a shortlist brings again verified again with the richer features
         near = LINE_NEAR * max(gray.shape)
         small = all(cv2.contourArea(q.astype(np.float32)) < SMALL_CARD * gray.size for q in quads[:CARD_OUTLINES])
 
@@ -454,10 +454,12 @@ def _check(gray: np.ndarray, index: Snapshot, look: "_Look", sizes: tuple[int, i
     ``CONSISTENT_AMONG``, ``match.consistent_shortlist``) and verify: align every card, look
     again through the ``LOOK_AGAIN`` best alignments that are not far behind the best
     (``match.settle``): a card with a third of the best one's inliers would not win by
-    looking again, and each look costs ~8 ms. The cards
-    ``done`` by an earlier look are verified again with this look's features, except those
-    that failed then and no shortlist brings now (they count as they were): a card whose own
-    outline only the wider look straightened is found then. Rank all by inliers (with
+    looking again, and each look costs ~8 ms. The cards ``done`` by an earlier look that a
+    shortlist brings again are verified again with this look's features (a card whose own
+    outline only the wider look straightened is found then); the others count as they were.
+    Verifying those again too named no photo of the outside sets that this does not (the
+    card a wider look names was never one of the first look's that had verified) and cost
+    ~6 % of their p95 (docs/benchmarks.md, 2026-11-29 afternoon). Rank all by inliers (with
     ``excess``), those that could be named first: a larger, sharper neighbour running out of
     the picture (``runs_out``, no confidence) had hidden a card named surely beside it.
     With none, a card running out of the picture stays first (``cut_off``)."""
@@ -477,7 +479,9 @@ def _check(gray: np.ndarray, index: Snapshot, look: "_Look", sizes: tuple[int, i
         seeded = {m.row: m for m in fits if m.row in verified}  # a homography for cards verified anyway
         listed += [m for m in fits if m.row not in verified][:by_consistent]
     listed_rows = {m.row for m in listed}
-    kept = [m for m in done if m.H is None and m.row not in listed_rows | seeded.keys()]  # failed, not listed again
+    kept = [m for m in done if m.row not in listed_rows | seeded.keys()]  # not listed again: as they were,
+    for m in kept:                                                          # but for their lead, weighed anew
+        m.margin = None                                                     # among this look's cards (``_decide``)
     rows, fresh = {m.row for m in kept}, []
     for m in [match.Match(m.row, m.votes) for m in done] + listed:
         if m.row not in rows:
@@ -846,10 +850,10 @@ def _read_where_twins_differ(index: Snapshot, m: match.Match, gray: np.ndarray, 
       homography off at the title, which made it look covered, was like "theslimearcher" by
       0.75 there, its twin enrolled named for it): another title.
 
-    ~7–11 ms a read (and the reader's first load, ~0.15 s a process; a reference's text is
-    read once a snapshot, ``_text_on``), for the cards that agree little (below
-    ``TEXT_DOUBT``: most photos of prints whose titles agree little, as the ledger's, the
-    split's and an outside set's ribbon; few of the others'), two reads each."""
+    ~7–17 ms a read (and the reader's first load, ~0.15 s a process; a reference's text is
+    read once and kept in the data directory, ``_text_on``), for the cards that agree
+    little (below ``TEXT_DOUBT``: most photos of prints whose titles agree little, as the
+    ledger's, the split's and an outside set's ribbon; few of the others'), the photo's."""
     box, _ = index.differ_others(m.row)
     if box is None:
         return
@@ -911,15 +915,39 @@ def _alike(seen: str, own: str, part: bool) -> float:
     return difflib.SequenceMatcher(None, seen, own).ratio()
 
 
-def _text_on(read_title: title.Reader, index: Snapshot, row: int, box: tuple[int, int, int, int]
-             ) -> tuple[str, float] | None:
-    """``_reading_in`` the stored reference of card ``row``, read once per snapshot of the index
-    and reader (``Snapshot.texts``): a server or a `recognize` call for many photos reads the
-    same cards' references again and again, and they change only with a new snapshot."""
-    key = (read_title, row, box)
-    if key not in index.texts:
-        index.texts[key] = _reading_in(read_title, index.reference(index.ids[row]), np.eye(3), box)
-    return index.texts[key]
+def _text_on(read_title: title.Reader, index: Snapshot, row: int, box: tuple[int, int, int, int],
+             write: bool = True) -> tuple[str, float] | None:
+    """``_reading_in`` the stored reference of card ``row``, read once for that picture, place
+    and reader (``texts``: kept in the data directory, and written there now unless ``write``
+    is False): a server, or `recognize` calls for one photo or many, read the same cards'
+    references again and again, and they change only when a card is taught again."""
+    key = _text_key(index, row, box)
+    found = index.texts.get(read_title, key)
+    if found is False:
+        found = _reading_in(read_title, index.reference(index.ids[row]), np.eye(3), box)
+        index.texts.put(read_title, key, found, write=write)
+    return found
+
+
+def _text_key(index: Snapshot, row: int, box: tuple[int, int, int, int]) -> tuple:
+    """What a reading of card ``row``'s reference in ``box`` depends on: the card, the
+    place, the picture (``Snapshot.reference_stamp``) and how the place is cut out."""
+    card_id = index.ids[row]
+    return card_id, tuple(box), index.reference_stamp(card_id), TEXT_PAD, TEXT_SCALE
+
+
+def read_references(index: Index, read_title: title.Reader) -> int:
+    """Read the text where its print's twins differ on every enrolled card's reference that
+    has such a place, and keep it (``_text_on``): `companion vision enroll` does, so that no
+    recognition reads a reference (~17 ms each). Returns how many were read now."""
+    snapshot, fresh = index.refresh().current, 0
+    for row in range(len(snapshot)):
+        box, _ = snapshot.differ_others(row)
+        if box is not None:
+            fresh += snapshot.texts.get(read_title, _text_key(snapshot, row, box)) is False
+            _text_on(read_title, snapshot, row, box, write=False)
+    snapshot.texts.flush()
+    return fresh
 
 
 def _reading_in(read_title: title.Reader, gray: np.ndarray | None, H: np.ndarray, box: tuple[int, int, int, int]

@@ -79,6 +79,7 @@ def _on_first_read(model: Path) -> Reader:
                 recogniser = _Recogniser(model)
                 _loading += time.perf_counter() - started
             return recogniser.read(img)
+    read.model = f"{model.name}:{model.stat().st_size}"  # what it reads with (``texts`` keys its readings by it)
     return read
 
 
