@@ -422,9 +422,7 @@ def vision_enroll(paths, card_id, kind, any_id, data_dir):
             click.echo(f"{where}: {message}", err=True)
         raise click.ClickException(str(exc)) from None
     click.echo(f"Enrolled {len(done)} card image(s); {len(index)} in the index.")
-    read = scanning.read_references(index)
-    if read:
-        click.echo(f"Read the text where twins differ on {read} reference(s), for recognition to compare.")
+    _read_references(scanning, index)
     unknown = [] if any_id else scanning.unknown_names(conn, done)
     for name, like in unknown:
         if like:
@@ -506,6 +504,16 @@ def vision_rebuild(data_dir):
     """Describe every stored reference image again (after an upgrade changed the index format).
 
     Each is first stored the way up its deck is (cards taught from photos before that).
+    With the [ocr] extra, the text where twin cards differ is then read again where needed.
     """
-    _, index = _vision(data_dir, check=False)
+    scanning, index = _vision(data_dir, check=False)
     click.echo(f"Rebuilt the index from {index.rebuild()} reference image(s).")
+    _read_references(scanning, index)
+
+
+def _read_references(scanning, index) -> None:
+    """Read the text where twins differ on the references not read yet, and say how many
+    (``scanning.read_references``: with the [ocr] extra only)."""
+    read = scanning.read_references(index)
+    if read:
+        click.echo(f"Read the text where twins differ on {read} reference(s), for recognition to compare.")

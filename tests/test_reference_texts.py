@@ -91,7 +91,7 @@ def test_a_damaged_file_is_read_again_and_a_reader_without_a_model_keeps_nothing
 
 def test_enroll_reads_the_references_once_through_the_cli(tmp_path, deck, ocr):
     """`companion vision enroll` reads them with the [ocr] extra's reader, and says so;
-    enrolling again reads only the card taught again."""
+    enrolling again reads only the card taught again; after `rebuild` none is left unread."""
     from click.testing import CliRunner
 
     from companion.cli import main
@@ -113,3 +113,7 @@ def test_enroll_reads_the_references_once_through_the_cli(tmp_path, deck, ocr):
     assert again.exit_code == 0, again.output
     read = [line for line in again.output.splitlines() if line.startswith("Read the text")]
     assert read == ["Read the text where twins differ on 1 reference(s), for recognition to compare."]
+
+    rebuilt = CliRunner().invoke(main, ["vision", "rebuild", *data])
+    assert rebuilt.exit_code == 0, rebuilt.output
+    assert recognize.read_references(Index(tmp_path / "data" / "vision"), ocr) == 0  # nothing left to read
