@@ -86,6 +86,10 @@ def test_a_damaged_file_is_read_again_and_a_reader_without_a_model_keeps_nothing
     again = CountingReader()
     assert recognize.read_references(Index(tmp_path / "vision"), again) == read and again.calls == read
     assert json.loads(stored.read_text()) == kept
+    stored.write_text(json.dumps({name: "not a reading" for name in kept}))  # valid JSON, no readings
+    fixed = CountingReader()
+    assert recognize.read_references(Index(tmp_path / "vision"), fixed) == read and fixed.calls == read
+    assert json.loads(stored.read_text()) == kept
     assert not list(stored.parent.glob(".texts-*"))  # no temporary file left behind
 
 

@@ -49,7 +49,10 @@ class Readings:
             if name is None:
                 return False
             found = self._file().get(name)
-            return tuple(found) if found is not None else False
+            if not (isinstance(found, list) and len(found) == 2 and isinstance(found[0], str)
+                    and isinstance(found[1], (int, float))):
+                return False  # not read, or not a reading (a file edited by hand): read it
+            return found[0], float(found[1])
 
     def put(self, reader, key: tuple, reading: tuple[str, float] | None, write: bool = True) -> None:
         """Remember ``reading`` (text and confidence; None: no reference to read); kept in
