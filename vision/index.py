@@ -152,7 +152,7 @@ class Snapshot:
         if self.root is None:
             return None
         try:
-            st = (self.root / "refs" / reference_name(card_id)).stat()
+            st = reference_file(self.root, card_id).stat()
         except FileNotFoundError:
             return None
         return st.st_size, st.st_mtime_ns
@@ -204,8 +204,13 @@ def card_id_of(path: Path) -> str:
     return urllib.parse.unquote(path.stem)
 
 
+def reference_file(root: Path, card_id: str) -> Path:
+    """Where the index in ``root`` keeps ``card_id``'s reference image."""
+    return root / "refs" / reference_name(card_id)
+
+
 def _picture(root: Path, card_id: str) -> np.ndarray | None:
-    gray = cv2.imread(str(root / "refs" / reference_name(card_id)), cv2.IMREAD_GRAYSCALE)
+    gray = cv2.imread(str(reference_file(root, card_id)), cv2.IMREAD_GRAYSCALE)
     return None if gray is None else describe.canonical(gray)
 
 
@@ -465,7 +470,7 @@ class Index:
         return len(self.ids)
 
     def reference_path(self, card_id: str) -> Path:
-        return self.root / "refs" / reference_name(card_id)
+        return reference_file(self.root, card_id)
 
     def enrolled(self, card_id: str) -> bool:
         """Whether ``card_id`` has a reference image: one ``stat``, the index is not loaded."""
