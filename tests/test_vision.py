@@ -1078,6 +1078,50 @@ def test_a_card_whose_large_outlines_are_the_clutters_is_found_by_its_straight_s
     assert result.card_id == card_id, result.as_dict()
 
 
+@pytest.mark.parametrize("n, turned", [(284, False), (284, True), (482, False), (486, False), (732, False)])
+def test_a_card_whose_edge_closes_no_outline_is_found_where_its_frame_lies(ribbon_set, n, turned, monkeypatch):
+    """Hard photos of the ribbon set with the card in plain view, but touching the next card,
+    a coin or a die on a corner, lying across another card: its edge closes no outline, the
+    photo's strongest straight lines are the neighbours' rules text and the paper's, and by
+    the whole photo's words it ranks 100th to 240th of 300 (its art is motifs that other
+    cards share). The frame its print shares (the common print learned at enrolment) lies
+    where the card does: fitted to the photo's features (``match.frames``) it gives an
+    outline whose picture is most like the card's of all 300, and the card fitted there
+    (``match.where_framed``, the way up its picture agrees with: also in the photo turned
+    half round) is named — not without that shortlist."""
+    idx, photo = ribbon_set
+    shot, card_id = photo(n)
+    if turned:
+        shot = cv2.imencode(".jpg", cv2.rotate(cv2.imdecode(np.frombuffer(shot, np.uint8), cv2.IMREAD_COLOR),
+                                               cv2.ROTATE_180), [cv2.IMWRITE_JPEG_QUALITY, 95])[1].tobytes()
+    result = recognize.recognize(shot, idx)
+    assert result.card_id == card_id, result.as_dict()
+    monkeypatch.setattr(recognize, "FRAME_SHORTLIST", 0)
+    assert recognize.recognize(shot, idx).card_id is None
+
+
+def test_a_frame_is_fitted_only_where_a_print_has_one(ribbon_set, tmp_path):
+    """``match.frames``: the ribbon print's frame (one card's common features, ``Snapshot.frames``)
+    fitted to a photo of one of its cards lies on that card — its outline within a few
+    percent of the card's as the recogniser names it; an index of too few cards to learn a
+    frame (``index.COMMON_MIN_CARDS``) has none, and fits nothing."""
+    idx, photo = ribbon_set
+    shot, card_id = photo(482)
+    snap = idx.refresh().current
+    assert len(snap.frames) == 1 and len(snap.frames[0]) >= vision_index.FRAME_FEATURES
+    bgr = image.load(shot)
+    gray = cv2.cvtColor(light.stretched(bgr), cv2.COLOR_BGR2GRAY)
+    whole = features.photo(gray)
+    quads = match.frames(snap, whole, gray, 2)
+    _, width, height = header.read(shot)
+    corners = np.array(recognize.recognize(shot, idx).corners) * max(gray.shape) / max(width, height)
+    assert quads and min(_corner_error(q, corners) for q in quads) < 0.03 * max(gray.shape)
+    few = Index(tmp_path / "few")
+    few.add({card_id: cv2.cvtColor(bgr, cv2.COLOR_BGR2GRAY)})
+    assert few.refresh().current.frames == []
+    assert match.frames(few.refresh().current, whole, gray, 2) == []
+
+
 def test_a_twin_not_enrolled_whose_title_looks_covered_is_not_named_for_its_part_alike(tmp_path, ocr):
     """A card not enrolled ("Toad Archer") with the art and rules of an enrolled one ("The
     Slime Archer"; the cartoon design of ``bench/outside_set.py``, seed 2, photo 495):

@@ -46,7 +46,7 @@ AROUND_SEEN = 0.6                # ... where a photo that shows it agrees with t
 AROUND_SHIFT = 10                # ... within this many px (card px) of where the card's homography puts it
 AROUND_TURNS = (-3.0, -1.5, 0.0, 1.5, 3.0)  # ... turned by one of these many degrees
 _UPRIGHT = np.eye(3)                                        # a reference as it is ...
-_TURNED = np.array([[-1, 0, locate.CARD_W], [0, -1, locate.CARD_H], [0, 0, 1]], np.float64)  # ... turned half round
+_TURNED = locate.HALF_TURN  # ... turned half round
 Box = tuple[int, int, int, int]  # x, y, w, h on the card (CARD_W × CARD_H)
 
 

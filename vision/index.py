@@ -75,6 +75,7 @@ NAME_BYTES = 250                 # bytes in its reference image's file name at m
 COMMON_SHARE = 0.05              # a feature whose words this share of the cards of its print have is common print
 COMMON_CARDS = 6                 # ... and at least this many (twins, one card in several languages, are not print)
 COMMON_MIN_CARDS = 12            # with fewer cards enrolled nothing is taken for common print
+FRAME_FEATURES = 24              # a print's frame locates its cards when one card has this many common features
 CELLS = (6, 8)                   # "the same place" on a card: the same cell of this grid
 PRINT_TABLES = 3                 # placed-word tables that tell which cards share a print (``prints``) ...
 PRINT_LINK = 8                   # ... by sharing this many placed words a table (chance: under 6) ...
@@ -104,7 +105,9 @@ class Snapshot:
     learned from the enrolled set, not assumed: with a single game's cards it is that game's
     frame, with cards of several designs each design's — counted among that design's cards,
     not all, so that a game with a few hundred cards among thousands keeps its frame — and
-    with few cards nothing. Likewise ``means`` and ``thumb_means``, each print's mean
+    with few cards nothing; ``frames``, per print, its common print on the card that has
+    most of it, which says where a card of the print lies (``match.frames``). Likewise
+    ``means`` and ``thumb_means``, each print's mean
     pictures, are subtracted before a card's picture is compared. And where each print's
     twins differ, with other cards' look there (``differ.learn``, from the stored
     references when the file is written; absent from files written before it was, which
@@ -121,6 +124,7 @@ class Snapshot:
         self.tables: list[tuple[np.ndarray, ...]] = []   # per word table, see ``_unpack``
         self.placed: list[tuple[np.ndarray, ...]] = []   # the same for (word, cell)
         self.bits = features.word_bits(len(ids))
+        self.frames: list[np.ndarray] = []              # per print, its frame's features (``_frames``)
         if not ids:
             return
         n, k = arrays["descriptors"].shape[:2]
@@ -138,6 +142,7 @@ class Snapshot:
         self.differ_box = derived.get("differ_box", np.zeros((len(self.means), 4), np.int32))
         self.differ_rows, self.differ_looks = derived.get("differ_rows"), derived.get("differ_looks")
         self.differ_rings = derived.get("differ_ring")  # (not in a file written before it was: no ring)
+        self.frames = _frames(self.common, self.group, arrays["count"], k)
 
     def __len__(self) -> int:
         return len(self.ids)
@@ -361,6 +366,24 @@ def _runs(keys: np.ndarray, gids: np.ndarray, per_card: int) -> tuple[np.ndarray
     starts = np.flatnonzero(first)
     cards = np.add.reduceat(new_card, starts, dtype=np.int64) if len(starts) else np.zeros(0, np.int64)
     return key[starts], np.diff(starts, append=len(key)), cards, feature
+
+
+def _frames(common: np.ndarray, group: np.ndarray, count: np.ndarray, per_card: int) -> list[np.ndarray]:
+    """Per print, the features of its common print on the one card that has most of them
+    (their numbers; ``FRAME_FEATURES`` at least, else none for that print): where a card of
+    that print lies in a photo is where its frame is (``match.frames``). One card's, not
+    every card's: each card of a print has nearly the same frame features at the same
+    places, and a photo feature is paired with one of them only."""
+    owner = np.flatnonzero(common) // per_card
+    held = np.bincount(owner, minlength=len(count))
+    frames = []
+    for print_ in np.unique(group):
+        rows = np.flatnonzero(group == print_)
+        row = int(rows[np.argmax(held[rows])])
+        if held[row] >= FRAME_FEATURES:
+            g = row * per_card + np.arange(int(count[row]))
+            frames.append(g[common[g]])
+    return frames
 
 
 def _without(table: tuple[np.ndarray, ...], common: np.ndarray) -> tuple[np.ndarray, ...]:

@@ -35,6 +35,7 @@ CORNER_TURN = np.radians(50)       # its neighbouring sides at least this far ap
 STRAIGHT_SLACK = 0.3               # and its proportions those of a card to this share (``card_shaped``)
 CANON = np.array([[0, 0], [CARD_W, 0], [CARD_W, CARD_H], [0, CARD_H]], np.float32)
 UNIT = np.array([[0, 0], [1, 0], [1, 1], [0, 1]], np.float32)
+HALF_TURN = np.array([[-1, 0, CARD_W], [0, -1, CARD_H], [0, 0, 1]], np.float64)  # the card turned half round
 FOCAL = 1.1                        # a camera's focal length in its picture's longer sides (``on_table``)
 TABLE_SLACK = 0.5                  # an outline card-shaped only on the table is so to this share of the slack
 

@@ -23,7 +23,9 @@
    whole, and the frame its game's cards share says nothing either way. ``refit``: when
    no card is sure, one whose homography is off by more than ``refine`` reaches is fitted
    again, its features paired with the photo's within a wide radius of their places.
-4. ``tell_apart``: two cards that both verify (same art, a title that differs by a letter)
+4. ``frames``: where a card of an enrolled print lies, by the frame its cards share (the
+   common print) fitted alone — an outline to straighten where the photo's edges close none.
+5. ``tell_apart``: two cards that both verify (same art, a title that differs by a letter)
    are compared only where their references differ, each through its own homography.
 """
 from __future__ import annotations
@@ -51,6 +53,7 @@ REFINE_PX = 3.0                  # ... and fit the refined homography to within 
 REFIT_MARGIN = 40                # ``refit``: the photo straightened with this margin (card px) around the card,
 REFIT_RADIUS = 60.0              # ... its features paired with the reference's this far off (card px) ...
 REFIT_PX = 4.0                   # ... and fitted to within this (card px)
+FRAMES = 2                       # cards of one print located by its frame (``frames``)
 NO_PAIRS = (np.zeros(0, np.int64), np.zeros(0, np.float32), np.zeros(0, np.int64))  # no correspondences
 
 
@@ -196,18 +199,99 @@ def consistent_shortlist(snap: Snapshot, pairs: Pairs, rows: list[int], pts: np.
     return sorted(found, key=lambda m: -m.inliers)
 
 
+def frames(snap: Snapshot, whole: tuple[np.ndarray, np.ndarray], gray: np.ndarray, size: int) -> list[np.ndarray]:
+    """Where cards of the enrolled prints lie in the photo, by their frame alone: up to
+    ``size`` outlines (corners in the photo, most inliers first) through which a print's
+    frame features (``Snapshot.frames``, the common print on one of its cards) fit the
+    features of the whole photo (``whole``: places and descriptors; not those of outlines
+    straightened, whose places are only as right as their outline) — up to ``FRAMES``
+    cards a print, each found among the photo features that no card found before covers.
+    As in ``align``: each frame feature its nearest photo feature, each photo feature by
+    its closest, MAGSAC++ on the closest ``MAX_PAIRS``, a plausible card only; the
+    ``size`` kept are looked again through (``_looked_again``, with the frame's features),
+    which places them to a pixel or two.
+
+    Which card it is the frame cannot say, but where it is, it can: a card whose edge closes
+    no outline of its own — touching the next card, a coin on a corner, lying on another
+    card — has its frame all the same. Without a learned frame (a print too small, a plain
+    border) there is nothing to fit, and nothing is found."""
+    found: list[tuple[int, np.ndarray, np.ndarray]] = []
+    if not snap.frames or len(whole[0]) < MIN_PAIRS:
+        return []
+    photo = PhotoFeatures(*whole)
+    pts = photo.pts
+    for g in snap.frames:
+        q, p, ham = photo.nearest(snap.descriptors[g])
+        free = np.ones(len(pts), bool)
+        for _ in range(FRAMES):
+            keep = free[p]
+            fq, fp, fham = q[keep], p[keep], ham[keep]
+            closest = _closest_per(fp, fham)
+            fq, fp, fham = fq[closest], fp[closest], fham[closest]
+            if len(fp) < MIN_PAIRS:
+                break
+            order = np.argsort(fham, kind="stable")[:MAX_PAIRS]
+            src, dst = snap.points[g[fq[order]]], pts[fp[order]]
+            H, mask = cv2.findHomography(src, dst, cv2.USAC_MAGSAC, RANSAC_PX, maxIters=RANSAC_ITERATIONS,
+                                         confidence=0.995)
+            if H is None or not _plausible(H, gray.shape) or int(mask.sum()) < MIN_PAIRS:
+                break
+            found.append((int(mask.sum()), H, g))
+            on_card = cv2.perspectiveTransform(pts[None].astype(np.float64), np.linalg.inv(H))[0]
+            free &= ~((on_card[:, 0] >= 0) & (on_card[:, 0] <= locate.CARD_W)
+                      & (on_card[:, 1] >= 0) & (on_card[:, 1] <= locate.CARD_H))
+    found.sort(key=lambda t: -t[0])
+    quads = []
+    for inliers, H, g in found[:size]:
+        again = _looked_again(snap, g, H, gray, inliers)  # the frame seen straight
+        quads.append(locate.corners(H if again is None else again[0]))
+    return quads
+
+
 def coarse_shortlist(snap: Snapshot, views: list[np.ndarray], size: int = COARSE_SHORTLIST) -> list[Match]:
     """The cards whose thumbnail is most like one of ``views`` (``describe.coarse`` of the
     straightened outlines, each way up), best first."""
     if not views:
         return []
+    top = np.argsort(-_likeness(snap, views).max(axis=1))[:size]
+    return [Match(int(r), 0.0) for r in top]
+
+
+def _likeness(snap: Snapshot, views: list[np.ndarray]) -> np.ndarray:
+    """How like each card's thumbnail each of ``views`` is (cards × views: the correlation
+    of each view and the card, each less the mean of the card's print)."""
     q = np.stack(views)[None] - snap.means[:, None]  # each view less each print's mean
     q -= q.mean(axis=2, keepdims=True)
     q /= np.maximum(np.linalg.norm(q, axis=2, keepdims=True), 1e-9)
     alike = (snap.coarse @ q.reshape(-1, q.shape[2]).T).reshape(len(snap.coarse), *q.shape[:2])
-    best = alike[np.arange(len(alike)), snap.group].max(axis=1)  # each card against the views less its print's mean
-    top = np.argsort(-best)[:size]
-    return [Match(int(r), 0.0) for r in top]
+    return alike[np.arange(len(alike)), snap.group]  # each card against the views less its print's mean
+
+
+def where_framed(snap: Snapshot, framed: list[tuple[np.ndarray, list[np.ndarray]]], gray: np.ndarray, size: int
+                 ) -> list[Match]:
+    """For each outline where a print's frame lies (``frames``; ``framed``: its homography
+    ``H`` and its picture as it is and turned half round, ``describe.coarse``), the ``size``
+    cards whose thumbnail is most like that picture, each fitted where the outline puts it:
+    its own features paired near their places through ``H``, the way up its thumbnail
+    agreed with (``_looked_again``; the cards shared by two threads). A ``Match`` with that
+    homography and its inliers, or without one when it fits none (``align`` tries it then).
+
+    Not aligned among all the photo's features first: in a wider look they are ~10,000, and
+    the nearest of them to a card's feature is more often a chance partner; where the card
+    lies is known already."""
+    tries = []
+    for H, views in framed:
+        mine = _likeness(snap, views)
+        tries += [(int(row), H if mine[row].argmax() == 0 else H @ locate.HALF_TURN)  # the way up it agreed with
+                  for row in np.argsort(-mine.max(axis=1))[:size]]
+
+    def fitted(row_way: tuple[int, np.ndarray]) -> Match:
+        m = Match(row_way[0], 0.0)
+        fit = _looked_again(snap, _own_features(snap, m.row), row_way[1], gray, 0)
+        if fit is not None:
+            m.H, m.inliers, m.spread = fit[0], len(fit[1]), _spread(fit[1])
+        return m
+    return gate.share(fitted, tries)
 
 
 LSH = {"algorithm": 6, "table_number": 12, "key_size": 18, "multi_probe_level": 1}  # FLANN's LSH index
@@ -322,28 +406,37 @@ def refine(snap: Snapshot, m: Match, gray: np.ndarray) -> None:
     should be. A card that lined up by chance (a motif it shares with the photographed one)
     finds few of its other features in their places, so the check also sharpens. Otherwise
     ``m`` is left as it was."""
-    straight = locate.rectify(gray, m.H)
+    again = _looked_again(snap, _own_features(snap, m.row), m.H, gray, m.inliers)
+    if again is not None:
+        m.H, m.inliers = again[0], len(again[1])
+        m.spread = max(m.spread, _spread(again[1]))
+
+
+def _looked_again(snap: Snapshot, g: np.ndarray, H: np.ndarray, gray: np.ndarray, inliers: int
+                  ) -> tuple[np.ndarray, np.ndarray] | None:
+    """``refine``'s look: the enrolled features ``g`` paired with the photo straightened
+    through ``H``, each with its most alike feature near its place, and fitted; the new
+    homography and the places of its inliers on the card, or None unless more than
+    ``inliers`` fit it and the card through it is plausible."""
+    straight = locate.rectify(gray, H)
     p, d = features.photo(straight, REFINE_FEATURES)
-    g = _own_features(snap, m.row)
     if len(p) < MIN_PAIRS or len(g) < MIN_PAIRS:
-        return
+        return None
     ref = snap.points[g]
     i, j, ham = _pairs_near(snap, g, p, d, REFINE_RADIUS)
-    if len(i) < max(MIN_PAIRS, m.inliers):
-        return
+    if len(i) < max(MIN_PAIRS, inliers):
+        return None
     closest = _closest_per(i, ham)                   # each reference feature its most alike near feature
     i, j = i[closest], j[closest]
-    if len(i) < max(MIN_PAIRS, m.inliers):
-        return
+    if len(i) < max(MIN_PAIRS, inliers):
+        return None
     D, mask = cv2.findHomography(ref[i], p[j], cv2.USAC_MAGSAC, REFINE_PX, maxIters=RANSAC_ITERATIONS,
                                  confidence=0.995)
-    if D is None or int(mask.sum()) <= m.inliers:
-        return
-    H = m.H @ D
-    if not _plausible(H, gray.shape):
-        return
-    m.H, m.inliers = H, int(mask.sum())
-    m.spread = max(m.spread, _spread(ref[i[mask.ravel().astype(bool)]]))
+    if D is None or int(mask.sum()) <= inliers:
+        return None
+    if not _plausible(H @ D, gray.shape):
+        return None
+    return H @ D, ref[i[mask.ravel().astype(bool)]]
 
 
 def refit(snap: Snapshot, m: Match, gray: np.ndarray) -> Match | None:

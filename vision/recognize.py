@@ -11,9 +11,11 @@ cards that look like the best one too (twins: ``_lookalikes``), and when two car
 verify (same art, near-identical titles) compare them only where they differ
 (``_decide``). When that names no card (none is sure, or the card sure of fails the checks a
 card about to be named passes: ``_verdict``), a second, wider look adds the next
-outlines, those that the photo's long straight edges draw and those of its strongest
-straight lines (the best one only beside a large outline), the photo at half size and as it was decoded
-(when that is larger than the working size), and a longer shortlist; when
+outlines, those that the photo's long straight edges draw, those of its strongest
+straight lines (the best one only beside a large outline) and those where an enrolled
+print's frame lies (``match.frames``: a card whose edge closes no outline), the photo at
+half size and as it was decoded (when that is larger than the working size), and a
+longer shortlist; when
 that is not sure either, a last look straightens the first outline widened (a rectangle
 printed on the card may be all that was found). When no look is sure, the card that has
 the inliers to be named but whose pixels disagree is fitted again from where it was found
@@ -71,6 +73,8 @@ STRAIGHT_OUTLINES = 3            # and this many of the photo's strongest straig
 STRAIGHT_BESIDE = 1              # (this many when an outline of the first look is large, SMALL_CARD: on
                                  # ruled paper or among cards those may be the paper's or a neighbour's;
                                  # 3 named 4 more of an outside set's hard photos, at +24 ms on its p95)
+FRAME_OUTLINES = 2               # and this many where the enrolled prints' frames lie (``match.frames``),
+FRAME_SHORTLIST = 2              # ... each shortlisting this many cards by its thumbnail on its own
 WIDER = 2                        # ... with a shortlist by words this many times as long, and the photo
                                  # at half size
 HALF_FEATURES = 1500             # described by this many features, and as it was decoded, when that is
@@ -253,7 +257,7 @@ def _by_title(gray: np.ndarray, result: Result, read_title: title.Reader, match_
     on each outline offered (several when no frame could pick one).
     """
     views = [result.outlines[0]] if result.reason is None else [
-        H2 for H in result.outlines for H2 in (H, H @ _half_turn())]
+        H2 for H in result.outlines for H2 in (H, H @ locate.HALF_TURN)]
     best = None
     for H in views:
         text, ocr = read_title(title.band(gray, H))
@@ -332,23 +336,30 @@ def _recognize(gray: np.ndarray, bgr: np.ndarray, index: Snapshot, to_photo: flo
         # whose edge joins the cloth's, the shadow's or another card's has none in the edge
         # map), those of the strongest straight lines (a card among others or on ruled paper,
         # its own edge closing none, whose printed panels or the clutter's outlines were all
-        # the outlines found: beside a large outline only the best, ``STRAIGHT_BESIDE``) and the photo at half
+        # the outlines found: beside a large outline only the best, ``STRAIGHT_BESIDE``), those
+        # where an enrolled print's frame lies (``match.frames``: the card touching the next, a
+        # coin on its corner, has its frame all the same) and the photo at half
         # size described as well — and when no outline of the first look is large, the photo
         # as decoded (the card may lie far off) —, a longer shortlist by words, and the cards
         # of the first look that a shortlist brings again verified again with the richer features
         near = LINE_NEAR * max(gray.shape)
         small = all(cv2.contourArea(q.astype(np.float32)) < SMALL_CARD * gray.size for q in quads[:CARD_OUTLINES])
 
-        def line_outlines(straight: list[np.ndarray], edges: list[np.ndarray]) -> list[np.ndarray]:
+        def line_outlines(straight: list[np.ndarray], edges: list[np.ndarray], framed: list[np.ndarray]
+                          ) -> tuple[list[np.ndarray], list[np.ndarray]]:
             known, drawn = list(quads[:SECOND_OUTLINES]), []
-            for found, n in ((edges, LINE_OUTLINES), (straight, STRAIGHT_OUTLINES if small else STRAIGHT_BESIDE)):
+            for found, n in ((edges, LINE_OUTLINES), (straight, STRAIGHT_OUTLINES if small else STRAIGHT_BESIDE),
+                             (framed, FRAME_OUTLINES)):
                 fresh = [q for q in found if not any(np.abs(q - k).max() < near for k in known)][:n]
                 known += fresh
-                drawn += fresh
-            return [locate.card_homography(q, gray.shape) for q in drawn]
+                drawn.append(fresh)
+            return ([locate.card_homography(q, gray.shape) for q in drawn[0] + drawn[1]],
+                    [locate.card_homography(q, gray.shape) for q in drawn[2]])
         look = _look(gray, index, outlines[CARD_OUTLINES:SECOND_OUTLINES], rescaled=True, before=look,
                      more=(line_outlines, [functools.partial(_straight_outlines, bgr),
-                                           functools.partial(_outlines, bgr, lines=True)]),
+                                           functools.partial(_outlines, bgr, lines=True),
+                                           functools.partial(match.frames, index, whole, gray,
+                                                             FRAME_OUTLINES)]),
                      decoded=decoded if small else None)
         checked = _check(gray, index, look, (WIDER * match.SHORTLIST, match.PLACED_SHORTLIST,
                                              match.COARSE_SHORTLIST, RESCALED_SHORTLIST, CONSISTENT), checked)
@@ -478,6 +489,11 @@ def _check(gray: np.ndarray, index: Snapshot, look: "_Look", sizes: tuple[int, i
         verified = {m.row for m in listed} | {m.row for m in done}
         seeded = {m.row: m for m in fits if m.row in verified}  # a homography for cards verified anyway
         listed += [m for m in fits if m.row not in verified][:by_consistent]
+    # where a print's frame lies a card of it does: the likeliest by its picture, fitted there
+    for m in match.where_framed(index, look.framed, gray, FRAME_SHORTLIST):
+        if m.H is not None and m.inliers > (seeded[m.row].inliers if m.row in seeded else 0):
+            seeded[m.row] = m
+        listed.append(m)
     listed_rows = {m.row for m in listed}
     kept = [m for m in done if m.row not in listed_rows | seeded.keys()]  # not listed again: as they were,
     for m in kept:                                                          # but for their lead, weighed anew
@@ -486,7 +502,7 @@ def _check(gray: np.ndarray, index: Snapshot, look: "_Look", sizes: tuple[int, i
     for m in [match.Match(m.row, m.votes) for m in done] + listed:
         if m.row not in rows:
             rows.add(m.row)
-            if m.row in seeded:  # with the homography its word pairs gave
+            if m.row in seeded:  # with the homography its word pairs (or its frame) gave
                 m.H, m.inliers, m.spread = seeded[m.row].H, seeded[m.row].inliers, seeded[m.row].spread
             fresh.append(m)
     aligned = gate.share(lambda m: match.align(index, m, look.photo, gray), fresh)
@@ -599,6 +615,7 @@ class _Look:
     words: tuple[np.ndarray, np.ndarray]
     placed: tuple[np.ndarray, np.ndarray]
     rescaled: tuple[np.ndarray, np.ndarray]
+    framed: list[tuple[np.ndarray, list[np.ndarray]]] = field(default_factory=list)  # frames' outlines, thumbnails
 
 
 def _look(gray: np.ndarray, index: Snapshot, outlines: list[np.ndarray],
@@ -609,7 +626,9 @@ def _look(gray: np.ndarray, index: Snapshot, outlines: list[np.ndarray],
     its outlines were looked for; none in a wider look), each outline straightened
     to ``OUTLINE_SIZE`` (positions mapped back into the photo; with ``more``, a function and
     its tasks: the tasks, finders of further outlines, run while the others are described,
-    and the outlines the function picks from what they found are described too) and, with
+    and the outlines the function picks from what they found are described too — apart,
+    those where a print's frame lies, whose thumbnails also shortlist on their own,
+    ``_Look.framed``) and, with
     ``rescaled``, the photo at other sizes — at half size (a large card blurred by a shaking
     hand is sharp there, and near its reference's size) and, when ``decoded`` is ``FINER``
     times larger than ``gray``, as it was decoded (a card lying far off, often too small for
@@ -652,18 +671,24 @@ def _look(gray: np.ndarray, index: Snapshot, outlines: list[np.ndarray],
     a, b, c = len(first), len(finders), len(last)
     rescaled_features, found = described[:a] + described[a + b:a + b + c], described[a:a + b]
     described = described[a + b + c:]
+    frames: list[np.ndarray] = []
     if pick:
-        further = pick(*found)
+        further, frames = pick(*found)
+        described += gate.together(*(functools.partial(outline, H) for H in further + frames))
         outlines = outlines + further
-        described += gate.together(*(functools.partial(outline, H) for H in further))
+    described, framed = described[:len(outlines)], described[len(outlines):]  # (the frames' apart)
+
+    def in_photo(H: np.ndarray, p: np.ndarray) -> tuple[np.ndarray, np.ndarray]:  # on the card, in the photo
+        on_card = cv2.perspectiveTransform(p[None], to_card)[0]
+        return on_card, cv2.perspectiveTransform(on_card[None], H)[0]
     pts, desc = whole if whole is not None else (np.zeros((0, 2), np.float32), np.zeros((0, 32), np.uint8))
     all_pts, all_desc, views, placed_desc, placed_where, placed_rows = [pts], [desc], [], [], [], []
     start = len(pts) + (len(before.pts) if before is not None else 0)  # the rows in ``_Look.pts`` from here
     for H, (p, d, thumbs) in zip(outlines, described):
         views += thumbs
         if len(p):
-            on_card = cv2.perspectiveTransform(p[None], to_card)[0]
-            all_pts.append(cv2.perspectiveTransform(on_card[None], H)[0])
+            on_card, seen = in_photo(H, p)
+            all_pts.append(seen)
             all_desc.append(d)
             turned = np.array([locate.CARD_W, locate.CARD_H], np.float32) - on_card
             placed_desc += [d, d]
@@ -672,11 +697,16 @@ def _look(gray: np.ndarray, index: Snapshot, outlines: list[np.ndarray],
             start += len(d)
     all_pts += [p for p, _ in reversed(rescaled_features)]  # the half-size photo's first
     rescaled_desc = np.concatenate([np.zeros((0, 32), np.uint8)] + [d for _, d in reversed(rescaled_features)])
+    # the frames' outlines: their features are verified against, but cast no vote with the
+    # rest (they would crowd out the cards the other outlines' votes bring); each outline
+    # shortlists by its own thumbnail (``_check``)
+    all_pts += [in_photo(H, p)[1] for H, (p, _, _) in zip(frames, framed) if len(p)]
+    frame_desc = [d for p, d, _ in framed if len(p)]
     desc = np.concatenate(all_desc)
     if before is not None:
         all_pts.insert(0, before.pts)
     pts, desc_so_far = np.concatenate(all_pts).astype(np.float32), np.ascontiguousarray(
-        np.concatenate(([before.desc] if before is not None else []) + [desc, rescaled_desc]))
+        np.concatenate(([before.desc] if before is not None else []) + [desc, rescaled_desc] + frame_desc))
 
     first = len(before.pts) if before is not None else 0
 
@@ -696,7 +726,8 @@ def _look(gray: np.ndarray, index: Snapshot, outlines: list[np.ndarray],
     if before is not None:
         found = [tuple(np.concatenate(pair) for pair in zip(mine, theirs))
                  for mine, theirs in zip((before.words, before.placed, before.rescaled), found)]
-    return _Look(pts, desc_so_far, photo, (before.views if before is not None else []) + views, *found)
+    return _Look(pts, desc_so_far, photo, (before.views if before is not None else []) + views, *found,
+                 framed=[(H, thumbs) for H, (_, _, thumbs) in zip(frames, framed)])
 
 
 def _decide(index: Snapshot, checked: list[match.Match], gray: np.ndarray) -> match.Match:
@@ -992,8 +1023,3 @@ def blurred(gray: np.ndarray) -> bool:
     fine_energy = float(np.mean(cv2.Laplacian(small, cv2.CV_32F) ** 2))
     coarse_energy = float(np.mean(cv2.Laplacian(coarse, cv2.CV_32F) ** 2))
     return fine_energy < IMAGE_BLUR_LIMIT and fine_energy < 0.15 * coarse_energy
-
-
-def _half_turn() -> np.ndarray:
-    """Canonical coordinates turned 180° about the card's centre."""
-    return np.array([[-1, 0, locate.CARD_W], [0, -1, locate.CARD_H], [0, 0, 1]], np.float64)
