@@ -646,9 +646,15 @@ def _look(gray: np.ndarray, index: Snapshot, outlines: list[np.ndarray],
 
     def outline(H):
         straight = light.even(locate.rectify(gray, H, OUTLINE_SIZE))
-        small = cv2.resize(straight, (locate.CARD_W, locate.CARD_H), interpolation=cv2.INTER_AREA)
         p, d = features.photo(straight, features.CARD_FEATURES)
-        return p, d, [describe.coarse(small), describe.coarse(cv2.rotate(small, cv2.ROTATE_180))]
+        return p, d, pictures(straight)
+
+    def pictures(straight):  # an outline straightened: its thumbnail each way up
+        small = cv2.resize(straight, (locate.CARD_W, locate.CARD_H), interpolation=cv2.INTER_AREA)
+        return [describe.coarse(small), describe.coarse(cv2.rotate(small, cv2.ROTATE_180))]
+
+    def framed_pictures(H):
+        return H, pictures(light.even(locate.rectify(gray, H, OUTLINE_SIZE)))
 
     def as_decoded():
         fine = cv2.cvtColor(light.stretched(decoded), cv2.COLOR_BGR2GRAY)
@@ -671,24 +677,23 @@ def _look(gray: np.ndarray, index: Snapshot, outlines: list[np.ndarray],
     a, b, c = len(first), len(finders), len(last)
     rescaled_features, found = described[:a] + described[a + b:a + b + c], described[a:a + b]
     described = described[a + b + c:]
-    frames: list[np.ndarray] = []
+    framed: list[tuple[np.ndarray, list[np.ndarray]]] = []
     if pick:
+        # the outlines where a print's frame lies only shortlist by their pictures (``_check``):
+        # their features, voting with the others', crowded out cards those had brought, and
+        # among those verified against, they drew a card's partners off its own place
         further, frames = pick(*found)
-        described += gate.together(*(functools.partial(outline, H) for H in further + frames))
+        described += gate.together(*(functools.partial(outline, H) for H in further))
+        framed = gate.together(*(functools.partial(framed_pictures, H) for H in frames))
         outlines = outlines + further
-    described, framed = described[:len(outlines)], described[len(outlines):]  # (the frames' apart)
-
-    def in_photo(H: np.ndarray, p: np.ndarray) -> tuple[np.ndarray, np.ndarray]:  # on the card, in the photo
-        on_card = cv2.perspectiveTransform(p[None], to_card)[0]
-        return on_card, cv2.perspectiveTransform(on_card[None], H)[0]
     pts, desc = whole if whole is not None else (np.zeros((0, 2), np.float32), np.zeros((0, 32), np.uint8))
     all_pts, all_desc, views, placed_desc, placed_where, placed_rows = [pts], [desc], [], [], [], []
     start = len(pts) + (len(before.pts) if before is not None else 0)  # the rows in ``_Look.pts`` from here
     for H, (p, d, thumbs) in zip(outlines, described):
         views += thumbs
         if len(p):
-            on_card, seen = in_photo(H, p)
-            all_pts.append(seen)
+            on_card = cv2.perspectiveTransform(p[None], to_card)[0]
+            all_pts.append(cv2.perspectiveTransform(on_card[None], H)[0])
             all_desc.append(d)
             turned = np.array([locate.CARD_W, locate.CARD_H], np.float32) - on_card
             placed_desc += [d, d]
@@ -697,16 +702,11 @@ def _look(gray: np.ndarray, index: Snapshot, outlines: list[np.ndarray],
             start += len(d)
     all_pts += [p for p, _ in reversed(rescaled_features)]  # the half-size photo's first
     rescaled_desc = np.concatenate([np.zeros((0, 32), np.uint8)] + [d for _, d in reversed(rescaled_features)])
-    # the frames' outlines: their features are verified against, but cast no vote with the
-    # rest (they would crowd out the cards the other outlines' votes bring); each outline
-    # shortlists by its own thumbnail (``_check``)
-    all_pts += [in_photo(H, p)[1] for H, (p, _, _) in zip(frames, framed) if len(p)]
-    frame_desc = [d for p, d, _ in framed if len(p)]
     desc = np.concatenate(all_desc)
     if before is not None:
         all_pts.insert(0, before.pts)
     pts, desc_so_far = np.concatenate(all_pts).astype(np.float32), np.ascontiguousarray(
-        np.concatenate(([before.desc] if before is not None else []) + [desc, rescaled_desc] + frame_desc))
+        np.concatenate(([before.desc] if before is not None else []) + [desc, rescaled_desc]))
 
     first = len(before.pts) if before is not None else 0
 
@@ -727,7 +727,7 @@ def _look(gray: np.ndarray, index: Snapshot, outlines: list[np.ndarray],
         found = [tuple(np.concatenate(pair) for pair in zip(mine, theirs))
                  for mine, theirs in zip((before.words, before.placed, before.rescaled), found)]
     return _Look(pts, desc_so_far, photo, (before.views if before is not None else []) + views, *found,
-                 framed=[(H, thumbs) for H, (_, _, thumbs) in zip(frames, framed)])
+                 framed=framed)
 
 
 def _decide(index: Snapshot, checked: list[match.Match], gray: np.ndarray) -> match.Match:
