@@ -606,7 +606,8 @@ class _Look:
     words found (``match.correspondences``, each with the row in ``pts`` of the photo
     feature it pairs with; for the outlines' features also by word at their place on the
     card, each way up, ``match.placed_correspondences``; for the features of the photo at
-    other sizes, on their own: ``rescaled``). A wider look adds to the one
+    other sizes, on their own: ``rescaled``; and where a print's frame lies, the outline and
+    its picture each way up: ``framed``). A wider look adds to the one
     ``before`` it (``_look``) rather than looking up again what was looked up."""
     pts: np.ndarray
     desc: np.ndarray
@@ -615,7 +616,7 @@ class _Look:
     words: tuple[np.ndarray, np.ndarray]
     placed: tuple[np.ndarray, np.ndarray]
     rescaled: tuple[np.ndarray, np.ndarray]
-    framed: list[tuple[np.ndarray, list[np.ndarray]]] = field(default_factory=list)  # frames' outlines, thumbnails
+    framed: list[tuple[np.ndarray, list[np.ndarray]]] = field(default_factory=list)  # frames' outlines, pictures
 
 
 def _look(gray: np.ndarray, index: Snapshot, outlines: list[np.ndarray],
@@ -626,8 +627,8 @@ def _look(gray: np.ndarray, index: Snapshot, outlines: list[np.ndarray],
     its outlines were looked for; none in a wider look), each outline straightened
     to ``OUTLINE_SIZE`` (positions mapped back into the photo; with ``more``, a function and
     its tasks: the tasks, finders of further outlines, run while the others are described,
-    and the outlines the function picks from what they found are described too — apart,
-    those where a print's frame lies, whose thumbnails also shortlist on their own,
+    and the outlines the function picks from what they found are described too — but of
+    those where a print's frame lies only the picture, which shortlists on its own,
     ``_Look.framed``) and, with
     ``rescaled``, the photo at other sizes — at half size (a large card blurred by a shaking
     hand is sharp there, and near its reference's size) and, when ``decoded`` is ``FINER``
