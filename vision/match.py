@@ -215,9 +215,9 @@ def frames(snap: Snapshot, whole: tuple[np.ndarray, np.ndarray], gray: np.ndarra
     no outline of its own — touching the next card, a coin on a corner, lying on another
     card — has its frame all the same. Without a learned frame (a print too small, a plain
     border) there is nothing to fit, and nothing is found."""
-    found: list[tuple[int, np.ndarray, np.ndarray]] = []
     if not snap.frames or len(whole[0]) < MIN_PAIRS:
         return []
+    found: list[tuple[int, np.ndarray, np.ndarray]] = []
     photo = PhotoFeatures(*whole)
     pts = photo.pts
     for g in snap.frames:
@@ -225,15 +225,8 @@ def frames(snap: Snapshot, whole: tuple[np.ndarray, np.ndarray], gray: np.ndarra
         free = np.ones(len(pts), bool)
         for _ in range(FRAMES):
             keep = free[p]
-            fq, fp, fham = q[keep], p[keep], ham[keep]
-            closest = _closest_per(fp, fham)
-            fq, fp, fham = fq[closest], fp[closest], fham[closest]
-            if len(fp) < MIN_PAIRS:
-                break
-            order = np.argsort(fham, kind="stable")[:MAX_PAIRS]
-            src, dst = snap.points[g[fq[order]]], pts[fp[order]]
-            H, mask = cv2.findHomography(src, dst, cv2.USAC_MAGSAC, RANSAC_PX, maxIters=RANSAC_ITERATIONS,
-                                         confidence=0.995)
+            fit = _fit_nearest(snap, g, q[keep], p[keep], ham[keep], pts)
+            H, mask = fit[:2] if fit is not None else (None, None)
             if H is None or not _plausible(H, gray.shape) or int(mask.sum()) < MIN_PAIRS:
                 break
             found.append((int(mask.sum()), H, g))
@@ -347,16 +340,10 @@ def align(snap: Snapshot, m: Match, photo: PhotoFeatures, gray: np.ndarray) -> M
     g = _own_features(snap, m.row)
     if len(g) < MIN_PAIRS or len(photo) < MIN_PAIRS:
         return m
-    q, p, ham = photo.nearest(snap.descriptors[g])
-    if len(p) < MIN_PAIRS:
+    fit = _fit_nearest(snap, g, *photo.nearest(snap.descriptors[g]), photo.pts)
+    if fit is None:
         return m
-    closest = _closest_per(p, ham)                   # each photo feature one enrolled feature, its closest
-    p, g, ham = p[closest], g[q[closest]], ham[closest]
-    if len(p) < MIN_PAIRS:
-        return m
-    order = np.argsort(ham, kind="stable")[:MAX_PAIRS]
-    src, dst = snap.points[g[order]], photo.pts[p[order]]
-    H, mask = cv2.findHomography(src, dst, cv2.USAC_MAGSAC, RANSAC_PX, maxIters=RANSAC_ITERATIONS, confidence=0.995)
+    H, mask, src, dst = fit
     if H is not None and not _plausible(H, gray.shape) and int(mask.sum()) >= MIN_PAIRS:
         # a model of some weight whose outline is no card: PROSAC's, from the closest pairs
         H, mask = cv2.findHomography(src, dst, cv2.USAC_PROSAC, RANSAC_PX, maxIters=RANSAC_ITERATIONS,
@@ -368,6 +355,25 @@ def align(snap: Snapshot, m: Match, photo: PhotoFeatures, gray: np.ndarray) -> M
         return m  # its word pairs placed it better (``consistent_shortlist``)
     m.inliers, m.H, m.spread = int(inl.sum()), H, _spread(src[inl])
     return m
+
+
+def _fit_nearest(snap: Snapshot, g: np.ndarray, q: np.ndarray, p: np.ndarray, ham: np.ndarray, pts: np.ndarray
+                 ) -> tuple[np.ndarray | None, np.ndarray, np.ndarray, np.ndarray] | None:
+    """``align``'s fit of the enrolled features ``g[q]`` to their nearest photo features
+    ``p`` (``ham`` bits apart; places ``pts``): each photo feature by its closest, MAGSAC++ on
+    the closest ``MAX_PAIRS`` pairs. The homography (None when none is found), its inlier
+    mask and the pairs' places on the card and in the photo; None with fewer than
+    ``MIN_PAIRS`` pairs."""
+    if len(p) < MIN_PAIRS:
+        return None
+    closest = _closest_per(p, ham)                   # each photo feature one enrolled feature, its closest
+    q, p, ham = q[closest], p[closest], ham[closest]
+    if len(p) < MIN_PAIRS:
+        return None
+    order = np.argsort(ham, kind="stable")[:MAX_PAIRS]
+    src, dst = snap.points[g[q[order]]], pts[p[order]]
+    H, mask = cv2.findHomography(src, dst, cv2.USAC_MAGSAC, RANSAC_PX, maxIters=RANSAC_ITERATIONS, confidence=0.995)
+    return H, mask, src, dst
 
 
 def settle(snap: Snapshot, m: Match, gray: np.ndarray, look_again: bool) -> Match:
