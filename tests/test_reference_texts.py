@@ -73,6 +73,32 @@ def test_a_card_taught_again_is_read_again(enrolled, deck):
     assert recognize.read_references(enrolled, reader) == 0
 
 
+def test_the_readings_of_cards_taught_again_or_removed_are_let_go(enrolled, deck, tmp_path):
+    """Reading the references (as `enroll` does) keeps in the file only what the index
+    asks for now, of every reader: a card taught again, or removed, left its old
+    readings behind for good."""
+    stored = tmp_path / "vision" / texts.FILE
+    reader, other = CountingReader(), CountingReader("another-model")
+    read = recognize.read_references(enrolled, reader)
+    assert recognize.read_references(enrolled, other) == read and len(json.loads(stored.read_text())) == 2 * read
+
+    def cards() -> list[str]:
+        return [json.loads(name)[1] for name in json.loads(stored.read_text())]
+    taught = next(c for c in deck if c.id in _readings(enrolled, reader))
+    enrolled.add({taught.id: np.ascontiguousarray(scan(taught)[::-1, ::-1])})
+    assert recognize.read_references(enrolled, reader) == 1
+    assert cards().count(taught.id) == 1 and len(cards()) == 2 * read - 1  # the new reading only, of one reader
+
+    gone = next(c for c in deck if c.id in _readings(enrolled, reader) and c.id != taught.id)
+    assert enrolled.remove(gone.id)
+    recognize.read_references(enrolled, reader)
+    snap = enrolled.refresh().current
+    now = {json.dumps(list(recognize._text_key(snap, row, snap.differ_others(row)[0])))
+           for row in range(len(snap)) if snap.differ_others(row)[0] is not None}
+    assert gone.id not in cards() and cards()
+    assert all(json.dumps(json.loads(name)[1:]) in now for name in json.loads(stored.read_text()))
+    assert not list(stored.parent.glob(".texts-*"))
+
 def test_a_damaged_file_is_read_again_and_a_reader_without_a_model_keeps_nothing(enrolled, tmp_path):
     stored = tmp_path / "vision" / texts.FILE
     nameless = lambda img: ("grey", 0.9)  # noqa: E731  (no ``model``: this process only)

@@ -972,13 +972,14 @@ def read_references(index: Index, read_title: title.Reader) -> int:
     """Read the text where its print's twins differ on every enrolled card's reference that
     has such a place, and keep it (``_text_on``): `companion vision enroll` does, so that no
     recognition reads a reference (~17 ms each). Returns how many were read now."""
-    snapshot, fresh = index.refresh().current, 0
+    snapshot, fresh, keys = index.refresh().current, 0, set()
     for row in range(len(snapshot)):
         box, _ = snapshot.differ_others(row)
         if box is not None:
+            keys.add(_text_key(snapshot, row, box))
             fresh += snapshot.texts.get(read_title, _text_key(snapshot, row, box)) is False
             _text_on(read_title, snapshot, row, box, write=False)
-    snapshot.texts.flush()
+    snapshot.texts.flush(keep=keys)  # and the readings of cards taught again or removed let go
     return fresh
 
 

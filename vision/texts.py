@@ -11,7 +11,9 @@ one photo 1 to 18 references of ~17 ms each besides the photo (docs/benchmarks.m
 2026-11-29 afternoon) — and `companion vision enroll` now reads them all once
 (``recognize.read_references``).
 
-The file is a cache: lost or damaged, it is read again from the references. Several
+The file is a cache: lost or damaged, it is read again from the references. Reading them
+all (`enroll`) lets go of what no card enrolled now would ask for: the readings of a card
+taught again or removed, whatever reader read them. Several
 processes may add to it at once; each writes what the file holds then with its own entries
 added, by a temporary file renamed over it (never half a file), so at worst an entry
 written at the same moment is read once more. A reader that names no model (a test's) is
@@ -69,9 +71,19 @@ class Readings:
             if write:
                 self._write()
 
-    def flush(self) -> None:
-        """Write the readings ``put`` without writing."""
+    def flush(self, keep: set[tuple] | None = None) -> None:
+        """Write the readings ``put`` without writing; with ``keep`` (every key the index
+        has now, ``recognize._text_key``), those of any reader under another key are dropped
+        from the file: a card taught again or removed leaves its old readings behind, which
+        no recognition asks for again."""
         with self._lock:
+            if keep is not None and self.path is not None:
+                wanted = {json.dumps(list(key)) for key in keep}
+                stale = {name for name in {**self._read(), **self._file()}
+                         if _key_part(name) not in wanted}
+                if stale:
+                    self._write(drop=stale)
+                    return
             if self._dirty:
                 self._write()
 
@@ -93,9 +105,10 @@ class Readings:
             return {}
         return found if isinstance(found, dict) else {}
 
-    def _write(self) -> None:
-        """The file as it is now with this process's entries added, replaced whole."""
-        merged = {**self._read(), **self._stored}
+    def _write(self, drop: set[str] = frozenset()) -> None:
+        """The file as it is now with this process's entries added (and those named in
+        ``drop`` left out), replaced whole."""
+        merged = {name: value for name, value in {**self._read(), **self._file()}.items() if name not in drop}
         self._stored, self._dirty = merged, False
         try:
             fd, tmp = tempfile.mkstemp(dir=self.path.parent, prefix=".texts-")
@@ -107,3 +120,13 @@ class Readings:
             os.replace(tmp, self.path)
         except OSError:  # a full disk: the same
             Path(tmp).unlink(missing_ok=True)
+
+
+def _key_part(name: str) -> str | None:
+    """The key of a stored reading's name (the reader's model left out), as the names write
+    it; None for a name that is no such list (a file edited by hand)."""
+    try:
+        found = json.loads(name)
+    except ValueError:
+        return None
+    return json.dumps(found[1:]) if isinstance(found, list) and found else None
