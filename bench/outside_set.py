@@ -10,8 +10,12 @@ blind spots.  This generator was written from a plain description of the reviewe
 set only -- without reading the recogniser or the project's generator -- so a benchmark on it
 cannot flatter the recogniser by construction.
 
+Designs: `ribbon` (title on a ribbon band above framed, engraved art inside a lattice border),
+`cartoon` (big black title over bright, thick-outlined art on a white card) and `night` (dark
+full-bleed art, a gem badge with the level, the title on a dark bar along the bottom).
+
 Usage:
-    python bench/outside_set.py OUT_DIR [--design {ribbon,cartoon}] [--cards 300]
+    python bench/outside_set.py OUT_DIR [--design {ribbon,cartoon,night}] [--cards 300]
                                 [--photos 950] [--unknown 0.05] [--seed 1] [--jobs 2]
 Writes OUT_DIR/cards/<id>.png, OUT_DIR/photos/<NNNN>.jpg, OUT_DIR/truth.csv,
 OUT_DIR/titles.csv and OUT_DIR/README.txt.  Output depends only on the arguments.
@@ -33,7 +37,8 @@ import numpy as np
 
 FACE_W, FACE_H = 500, 700
 HALF = np.array([31.5, 44.1])            # half card size in mm
-TITLE_ZONE = 0.17                        # top fraction of the card holding the title
+TITLE_ZONE = 0.17                        # fraction of the card's height holding the title
+TITLE_SIDE = {"ribbon": -1, "cartoon": -1, "night": 1}   # title at the top (-1) or bottom (1)
 SQUARE = np.array([(-1, -1), (1, -1), (1, 1), (-1, 1)])
 TIERS = ("easy", "medium", "hard")
 PHOTO_SIZES = ((1600, 1200), (2016, 1512), (1280, 960), (1600, 1200), (1200, 1600), (1512, 2016))
@@ -285,14 +290,65 @@ MOTIFS = {
 MOTIF_NAMES = sorted(MOTIFS)
 SMALL_MOTIFS = ("star", "cloud", "moon", "bolt", "gem", "sun")
 
+
+def daylight_backdrop(rng, w, h, pal):
+    """The ribbon art's backdrop: a pale sky gradient over a rolling hill."""
+    skies = ((235, 215, 170), (170, 225, 240), (200, 230, 200), (210, 170, 190), (150, 190, 215))
+    top, bottom = np.array(pick(rng, skies), float), np.array(pick(rng, skies), float)
+    t = np.linspace(0, 1, h)[:, None, None]
+    img = np.empty((h, w, 3), np.uint8)
+    img[:] = (top * (1 - t) + bottom * t).astype(np.uint8)
+    ground = pick(rng, ((60, 110, 90), (70, 130, 150), (90, 100, 110), (50, 90, 70)))
+    hill = np.c_[np.linspace(-60, w + 60, 7), h * (.72 + rng.uniform(-.06, .06, 7))]
+    fill(img, _smooth(np.vstack([hill, [(w + 60, h + 80), (-60, h + 80)]])), ground)
+    return img
+
+
+def paper_backdrop(rng, w, h, pal):
+    """The cartoon art's backdrop: white paper, a soft blob of a palette colour, a floor shadow."""
+    img = np.full((h, w, 3), 250, np.uint8)
+    blob = _ellipse(0, 0, h * .42, h * .38, 9) * rng.uniform(.85, 1.15, (9, 1)) + (w / 2, h * .5)
+    fill(img, _smooth(blob), np.array(pick(rng, pal)) * .4 + 150)
+    fill(img, _ellipse(w / 2, h * .9, w * .3, h * .05), (200, 200, 200))
+    return img
+
+
+NIGHT_ZENITHS = ((40, 12, 5), (55, 25, 15), (45, 15, 30), (30, 20, 20), (70, 35, 10))
+NIGHT_HORIZONS = ((120, 60, 50), (90, 70, 110), (130, 90, 60), (70, 60, 60), (100, 50, 90), (60, 90, 140))
+NIGHT_GROUNDS = ((22, 28, 16), (30, 20, 22), (28, 16, 14), (18, 30, 30))
+
+
+def night_backdrop(rng, w, h, pal):
+    """The night art's backdrop: a dark sky fading to a dusky horizon, a glow of a palette colour,
+    stars and a black hill -- sky, glow, stars and hill line differ from card to card."""
+    zenith, horizon = np.array(pick(rng, NIGHT_ZENITHS), float), np.array(pick(rng, NIGHT_HORIZONS), float)
+    t = np.linspace(0, 1, h)[:, None, None]
+    yy, xx = np.indices((h, w))
+    gx, gy, gr = w * rng.uniform(.25, .75), h * rng.uniform(.25, .55), h * rng.uniform(.15, .35)
+    glow = np.exp(-((xx - gx) ** 2 + (yy - gy) ** 2) / (2 * gr ** 2))[..., None]
+    sky = zenith * (1 - t) + horizon * t + glow * np.array(pick(rng, pal), float) * rng.uniform(.4, .9)
+    img = np.clip(sky, 0, 255).astype(np.uint8)
+    for _ in range(int(rng.integers(20, 120))):
+        b = rng.uniform(110, 255)
+        cv2.circle(img, (int(rng.integers(w)), int(rng.integers(int(h * .7)))), int(rng.integers(1, 3)),
+                   (b, b * .95, b * .85), -1, AA)
+    hill = np.c_[np.linspace(-60, w + 60, 7), h * (rng.uniform(.55, .7) + rng.uniform(-.06, .06, 7))]
+    fill(img, _smooth(np.vstack([hill, [(w + 60, h + 80), (-60, h + 80)]])), pick(rng, NIGHT_GROUNDS))
+    return img
+
+
 RIBBON_STYLE = dict(colours=[(60, 70, 150), (50, 120, 160), (70, 120, 60), (140, 90, 60), (110, 70, 110),
                              (60, 140, 200), (80, 80, 80), (40, 60, 110)],
                     light=(200, 228, 238), ink=(35, 40, 55), metal=(165, 165, 160), wood=(50, 90, 140),
-                    ink_w=2, hatch=True)
+                    ink_w=2, hatch=True, backdrop=daylight_backdrop)
 CARTOON_STYLE = dict(colours=[(40, 40, 230), (40, 220, 250), (60, 200, 60), (220, 120, 30), (200, 60, 160),
                               (30, 140, 250), (180, 120, 250), (220, 210, 40)],
                      light=(255, 255, 255), ink=(0, 0, 0), metal=(205, 205, 210), wood=(40, 110, 190),
-                     ink_w=5, hatch=False)
+                     ink_w=5, hatch=False, backdrop=paper_backdrop)
+NIGHT_STYLE = dict(colours=[(120, 55, 35), (55, 45, 130), (55, 105, 45), (115, 55, 100), (45, 95, 140),
+                            (130, 110, 35), (85, 80, 90), (35, 75, 160)],
+                   light=(225, 220, 200), ink=(12, 8, 8), metal=(130, 125, 118), wood=(30, 50, 80),
+                   ink_w=3, hatch=False, backdrop=night_backdrop)
 
 
 def draw_motif(img, name, centre, size, angle, mirror, cols, style):
@@ -321,25 +377,13 @@ def draw_motif(img, name, centre, size, angle, mirror, cols, style):
 
 
 def render_art(seed, w, h, style):
-    """Card art from the shared motif library: backdrop, small ornaments, side motifs, a main motif."""
+    """Card art from the shared motif library: the style's backdrop, small ornaments, side motifs,
+    a main motif."""
     rng = np.random.default_rng(seed)
     pal = style["colours"]
     i, j = rng.choice(len(pal), 2, replace=False)
     cols = (pal[i], pal[j], style["light"], style["ink"], style["metal"], style["wood"])
-    img = np.empty((h, w, 3), np.uint8)
-    if style["hatch"]:
-        skies = ((235, 215, 170), (170, 225, 240), (200, 230, 200), (210, 170, 190), (150, 190, 215))
-        top, bottom = np.array(pick(rng, skies), float), np.array(pick(rng, skies), float)
-        t = np.linspace(0, 1, h)[:, None, None]
-        img[:] = (top * (1 - t) + bottom * t).astype(np.uint8)
-        ground = pick(rng, ((60, 110, 90), (70, 130, 150), (90, 100, 110), (50, 90, 70)))
-        hill = np.c_[np.linspace(-60, w + 60, 7), h * (.72 + rng.uniform(-.06, .06, 7))]
-        fill(img, _smooth(np.vstack([hill, [(w + 60, h + 80), (-60, h + 80)]])), ground)
-    else:
-        img[:] = 250
-        blob = _ellipse(0, 0, h * .42, h * .38, 9) * rng.uniform(.85, 1.15, (9, 1)) + (w / 2, h * .5)
-        fill(img, _smooth(blob), np.array(pick(rng, pal)) * .4 + 150)
-        fill(img, _ellipse(w / 2, h * .9, w * .3, h * .05), (200, 200, 200))
+    img = style["backdrop"](rng, w, h, pal)
     for _ in range(int(rng.integers(0, 4))):
         draw_motif(img, pick(rng, SMALL_MOTIFS), np.array([rng.uniform(.1, .9) * w, rng.uniform(.1, .3) * h]),
                    rng.uniform(.1, .18) * h, rng.uniform(-.4, .4), False, cols, style)
@@ -410,6 +454,10 @@ RULE_FONTS = (cv2.FONT_HERSHEY_SIMPLEX, cv2.FONT_HERSHEY_COMPLEX, cv2.FONT_HERSH
 RIBBON_DECKS = (((40, 70, 50), (110, 170, 190), (40, 40, 150), (215, 235, 245)),
                 ((30, 60, 100), (90, 190, 230), (120, 70, 30), (220, 240, 250)))
 CARTOON_DECKS = ((60, 60, 220), (40, 190, 240))
+NIGHT_DECKS = (((50, 30, 180), (150, 215, 245)), ((170, 80, 25), (245, 238, 228)))   # per deck: gem, title ink
+NIGHT_BAR = FACE_H - round(FACE_H * TITLE_ZONE)   # top of the night design's title bar
+NIGHT_RULES = (44, 470, 456, 550)                 # night rules text box, on a panel above the bar
+NIGHT_GEM = (58, 58)                              # centre of the night design's level badge
 ART_BOX = {"ribbon": (48, 128, 452, 430), "cartoon": (30, 118, 470, 470)}
 
 
@@ -517,10 +565,62 @@ def render_cartoon(card):
     return img
 
 
+def _over(colour, opacity, pts, col, alpha):
+    """Lay the shape `pts` in colour `col` at opacity `alpha` over a premultiplied colour layer
+    and its opacity (both float, changed in place)."""
+    cover = np.zeros(opacity.shape, np.uint8)
+    fill(cover, pts, (255,))           # drawn on 8 bits: OpenCV anti-aliases only those
+    cover = cover.astype(np.float32) * (alpha / 255)
+    colour *= 1 - cover[..., None]
+    colour += cover[..., None] * np.array(col, np.float32)
+    opacity *= 1 - cover
+    opacity += cover
+
+
+@lru_cache(maxsize=None)
+def night_template(deck):
+    """Everything the night cards of one deck share, as a premultiplied colour layer and its
+    opacity to lay over the art: the dark title bar along the bottom edge with a thin rule of
+    title ink, the smoked rules panel above it and the gem badge's setting and stone."""
+    gem, ink = NIGHT_DECKS[deck]
+    colour = np.zeros((FACE_H, FACE_W, 3), np.float32)
+    opacity = np.zeros((FACE_H, FACE_W), np.float32)
+    band = lambda y0, y1: [(0, y0), (FACE_W, y0), (FACE_W, y1), (0, y1)]
+    _over(colour, opacity, band(NIGHT_BAR, FACE_H), (18, 10, 8), .8)
+    _over(colour, opacity, band(NIGHT_BAR, NIGHT_BAR + 2), ink, .8)
+    x0, y0, x1, y1 = NIGHT_RULES
+    _over(colour, opacity, _round_rect(x0 - 12, y0 - 14, x1 + 12, y1 + 14, 12), (40, 22, 16), .6)
+    cx, cy = NIGHT_GEM
+    _over(colour, opacity, _ellipse(cx, cy, 40, 40), (20, 20, 20), 1)
+    _over(colour, opacity, _ellipse(cx, cy, 37, 37), (70, 160, 200), 1)
+    _over(colour, opacity, _ellipse(cx, cy, 29, 29), gem, 1)
+    _over(colour, opacity, _ellipse(cx - 10, cy - 12, 13, 8), (255, 255, 255), .35)
+    return colour, opacity
+
+
+def render_night(card):
+    """The night design: dark art up to the card's edges, rules on a smoked panel over it, the
+    title in light letters on a dark bar along the bottom, the level in a gem badge."""
+    rng = np.random.default_rng(card.text)
+    deck, number = int(rng.integers(2)), int(rng.integers(1, 6))
+    _, ink = NIGHT_DECKS[deck]
+    colour, opacity = night_template(deck)
+    art = render_art(card.art, FACE_W, FACE_H, NIGHT_STYLE)
+    img = np.clip(art * (1 - opacity[..., None]) + colour + .5, 0, 255).astype(np.uint8)
+    font = cv2.FONT_HERSHEY_COMPLEX
+    lines, scale = fit_text(card.title, font, 430, 1.3, 2)
+    centred_text(img, lines, (250, (NIGHT_BAR + FACE_H) / 2), font, scale, ink, 2)
+    draw_rules(img, NIGHT_RULES, rng, (215, 222, 228), RULE_FONTS)
+    centred_text(img, [str(number)], NIGHT_GEM, cv2.FONT_HERSHEY_DUPLEX, 1.2, (255, 255, 255), 2, outline=(0, 0, 0))
+    return img
+
+
 def render_face(card, design):
     """(BGR face, alpha mask) of a card in the chosen design."""
     if design == "ribbon":
         return render_ribbon(card), round_mask(14)
+    if design == "night":
+        return render_night(card), round_mask(24)
     return render_cartoon(card), round_mask(30)
 
 
@@ -805,18 +905,19 @@ def rect_distance(p, half, offset=(0, 0)):
     return np.linalg.norm(np.maximum(q, 0)) + min(q.max(), 0)
 
 
-def spot_for(rng, cam, spin, radius, lift, touch):
-    """A table spot for a small object: clear of the target card, or (touch) just over its left,
-    right or bottom edge -- never near the title.  None if no spot was found."""
+def spot_for(rng, cam, spin, radius, lift, touch, title_side=-1):
+    """A table spot for a small object: clear of the target card, or (touch) just over its left
+    or right edge or the short edge away from the title (at the top for title_side -1, at the
+    bottom for 1) -- never near the title.  None if no spot was found."""
     title_half = np.array([HALF[0], HALF[1] * TITLE_ZONE])
-    title_mid = (0, -HALF[1] + title_half[1])
+    title_mid = (0, title_side * (HALF[1] - title_half[1]))
     for _ in range(60):
         if touch:
             edge = int(rng.integers(3))
             t = rng.uniform(-.9, .9)
             out = radius * rng.uniform(.3, .9)
-            local = ((-1 if edge == 0 else 1) * (HALF[0] + out), t * HALF[1] * .6 + .3 * HALF[1]) if edge < 2 \
-                else (t * HALF[0], HALF[1] + out)
+            local = ((-1 if edge == 0 else 1) * (HALF[0] + out), -title_side * (t * HALF[1] * .6 + .3 * HALF[1])) \
+                if edge < 2 else (t * HALF[0], -title_side * (HALF[1] + out))
             c = rot2(spin) @ local
         else:
             c = cam.to_table(rng.uniform(-.1, 1.1, 2) * (cam.w, cam.h))
@@ -962,8 +1063,10 @@ def camera_effects(scene, rng, p, card_alpha, geo):
 
 # ---------------------------------------------------------------------------- one photo
 
-def render_photo(rng, target, others, tier):
-    """A phone photo of card `target` on a cluttered table; `others` may lie around face up."""
+def render_photo(rng, target, others, tier, title_side=-1):
+    """A phone photo of card `target` on a cluttered table; `others` may lie around face up.
+    Coins, dice, the finger and (below the hard tier) glare keep off the title, which is at the
+    top of the card for title_side -1 and at the bottom for 1."""
     p = TIER[tier]
     w, h = pick(rng, PHOTO_SIZES)
     cam, spin, tilt = place_target(rng, p, w, h)
@@ -983,7 +1086,7 @@ def render_photo(rng, target, others, tier):
         else:
             radius, height = {"coin": (12.5, 2), "die": (12, 17), "pencil": (4, 7)}[kind]
             touch = kind != "pencil" and rng.random() < .3
-            c = spot_for(rng, cam, spin, radius, height * math.tan(tilt), touch)
+            c = spot_for(rng, cam, spin, radius, height * math.tan(tilt), touch, title_side)
             if kind == "pencil" and c is not None:
                 ang = rng.uniform(0, 2 * np.pi)
                 along = [rot2(-spin) @ (c + rot2(ang)[:, 0] * t) for t in np.linspace(-95, 95, 39)]
@@ -1007,7 +1110,7 @@ def render_photo(rng, target, others, tier):
     centre = to_img(np.zeros(2))
     size = math.sqrt(cv2.contourArea(cam.project((SQUARE * HALF) @ rot2(spin).T).astype(np.float32)))
     if rng.random() < p["finger"]:
-        corner = np.array([rng.choice((-1, 1)) * HALF[0], HALF[1]])
+        corner = np.array([rng.choice((-1, 1)) * HALF[0], -title_side * HALF[1]])
         tip = to_img(corner * .97)
         paint_finger(scene, rng, tip, tip - centre, size, light / np.linalg.norm(light))
     card_alpha = np.zeros((h, w), np.float32)
@@ -1020,8 +1123,10 @@ def render_photo(rng, target, others, tier):
     far_dir = cam.R[2, :2]         # table direction in which depth grows
     far = to_img(rot2(-spin) @ far_dir * 20) - centre if np.linalg.norm(far_dir) > 1e-3 else rng.normal(0, 1, 2)
     ylo = -HALF[1] * (1 - 2 * TITLE_ZONE) if tier != "hard" else -HALF[1] * .9
+    glare_x = rng.uniform(-.8, .8) * HALF[0]
+    glare_y = -title_side * rng.uniform(ylo, HALF[1] * .9)
     geo = dict(centre=centre, size=size, far=far / (np.linalg.norm(far) + 1e-9),
-               glare_at=to_img(np.array([rng.uniform(-.8, .8) * HALF[0], rng.uniform(ylo, HALF[1] * .9)])))
+               glare_at=to_img(np.array([glare_x, glare_y])))
     return camera_effects(scene, rng, p, card_alpha, geo)
 
 
@@ -1057,7 +1162,7 @@ def _write_photo(job):
     rng = np.random.default_rng([_STATE["seed"], 1, n])
     count = len(_STATE["cards"])
     others = [_face(int(i)) for i in rng.choice([i for i in range(count) if i != index], 3, replace=False)]
-    img = render_photo(rng, _face(index), others, tier)
+    img = render_photo(rng, _face(index), others, tier, TITLE_SIDE[_STATE["design"]])
     name = f"{n:04d}.jpg"
     cv2.imwrite(str(_STATE["out"] / "photos" / name), img,
                 [cv2.IMWRITE_JPEG_QUALITY, int(rng.integers(*TIER[tier]["quality"], endpoint=True))])
@@ -1088,7 +1193,7 @@ def plan_photos(n_photos, n_enrolled, n_cards, unknown, seed):
 def main(argv=None):
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("out_dir")
-    ap.add_argument("--design", choices=("ribbon", "cartoon"), default="ribbon")
+    ap.add_argument("--design", choices=("ribbon", "cartoon", "night"), default="ribbon")
     ap.add_argument("--cards", type=int, default=300)
     ap.add_argument("--photos", type=int, default=950)
     ap.add_argument("--unknown", type=float, default=0.05)
