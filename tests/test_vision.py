@@ -2301,3 +2301,50 @@ def test_a_card_among_others_is_found_by_the_photos_strongest_straight_lines(tmp
         assert result.card_id == card.id, result.as_dict()
     monkeypatch.setattr(recognize, "STRAIGHT_OUTLINES", 0)
     assert [recognize.recognize(data, idx).card_id for data in photos[1:]] == [None, None]
+
+
+def test_a_card_as_dark_as_the_table_closes_an_outline_in_colour_only():
+    """A dark blue card on green felt is as dark as the felt in grey: the grey edge map has
+    no edge along its sides, and no outline closes round it. Its colour edges (Canny on the
+    colour photo: at each pixel the channel that changes most) close its outline; and only
+    outlines with two sides the grey edges lack are drawn so (``locate.candidates(colour=True)``)."""
+    felt, card = (40, 110, 40), (150, 60, 70)  # BGR; grey 81 and 73
+    bgr = np.full((768, 1024, 3), felt, np.uint8)
+    corners = cv2.boxPoints(((520, 380), (300, 420), 17)).astype(np.float32)
+    cv2.fillConvexPoly(bgr, corners.astype(np.int32), card, cv2.LINE_AA)
+    cv2.circle(bgr, (520, 360), 60, (235, 235, 235), -1, cv2.LINE_AA)  # some art on it
+    bgr = cv2.GaussianBlur(bgr, (5, 5), 0)
+    grey = cv2.cvtColor(bgr, cv2.COLOR_BGR2GRAY)
+    assert abs(int(grey[380, 400]) - int(grey[50, 50])) < 12  # the card and the felt alike in grey
+
+    def overlap(quads):  # the best share an outline has in common with the card (intersection over union)
+        def iou(q):
+            inter = cv2.intersectConvexConvex(q.astype(np.float32), corners)[0]
+            return inter / (cv2.contourArea(q.astype(np.float32)) + cv2.contourArea(corners) - inter)
+        return max((iou(q) for q in quads), default=0.0)
+    assert overlap(locate.candidates(bgr)) < 0.5
+    assert overlap(locate.candidates(bgr, colour=True)) > 0.9
+    bright = np.full_like(bgr, (40, 110, 40))  # a card that the grey edges outline is not drawn again
+    cv2.fillConvexPoly(bright, corners.astype(np.int32), (230, 230, 230), cv2.LINE_AA)
+    assert overlap(locate.candidates(bright)) > 0.9 and overlap(locate.candidates(bright, colour=True)) < 0.5
+
+
+@pytest.fixture(scope="module")
+def night_set(tmp_path_factory):
+    """The outside set's night design (seed 1: full-bleed dark art, the title on a bar along
+    the bottom), its 300 cards enrolled (``outside_deck``)."""
+    return outside_deck(tmp_path_factory.mktemp("night"), "night", 1)
+
+
+def test_a_card_as_dark_as_the_table_is_found_by_its_colour_edges(night_set, monkeypatch):
+    """A hard photo of the night set: a dark blue card in plain view on green felt, touching
+    a face-down card. In grey the card is as dark as the felt, and no outline of the edge
+    map, of the long straight edges or of the strongest straight lines holds it; the whole
+    photo's words rank it 23rd. Its colour edges close its outline (``COLOUR_OUTLINES``),
+    which the wider look describes: it is named — not without that outline."""
+    idx, photo = night_set
+    shot, card_id = photo(689)
+    result = recognize.recognize(shot, idx)
+    assert result.card_id == card_id, result.as_dict()
+    monkeypatch.setattr(recognize, "COLOUR_OUTLINES", 0)
+    assert recognize.recognize(shot, idx).card_id is None

@@ -69,6 +69,7 @@ CARD_OUTLINES = 2                # card-shaped outlines described again, straigh
 SECOND_OUTLINES = 4              # ... and up to this many when the first look finds no card it is sure of,
 LINE_OUTLINES = 2                # ... and this many drawn by the photo's long straight edges (not
 LINE_NEAR = 0.02                 # within this share of the photo's side of one already described),
+COLOUR_OUTLINES = 1              # and this many closed in the photo's colour edges only (a card as dark as the table),
 STRAIGHT_OUTLINES = 3            # and this many of the photo's strongest straight lines (``locate.straight``),
 STRAIGHT_BESIDE = 1              # (this many when an outline of the first look is large, SMALL_CARD: on
                                  # ruled paper or among cards those may be the paper's or a neighbour's;
@@ -298,9 +299,9 @@ def _title_rank(similar: float, ocr: float) -> tuple[bool, float]:
     return similar >= TITLE_SIMILAR and ocr >= TITLE_OCR, similar * ocr
 
 
-def _outlines(bgr: np.ndarray, lines: bool = False) -> list[np.ndarray]:
+def _outlines(bgr: np.ndarray, lines: bool = False, colour: bool = False) -> list[np.ndarray]:
     """The card-shaped outlines in ``bgr`` (``locate.candidates``), best first."""
-    return _card_shaped(locate.candidates(bgr, SMALLEST, lines=lines), bgr.shape)
+    return _card_shaped(locate.candidates(bgr, SMALLEST, lines=lines, colour=colour), bgr.shape)
 
 
 def _straight_outlines(bgr: np.ndarray) -> list[np.ndarray]:
@@ -334,7 +335,8 @@ def _recognize(gray: np.ndarray, bgr: np.ndarray, index: Snapshot, to_photo: flo
         # the first look's card is not named (none sure, or its twins or its text said otherwise):
         # a second, wider look: the next outlines, those the long straight edges draw (a card
         # whose edge joins the cloth's, the shadow's or another card's has none in the edge
-        # map), those of the strongest straight lines (a card among others or on ruled paper,
+        # map), those closed in its colour edges only (a card as dark as the table in grey),
+        # those of the strongest straight lines (a card among others or on ruled paper,
         # its own edge closing none, whose printed panels or the clutter's outlines were all
         # the outlines found: beside a large outline only the best, ``STRAIGHT_BESIDE``), those
         # where an enrolled print's frame lies (``match.frames``: the card touching the next, a
@@ -345,19 +347,20 @@ def _recognize(gray: np.ndarray, bgr: np.ndarray, index: Snapshot, to_photo: flo
         near = LINE_NEAR * max(gray.shape)
         small = all(cv2.contourArea(q.astype(np.float32)) < SMALL_CARD * gray.size for q in quads[:CARD_OUTLINES])
 
-        def line_outlines(straight: list[np.ndarray], edges: list[np.ndarray], framed: list[np.ndarray]
-                          ) -> tuple[list[np.ndarray], list[np.ndarray]]:
+        def line_outlines(straight: list[np.ndarray], edges: list[np.ndarray], coloured: list[np.ndarray],
+                          framed: list[np.ndarray]) -> tuple[list[np.ndarray], list[np.ndarray]]:
             known, drawn = list(quads[:SECOND_OUTLINES]), []
-            for found, n in ((edges, LINE_OUTLINES), (straight, STRAIGHT_OUTLINES if small else STRAIGHT_BESIDE),
-                             (framed, FRAME_OUTLINES)):
+            for found, n in ((edges, LINE_OUTLINES), (coloured, COLOUR_OUTLINES),
+                             (straight, STRAIGHT_OUTLINES if small else STRAIGHT_BESIDE), (framed, FRAME_OUTLINES)):
                 fresh = [q for q in found if not any(np.abs(q - k).max() < near for k in known)][:n]
                 known += fresh
                 drawn.append(fresh)
-            return ([locate.card_homography(q, gray.shape) for q in drawn[0] + drawn[1]],
-                    [locate.card_homography(q, gray.shape) for q in drawn[2]])
+            return ([locate.card_homography(q, gray.shape) for q in drawn[0] + drawn[1] + drawn[2]],
+                    [locate.card_homography(q, gray.shape) for q in drawn[3]])
         look = _look(gray, index, outlines[CARD_OUTLINES:SECOND_OUTLINES], rescaled=True, before=look,
                      more=(line_outlines, [functools.partial(_straight_outlines, bgr),
                                            functools.partial(_outlines, bgr, lines=True),
+                                           functools.partial(_outlines, bgr, colour=True),
                                            functools.partial(match.frames, index, whole, gray,
                                                              FRAME_OUTLINES)]),
                      decoded=decoded if small else None)
