@@ -7,9 +7,9 @@ edges alone, which draw the outline of a card whose edge runs into a checked clo
 shadow's or the next card's, and from its edges in colour (``candidates(colour=True)``),
 which hold a card as dark as the table in grey (a dark blue card on green felt). Each
 outline's convex hull is reduced to four sides by keeping its four longest edges and
-intersecting them, which restores a corner hidden under a finger; whether it is card-shaped, and which of its sides
-are the short ones, is judged on the table, the camera's perspective undone (``on_table``:
-a card photographed at 50° may look square). ``straight`` draws outlines from the photo's
+intersecting them, which restores a corner hidden under a finger; whether it is
+card-shaped, and which of its sides are the short ones, is judged on the table, the
+camera's perspective undone (``on_table``: a card photographed at 50° may look square). ``straight`` draws outlines from the photo's
 strongest straight lines (Hough) instead, for enrolment, which has no other way to find a
 card whose edge closes no outline of its own, and for the recogniser's wider look where no
 outline it found is large. Nothing here knows how a card is printed: which
@@ -206,7 +206,7 @@ def candidates(bgr: np.ndarray, min_share: float = 0.04, lines: bool = False, co
     scale, gray, _, edges = _edge_map(bgr)
     grey = edges
     if colour:  # the outlines closed in its colour edges with two sides its grey edges lack
-        thin = _colour_edges(bgr, scale)
+        thin = _colour_edges(bgr)
         edges = cv2.dilate(thin, np.ones((5, 5), np.uint8))
         found_in = cv2.findContours(cv2.dilate(thin, np.ones((3, 3), np.uint8)), cv2.RETR_LIST,
                                     cv2.CHAIN_APPROX_SIMPLE)[0]
@@ -250,21 +250,24 @@ def straight(bgr: np.ndarray, min_share: float = 0.04) -> list[np.ndarray]:
 def _edge_map(bgr: np.ndarray) -> tuple[float, np.ndarray, np.ndarray, np.ndarray]:
     """``bgr`` at ``FIND_SIDE`` pixels at most: the scale, its grey (lightly blurred), its edges
     (Canny) and those widened (so that a side a pixel off an edge still runs along it)."""
-    h, w = bgr.shape[:2]
-    scale = min(1.0, FIND_SIDE / max(h, w))
-    small = cv2.resize(bgr, (round(w * scale), round(h * scale)), interpolation=cv2.INTER_AREA)
+    scale, small = _shrunk(bgr)
     gray = cv2.GaussianBlur(cv2.cvtColor(small, cv2.COLOR_BGR2GRAY), (3, 3), 0)
     thin = cv2.Canny(gray, 30, 90)
     return scale, gray, thin, cv2.dilate(thin, np.ones((5, 5), np.uint8))
 
 
-def _colour_edges(bgr: np.ndarray, scale: float) -> np.ndarray:
-    """The edges (Canny) of ``bgr`` at ``scale`` in colour: at each pixel the channel that
-    changes most. A dark blue card on green felt, a red one on brown wood, are as dark as the
-    table in grey, and their edge is lost there; in colour it is plain."""
+def _colour_edges(bgr: np.ndarray) -> np.ndarray:
+    """The edges (Canny) of ``bgr`` at the edge map's size in colour: at each pixel the
+    channel that changes most. A dark blue card on green felt, a red one on brown wood, are
+    as dark as the table in grey, and their edge is lost there; in colour it is plain."""
+    return cv2.Canny(cv2.GaussianBlur(_shrunk(bgr)[1], (3, 3), 0), 30, 90)
+
+
+def _shrunk(bgr: np.ndarray) -> tuple[float, np.ndarray]:
+    """``bgr`` at ``FIND_SIDE`` pixels at most, and the scale it was shrunk by."""
     h, w = bgr.shape[:2]
-    small = cv2.resize(bgr, (round(w * scale), round(h * scale)), interpolation=cv2.INTER_AREA)
-    return cv2.Canny(cv2.GaussianBlur(small, (3, 3), 0), 30, 90)
+    scale = min(1.0, FIND_SIDE / max(h, w))
+    return scale, cv2.resize(bgr, (round(w * scale), round(h * scale)), interpolation=cv2.INTER_AREA)
 
 
 def _support(edges: np.ndarray, quad: np.ndarray, samples: int = 48) -> np.ndarray:

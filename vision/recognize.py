@@ -347,7 +347,7 @@ def _recognize(gray: np.ndarray, bgr: np.ndarray, index: Snapshot, to_photo: flo
         near = LINE_NEAR * max(gray.shape)
         small = all(cv2.contourArea(q.astype(np.float32)) < SMALL_CARD * gray.size for q in quads[:CARD_OUTLINES])
 
-        def line_outlines(straight: list[np.ndarray], edges: list[np.ndarray], coloured: list[np.ndarray],
+        def further_outlines(straight: list[np.ndarray], edges: list[np.ndarray], coloured: list[np.ndarray],
                           framed: list[np.ndarray]) -> tuple[list[np.ndarray], list[np.ndarray]]:
             known, drawn = list(quads[:SECOND_OUTLINES]), []
             for found, n in ((edges, LINE_OUTLINES), (coloured, COLOUR_OUTLINES),
@@ -358,7 +358,7 @@ def _recognize(gray: np.ndarray, bgr: np.ndarray, index: Snapshot, to_photo: flo
             return ([locate.card_homography(q, gray.shape) for q in drawn[0] + drawn[1] + drawn[2]],
                     [locate.card_homography(q, gray.shape) for q in drawn[3]])
         look = _look(gray, index, outlines[CARD_OUTLINES:SECOND_OUTLINES], rescaled=True, before=look,
-                     more=(line_outlines, [functools.partial(_straight_outlines, bgr),
+                     more=(further_outlines, [functools.partial(_straight_outlines, bgr),
                                            functools.partial(_outlines, bgr, lines=True),
                                            functools.partial(_outlines, bgr, colour=True),
                                            functools.partial(match.frames, index, whole, gray,
@@ -979,8 +979,9 @@ def read_references(index: Index, read_title: title.Reader) -> int:
     for row in range(len(snapshot)):
         box, _ = snapshot.differ_others(row)
         if box is not None:
-            keys.add(_text_key(snapshot, row, box))
-            fresh += snapshot.texts.get(read_title, _text_key(snapshot, row, box)) is False
+            key = _text_key(snapshot, row, box)
+            keys.add(key)
+            fresh += snapshot.texts.get(read_title, key) is False
             _text_on(read_title, snapshot, row, box, write=False)
     snapshot.texts.flush(keep=keys)  # and the readings of cards taught again or removed let go
     return fresh
