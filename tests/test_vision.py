@@ -492,7 +492,8 @@ def test_a_card_fitted_again_counts_only_when_its_pixels_then_agree_well(tmp_pat
     card is named only when its pixels then agree by ``REFIT_DENSE`` — the right card's
     rise to 0.33–0.37. (With the outlines of the photo's line segments, the wider look's
     alignment of the card is kept over the last look's and is not fitted again; they are
-    left out here to reach the case.)"""
+    left out here to reach the case.) The photo foreshortened (``_foreshortened``) lines it
+    up too, by 0.177, and a card found there counts by the same rule."""
     made, data = tmp_path / "outside", tmp_path / "data"
     subprocess.run([sys.executable, str(ROOT / "bench" / "outside_set.py"), str(made), "--design", "cartoon",
                     "--cards", "21", "--photos", "10", "--unknown", "0.2", "--jobs", "1"], check=True,
@@ -2347,4 +2348,25 @@ def test_a_card_as_dark_as_the_table_is_found_by_its_colour_edges(night_set, mon
     result = recognize.recognize(shot, idx)
     assert result.card_id == card_id, result.as_dict()
     monkeypatch.setattr(recognize, "COLOUR_OUTLINES", 0)
+    assert recognize.recognize(shot, idx).card_id is None
+
+
+@pytest.fixture(scope="module")
+def ribbon_set3(tmp_path_factory):
+    """The outside set's ribbon design, its third sample (seed 3: other cards, other photos),
+    its 300 cards enrolled (``outside_deck``)."""
+    return outside_deck(tmp_path_factory.mktemp("ribbon3"), "ribbon", 3)
+
+
+def test_a_steeply_tilted_card_with_no_outline_is_seen_square_in_the_photo_squeezed(ribbon_set3, monkeypatch):
+    """A hard photo of the ribbon set's third sample: a card far from straight down, in plain
+    view, a coin and a die on one long side and another card at its top, so that no finder
+    closes its outline; the whole photo's features of a card so foreshortened align it with
+    ~10 inliers. Squeezed along one of two directions (``recognize._foreshortened``) the card
+    is square again and aligns: named — and not without that look."""
+    idx, photo = ribbon_set3
+    shot, card_id = photo(671)
+    result = recognize.recognize(shot, idx)
+    assert result.card_id == card_id, result.as_dict()
+    monkeypatch.setattr(recognize, "FORESHORTEN_TURNS", ())
     assert recognize.recognize(shot, idx).card_id is None
