@@ -1136,6 +1136,10 @@ _STATE = {}
 
 
 def _init(cards, design, out, seed):
+    """Draw from now on with these cards, design, folder and seed (a process's state: the
+    faces drawn for another set are forgotten)."""
+    if _STATE.get("cards") is not cards or _STATE.get("design") != design:
+        _face.cache_clear()
     _STATE.update(cards=cards, design=design, out=Path(out), seed=seed)
 
 
