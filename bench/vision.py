@@ -205,7 +205,7 @@ def run(index, photos, design, read_title=None, match_name=None):
         rows.append({"design": design, "tier": tier, "truth": truth, "named": r.card_id,
                      "first": top.card_id if top else None, "suggested": [c.card_id for c in r.candidates],
                      "excess": r.excess, "dense": top.score if top else 0.0,
-                     "margin": r.margin, "ms": ms, "photo": f"{k:04d}.jpg", "reason": r.reason})
+                     "margin": r.margin, "art": r.art, "ms": ms, "photo": f"{k:04d}.jpg", "reason": r.reason})
     return rows
 
 
@@ -286,6 +286,12 @@ def calibrate(rows):
     print(f"MIN_EXCESS = {mi}, MIN_DENSE = {md:.3f}, MIN_MARGIN = {mm:.2f}: "
           f"right {right} / {known} known, wrong or false accepts {bad} / {len(rows)} photos "
           f"({len(best)} settings as good)")
+    arts = [r["art"] for r in rows if r.get("art") is not None and r["truth"] is not None and r["named"] == r["truth"]]
+    strangers = [r["art"] for r in rows if r.get("art") is not None and r["truth"] is None]
+    if arts and strangers:  # MIN_ART is set by hand (recognize.py): what it is set against here
+        print(f"art (MIN_ART = {recognize.MIN_ART}): cards named rightly {min(arts):.3f} at least, "
+              f"{np.percentile(arts, 1):.3f} at the first percentile; photos of cards not enrolled "
+              f"{max(strangers):.3f} at most")
 
 
 def machine() -> str:

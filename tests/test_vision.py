@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 import ast
+import copy
 import dataclasses
 import difflib
 import io
@@ -282,7 +283,9 @@ def reference_tables(arrays, group, groups):
                       else np.zeros_like(coarse[0]) for g in range(groups)])
     thumb_means = np.stack([(thumbs[group == g] if g < groups - 1 else thumbs).mean(axis=0) if many
                             else np.zeros_like(thumbs[0]) for g in range(groups)])
-    return tables, placed, common, means, thumb_means
+    thumb_spreads = np.stack([(thumbs[group == g] if g < groups - 1 else thumbs).std(axis=0) if many
+                              else np.zeros_like(thumbs[0]) for g in range(groups)])
+    return tables, placed, common, means, thumb_means, thumb_spreads
 
 
 def same(a, b):
@@ -327,7 +330,8 @@ def test_the_stored_tables_are_those_a_plain_sort_and_count_gives(tmp_path, deck
         root = tmp_path
         Index(root).add({c.id: scan(c) for c in deck[:cards]})
     loaded = Index(root).refresh().current
-    tables, placed, common, means, thumb_means = reference_tables(loaded.arrays, loaded.group, len(loaded.means))
+    tables, placed, common, means, thumb_means, thumb_spreads = reference_tables(loaded.arrays, loaded.group,
+                                                                                  len(loaded.means))
     for got, want in ((loaded.tables, tables), (loaded.placed, placed)):
         assert len(got) == len(want) == features.TABLES
         for (keys, starts, counts, gids, idf), want_table in zip(got, want):  # runs, spelled out per feature
@@ -337,6 +341,7 @@ def test_the_stored_tables_are_those_a_plain_sort_and_count_gives(tmp_path, deck
                                                    np.repeat(idf, counts)), want_table))
     assert same(loaded.common, common) and (common.any() if cards >= 12 else not common.any())
     assert same(loaded.means, means) and same(loaded.thumb_means, thumb_means)
+    assert same(loaded.thumb_spreads, thumb_spreads)
 
 
 def test_an_index_of_the_previous_format_is_refused_then_rebuilt(tmp_path, deck):
@@ -354,6 +359,21 @@ def test_an_index_of_the_previous_format_is_refused_then_rebuilt(tmp_path, deck)
         Index(tmp_path).add({deck[3].id: scan(deck[3])})
     assert Index(tmp_path).rebuild() == 3
     assert sorted(Index(tmp_path).refresh().ids) == sorted(c.id for c in deck[:3])
+
+
+def test_a_file_written_before_the_prints_spread_was_kept_loads_with_it(tmp_path, deck):
+    """An index file of this format written before ``thumb_spreads`` was kept (where each
+    print's cards differ, ``match.art``) loads with the spreads worked out from its
+    thumbnails: the same as a file written now holds."""
+    idx = Index(tmp_path)
+    idx.add({c.id: scan(c) for c in deck[:20]})
+    written = idx.refresh().current.thumb_spreads
+    assert written.any()
+    with np.load(idx.path) as data:
+        kept = {f: data[f] for f in data.files if f != "thumb_spreads"}
+    with open(idx.path, "wb") as fh:
+        np.savez(fh, **kept)
+    assert same(Index(tmp_path).refresh().current.thumb_spreads, written)
 
 
 def test_index_refuses_bad_card_ids(tmp_path, deck):
@@ -1054,6 +1074,7 @@ def outside_deck(out: Path, design: str, seed: int, enrolled: int = 300):
 
     def photo(n: int) -> tuple[bytes, str | None]:
         index = jobs[n][1]
+        outside_set._init(cards, design, str(out), seed)  # (another set's fixture may have drawn since)
         return ((out / "photos" / outside_set._write_photo(jobs[n])).read_bytes(),
                 cards[index].id if index < enrolled else None)
     return idx, photo
@@ -1063,6 +1084,53 @@ def outside_deck(out: Path, design: str, seed: int, enrolled: int = 300):
 def ribbon_set(tmp_path_factory):
     """The outside set's ribbon design (seed 1), its 300 cards enrolled (``outside_deck``)."""
     return outside_deck(tmp_path_factory.mktemp("ribbon"), "ribbon", 1)
+
+
+def test_a_card_whose_lines_disagree_is_named_only_when_its_pixels_agree_well_overall():
+    """A card that passes every other check is not named when its lines disagree with the
+    photo's (``match.art`` below ``MIN_ART``) — unless its pixels agree as no card of other
+    art does (``ART_DENSE``: a dark, noisy photo whose faint lines drown in the noise)."""
+    def card(art: float | None, dense: float) -> match.Match:
+        return match.Match(row=0, votes=0.0, inliers=80, H=np.eye(3), dense=dense, excess=60.0, art=art)
+    assert recognize.confidence(card(None, 0.3)) >= recognize.ACCEPT
+    assert recognize.confidence(card(recognize.MIN_ART + 0.1, 0.3)) >= recognize.ACCEPT
+    assert recognize.confidence(card(recognize.MIN_ART - 0.1, 0.3)) < recognize.ACCEPT
+    assert recognize.confidence(card(recognize.MIN_ART - 0.1, recognize.ART_DENSE + 0.1)) >= recognize.ACCEPT
+    told = card(recognize.MIN_ART - 0.1, 0.3)
+    told.read = True  # its title read as its own tells it from its twins, not from a card of other art
+    assert recognize.confidence(told) < recognize.ACCEPT
+
+
+@pytest.fixture(scope="module")
+def cartoon_set4(tmp_path_factory):
+    """The outside set's cartoon design, its fourth sample (seed 4), its 300 cards enrolled
+    (``outside_deck``)."""
+    return outside_deck(tmp_path_factory.mktemp("cartoon4"), "cartoon", 4)
+
+
+@pytest.mark.parametrize("n", [437, 609, 875])
+def test_a_card_not_enrolled_with_an_enrolled_cards_layout_is_not_named_for_it(cartoon_set4, n, monkeypatch):
+    """Photos of cartoon cards that are not enrolled, each with an enrolled card's layout,
+    its background patch at the same place and words of its title ("Rotten Scroll of Frost",
+    twice, lined up with "Broken Scroll of Speed"): their inliers and pixels were enough to
+    name them. Their lines where the
+    print's cards differ (``match.art``) do not agree: not named — and named without that."""
+    idx, photo = cartoon_set4
+    shot, card_id = photo(n)
+    assert card_id is None
+    assert recognize.recognize(shot, idx).card_id is None
+    monkeypatch.setattr(recognize, "MIN_ART", -1.0)
+    assert recognize.recognize(shot, idx).card_id is not None
+
+
+@pytest.mark.parametrize("n", [605, 1, 2])
+def test_a_hard_photo_of_an_enrolled_card_agrees_in_its_lines(cartoon_set4, n):
+    """The same sample's photos of enrolled cards, a hard one among them (blurred, its light
+    uneven), are named: their lines agree where the print's cards differ."""
+    idx, photo = cartoon_set4
+    shot, card_id = photo(n)
+    result = recognize.recognize(shot, idx)
+    assert card_id is not None and result.card_id == card_id, result.as_dict()
 
 
 @pytest.mark.parametrize("n", [61, 334, 890])
@@ -1755,6 +1823,29 @@ def test_evening_the_light_undoes_a_smooth_gain():
     inner = (slice(60, -60), slice(60, -60))
     assert np.median(np.abs(lit - shaded)[inner]) < 4
     assert np.median(np.abs(gray * gain - gray)[inner]) > 20   # the gain did change the photo
+
+
+def test_art_is_the_agreement_of_the_lines_where_a_prints_cards_differ(design_indexes):
+    """``match.art``: another card of the print agrees little with a card's lines where the
+    print's cards differ; the card itself with a corner under another card still agrees well.
+    Without its print's spread (an index file written before it was kept) nothing is said."""
+    idx, cards = design_indexes["lattice"]
+    snap = idx.current
+    w, h = describe.THUMB
+    thumbs = describe.unthumb(snap.arrays["thumb"]).reshape(len(snap.ids), h, w)
+    a, b = 3, 17
+    assert snap.group[a] == snap.group[b] and snap.thumb_spreads is not None
+
+    def art(picture: np.ndarray) -> float | None:
+        return match.art(snap, match.Match(row=a, votes=0.0, H=np.eye(3), seen=picture))
+    covered = thumbs[a].copy()
+    covered[:h // 3, :w // 3] = thumbs[b][:h // 3, :w // 3]            # a corner under another card
+    assert art(thumbs[a]) > 0.99
+    assert art(covered) > recognize.MIN_ART + 0.2
+    assert art(thumbs[b]) < recognize.MIN_ART - 0.1
+    older = copy.copy(snap)
+    older.thumb_spreads = None
+    assert match.art(older, match.Match(row=a, votes=0.0, H=np.eye(3), seen=covered)) is None
 
 
 @pytest.mark.parametrize("design", ["lattice", "poster"])

@@ -108,7 +108,9 @@ class Snapshot:
     with few cards nothing; ``frames``, per print, its common print on the card that has
     most of it, which says where a card of the print lies (``match.frames``). Likewise
     ``means`` and ``thumb_means``, each print's mean
-    pictures, are subtracted before a card's picture is compared. And where each print's
+    pictures, are subtracted before a card's picture is compared, and ``thumb_spreads``
+    says where a print's cards differ from one another (``match.art``; worked out on
+    loading a file written before it was kept). And where each print's
     twins differ, with other cards' look there (``differ.learn``, from the stored
     references when the file is written; absent from files written before it was, which
     load as they are and check nothing there).
@@ -125,6 +127,7 @@ class Snapshot:
         self.placed: list[tuple[np.ndarray, ...]] = []   # the same for (word, cell)
         self.bits = features.word_bits(len(ids))
         self.frames: list[np.ndarray] = []              # per print, its frame's features (``_frames``)
+        self.thumb_spreads: np.ndarray | None = None     # per print, where its cards differ (``_means``)
         if not ids:
             return
         n, k = arrays["descriptors"].shape[:2]
@@ -136,6 +139,9 @@ class Snapshot:
         self.common = derived["common"]
         self.group = derived["group"].astype(np.int64)
         self.means, self.thumb_means = derived["means"], derived["thumb_means"]
+        self.thumb_spreads = derived.get("thumb_spreads")  # where each print's cards differ (``match.art``) ...
+        if self.thumb_spreads is None:  # ... worked out here for a file written before it was kept
+            self.thumb_spreads = _means(describe.unthumb(arrays["thumb"]), self.group, len(self.means), n, spread=True)
         self.coarse = centred(arrays["coarse"], self.means, self.group)
         # where each print's twins differ, and how other cards look there (``differ.learn``;
         # not in a file written before it was: then nothing is checked there)
@@ -273,9 +279,11 @@ def derive(arrays: dict) -> dict[str, np.ndarray]:
         share = (sharing / size[:, None]).astype(np.float32)
         common[gids] = (np.median(share, axis=1) * size.astype(np.float32)
                         >= np.maximum(COMMON_SHARE * size, COMMON_CARDS).astype(np.float32))
+    thumbs = describe.unthumb(arrays["thumb"])
     derived = {"common": common, "group": group.astype(np.min_scalar_type(len(sizes))),
-               "means": _means(arrays["coarse"].astype(np.float32), group, sizes, n),
-               "thumb_means": _means(describe.unthumb(arrays["thumb"]), group, sizes, n)}
+               "means": _means(arrays["coarse"].astype(np.float32), group, len(sizes), n),
+               "thumb_means": _means(thumbs, group, len(sizes), n),
+               "thumb_spreads": _means(thumbs, group, len(sizes), n, spread=True)}
     for name, tables in packed.items():
         tables = [_without(table, common) for table in tables]
         key, count, cards, feature = (np.concatenate(part) for part in zip(*tables))
@@ -286,16 +294,19 @@ def derive(arrays: dict) -> dict[str, np.ndarray]:
     return derived
 
 
-def _means(pictures: np.ndarray, group: np.ndarray, sizes: np.ndarray, n: int) -> np.ndarray:
-    """The mean picture of each print's cards (``prints``), and for the cards of none (the
+def _means(pictures: np.ndarray, group: np.ndarray, prints: int, n: int, spread: bool = False) -> np.ndarray:
+    """The mean picture of the cards of each of ``prints`` prints (``index.prints``), and for the cards of none (the
     last group) that of all cards: a card alone is not its own mean, and with one game
     enrolled either is the mean of the whole index. None (zeros) with fewer than
-    ``COMMON_MIN_CARDS`` cards enrolled."""
-    means = np.zeros((len(sizes), *pictures.shape[1:]), np.float32)
+    ``COMMON_MIN_CARDS`` cards enrolled. With ``spread``, the standard deviation of those
+    pictures instead, pixel by pixel: where the print's cards differ from one another
+    (``match.art``)."""
+    means = np.zeros((prints, *pictures.shape[1:]), np.float32)
     if n >= COMMON_MIN_CARDS:
-        for g in range(len(sizes) - 1):
-            means[g] = pictures[group == g].mean(axis=0)
-        means[-1] = pictures.mean(axis=0)
+        of = np.std if spread else np.mean
+        for g in range(prints - 1):
+            means[g] = of(pictures[group == g], axis=0)
+        means[-1] = of(pictures, axis=0)
     return means
 
 

@@ -31,6 +31,9 @@ card of a game line up with any other a little), enough agreement of the aligned
 and, when another card verified as well, a clear lead where the two differ — and, for a
 card about to be named whose print has twins enrolled, a fourth: it agrees with the photo
 where those twins differ (``_agreement``), so that a card with its art and another title
+is not named for it; and a fifth for any card about to be named: its lines agree with the
+photo's where the cards of its print differ (``match.art``), so that a card of the same
+layout, with a background patch, a motif or title words in the same place but other art,
 is not named for it; with a title reader, the text there is read when that agreement is
 low (``_read_where_twins_differ``): read as on the card's reference and on no other card
 of its print, it is agreement enough, read as something else it is none. When something
@@ -114,6 +117,8 @@ MIN_EXCESS, EXCESS_STEP = 20.0, 3.0
 MIN_DENSE, DENSE_STEP = 0.175, 0.03
 MIN_MARGIN, MARGIN_STEP = 0.08, 0.02
 MIN_AGREE, AGREE_STEP = 0.16, 0.015  # (set on the calibration designs by hand: see ``_agreement``)
+MIN_ART, ART_STEP = 0.49, 0.03   # (set by hand, below the calibration designs' named cards: see ``match.art``),
+ART_DENSE = 0.5                  # unless the pixels agree this well overall (``dense``): no card of other art does
 TEXT_DOUBT = 0.35                # a card agreeing less than this where its twins differ has the text there read:
 TEXT_OTHERS = 3                  # below MIN_AGREE it is named when it reads as on its reference and not as on
                                  # this many other cards of its print (nor its twins); at or above, not named
@@ -156,6 +161,7 @@ class Result:
     outlines: list[np.ndarray] = field(default_factory=list, repr=False)  # canonical card → photo, best first
     margin: float | None = field(default=None, repr=False)  # the first card's lead over a rival (``match.tell_apart``)
     excess: float = field(default=0.0, repr=False)          # its inliers beyond a typical other card's
+    art: float | None = field(default=None, repr=False)     # its lines' agreement where its print's cards differ
 
     @property
     def card_id(self) -> str | None:
@@ -200,6 +206,8 @@ def _checked(m: match.Match, lead: bool = True) -> float:
         c = min(c, _step(m.margin, MIN_MARGIN, MARGIN_STEP))
     if m.agree is not None and m.read is None:
         c = min(c, _step(m.agree, MIN_AGREE, AGREE_STEP))
+    if m.art is not None:  # (a title read as its own tells it from its twins, not from other art)
+        c = min(c, max(_step(m.art, MIN_ART, ART_STEP), _step(m.dense, ART_DENSE, DENSE_STEP)))
     return c
 
 
@@ -410,7 +418,7 @@ def _recognize(gray: np.ndarray, bgr: np.ndarray, index: Snapshot, to_photo: flo
     result = Result(candidates=cands, corners=[[round(float(x), 1), round(float(y), 1)] for x, y in corners],
                     source="image+title" if best.read else "image", title=best.text,
                     outlines=[H] if sure else ([H] if best.H is not None else []) + outlines[:1],
-                    margin=best.margin, excess=best.excess)
+                    margin=best.margin, excess=best.excess, art=best.art)
     if cands[0].confidence < ACCEPT:
         result.reason = ("too_blurry" if _sharpness(gray, H) < BLUR_LIMIT else  # (cut_off: it would be named, whole)
                          "cut_off" if best.cut and _checked(best) >= ACCEPT else "no_confident_match")
@@ -421,7 +429,8 @@ def _recognize(gray: np.ndarray, bgr: np.ndarray, index: Snapshot, to_photo: flo
 def _verdict(index: Snapshot, checked: list[match.Match], gray: np.ndarray,
              read_title: title.Reader | None) -> tuple[match.Match, bool]:
     """The card ``checked`` names, if any, put first (``_decide``), and whether it would be
-    named but for too short a lead (``_short_lead``): a card about to be named has its
+    named but for too short a lead (``_short_lead``): the first card's lines are compared
+    with the photo's where its print's cards differ (``match.art``); a card about to be named has its
     agreement where its print's twins differ measured (``_agreement``) and, with a title
     reader, the text there read when that leaves doubt (``_read_where_twins_differ``). The
     first look's card goes through this before the wider look is left out: a card sure of
@@ -430,6 +439,7 @@ def _verdict(index: Snapshot, checked: list[match.Match], gray: np.ndarray,
     photo of the outside ribbon set, answered "not sure" after the first look until
     2026-11-29)."""
     best = _decide(index, checked, gray)
+    best.art = match.art(index, best) if best.H is not None else None
     short = _short_lead(best, checked)
     if confidence(best) >= ACCEPT or short:
         best.agree = _agreement(index, best, gray)
@@ -442,7 +452,8 @@ def _verdict(index: Snapshot, checked: list[match.Match], gray: np.ndarray,
 def _still_held(first: match.Match, again: match.Match) -> None:
     """The card the first look was sure of but did not name (``_verdict``), found again by
     the wider look (``again``): what held it back still does — the lower agreement where its
-    print's twins differ, the shorter lead over its rivals, a reading as another title. The
+    print's twins differ, the shorter lead over its rivals, a reading as another title, the
+    lines that agree less where its print's cards differ (``match.art``). The
     wider look is taken to find the card meant, not to judge that one anew: through the
     richer features' homography a card not enrolled with an enrolled card's art and another
     title agreed with it there by 0.17 where it had by 0.10, and was named for it
@@ -453,6 +464,8 @@ def _still_held(first: match.Match, again: match.Match) -> None:
         again.margin = min(first.margin, again.margin)
     if first.read is False:
         again.read = False
+    if first.art is not None and again.art is not None:
+        again.art = min(first.art, again.art)
 
 
 def runs_out(H: np.ndarray, shape: tuple[int, ...]) -> bool:
