@@ -1336,8 +1336,38 @@ def test_a_card_the_first_look_is_sure_of_but_does_not_name_sends_the_photo_to_t
     assert len(looks) == 1  # named by the first look
     looks.clear()
     monkeypatch.setattr(recognize, "_agreement", lambda index, m, gray: 0.0)  # where twins differ: another title
+    monkeypatch.setattr(recognize, "SEEN_DENSE", 1.1)  # (its picture not plainly the photo's: ``_under_another_title``)
     assert recognize.recognize(photo, idx).card_id is None
     assert len(looks) >= 2 and looks[1][4] == recognize.CONSISTENT  # the wider look's shortlists
+
+
+@pytest.mark.parametrize("k", [3, 9, 24])
+def test_an_enrolled_cards_art_plainly_seen_under_another_title_is_answered_after_the_first_look(
+        design_indexes, monkeypatch, k):
+    """A card not enrolled with an enrolled card's art, text and number under another title
+    (as ``bench.vision.twin_strangers`` makes them: the twin of a pair, a reprint under another name): the
+    first look sees the enrolled card's picture plainly and holds it back where its print's
+    twins differ. The wider look would find that card again and keep it held back, so "not
+    sure" is answered at once, the enrolled card first among the suggestions
+    (``_under_another_title``). The enrolled card itself is named by the first look."""
+    idx, cards = design_indexes["lattice"]
+    titles, names = {c.title.casefold() for c in cards}, random.Random(k)
+    title = next(t for t in iter(lambda: cp.title_for(names), None) if t.casefold() not in titles)
+    stranger = cp.Card(f"twin-of-{cards[k].id}", title, cards[k].art, cards[k].text, cards[k].number)
+    looks = []
+    check = recognize._check
+    monkeypatch.setattr(recognize, "_check", lambda gray, index, look, sizes, done: (
+        looks.append(sizes), check(gray, index, look, sizes, done))[1])
+    result = recognize.recognize(design_photo("lattice", stranger, seed=230 + k), idx)
+    assert result.card_id is None and result.candidates[0].card_id == cards[k].id, result.as_dict()
+    assert len(looks) == 1, result.as_dict()
+    looks.clear()
+    assert recognize.recognize(design_photo("lattice", cards[k], seed=230 + k), idx).card_id == cards[k].id
+    assert len(looks) == 1
+    looks.clear()
+    monkeypatch.setattr(recognize, "SEEN_DENSE", 1.1)  # not plainly seen: the wider look is taken, naming nothing
+    assert recognize.recognize(design_photo("lattice", stranger, seed=230 + k), idx).card_id is None
+    assert len(looks) >= 2
 
 
 def test_a_card_the_first_look_held_back_is_not_named_when_the_wider_look_finds_it_again(
@@ -1350,6 +1380,7 @@ def test_a_card_the_first_look_held_back_is_not_named_when_the_wider_look_finds_
     look and high in the second."""
     idx, cards = design_indexes["lattice"]
     photo = design_photo("lattice", cards[9], seed=210)
+    monkeypatch.setattr(recognize, "SEEN_DENSE", 1.1)  # (its picture not plainly the photo's: ``_under_another_title``)
     agreements = iter([0.0, 0.5])
     monkeypatch.setattr(recognize, "_agreement", lambda index, m, gray: next(agreements, 0.5))
     result = recognize.recognize(photo, idx)
