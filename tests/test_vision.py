@@ -1005,6 +1005,16 @@ def test_the_title_reader_reads_a_line_with_the_model_rapidocr_ships(ocr):
         assert reading.likelihood(text) > reading.likelihood(text[0] + "q" + text[2:]) + 5
 
 
+def test_the_title_readers_threads_do_not_spin_while_waiting_for_the_next_read(ocr):
+    """onnxruntime's own threads spin after a read by default, on the two cores the photo's
+    OpenCV work goes on with right after it (a third slower, docs/benchmarks.md,
+    2026-11-30 morning): the recogniser's session is made with the spin off."""
+    from vision import title
+
+    options = title._Recogniser(title._shipped_model()).session.get_session_options()
+    assert options.get_session_config_entry("session.intra_op.allow_spinning") == "0"
+
+
 def test_the_likelihood_of_a_text_counts_every_way_its_letters_line_up_with_the_frames():
     """``title.Reading.likelihood`` is CTC's: the probability of every path of frames that
     collapses to the text (repeats merged, gaps dropped), summed. Checked against all the
