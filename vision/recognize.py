@@ -463,8 +463,7 @@ def _under_another_title(m: match.Match) -> bool:
     elsewhere would not be the card photographed: "not sure" is answered at once, without
     it. On the eight outside samples 100 of the 384 photos of cards not enrolled were
     answered so, after the first look (~180 ms where every look took ~600), and no photo of
-    an enrolled card that was named before was lost (one was held back so, named by
-    neither); docs/benchmarks.md, 2026-11-30 morning."""
+    an enrolled card was held back so; docs/benchmarks.md, 2026-11-30 morning."""
     return (m.H is not None and not m.cut and m.excess >= SEEN_EXCESS and m.dense >= SEEN_DENSE
             and m.art is not None and m.art >= SEEN_ART
             and (m.read is False or m.read is None and m.agree is not None and m.agree < MIN_AGREE))
