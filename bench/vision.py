@@ -205,7 +205,8 @@ def run(index, photos, design, read_title=None, match_name=None):
         rows.append({"design": design, "tier": tier, "truth": truth, "named": r.card_id,
                      "first": top.card_id if top else None, "suggested": [c.card_id for c in r.candidates],
                      "excess": r.excess, "dense": top.score if top else 0.0,
-                     "margin": r.margin, "art": r.art, "ms": ms, "photo": f"{k:04d}.jpg", "reason": r.reason})
+                     "margin": r.margin, "art": r.art, "ms": ms, "photo": f"{k:04d}.jpg", "reason": r.reason,
+                     "corners": r.corners})
     return rows
 
 

@@ -73,6 +73,7 @@ class Match:
     agree: float | None = None       # lead over its print's cards where its twins differ (``differ.lead``)
     covered: bool = False            # ... that place lies under something in the photo (``differ.hidden``)
     cut: bool = False                # the card through ``H`` runs out of the photo (``recognize.runs_out``)
+    aside: bool = False              # ... or another card lies nearer the photo's middle (``recognize.aside``)
     read: bool | None = None         # the text there read as on its reference, as another's, or not read
     text: str | None = None          # ... the text there as read on the photo (``recognize._read_where_twins_differ``)
     seen: np.ndarray | None = None   # the photo through ``H``, flattened at THUMB size

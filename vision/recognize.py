@@ -135,6 +135,11 @@ TEXT_COST = 3.0                  # ... than any other's, and at most this much w
 TEXT_SCALE = 4                   # the text is read at this many times the canonical card's size,
 TEXT_PAD = 4                     # ... with this many card px around the box
 RUNS_OUT = 0.03                  # a card with a corner this far outside the photo (of its diagonal) is not named
+ASIDE_SIZE = 2.0                 # nor one beside a closed outline of 1 / this to this times its size in the photo,
+ASIDE_OVER = 0.2                 # ... at most this share of which lies over it, whose middle lies nearer the
+ASIDE_NEARER = 0.03              # ... photo's middle by this share of the photo's diagonal (``aside``),
+ASIDE_EDGE = 0.01                # ... and each corner this share of it inside the photo's edge
+ASIDE_SMALLEST = 0.065           # (only for a card covering this share of the photo or more)
 IMAGE_BLUR_LIMIT = 0.002         # mean squared Laplacian of the whole photo (at FIND_SIDE), when no card was found
 BLUR_LIMIT = 0.005               # the same of the flattened card: below it, blame the blur
 
@@ -193,8 +198,9 @@ def _step(x: float, at: float, width: float) -> float:
 
 def confidence(m: match.Match) -> float:
     """The weakest of the calibrated checks passed by ``m`` (0 … 1; ``ACCEPT`` at every threshold,
-    ``_checked``); 0 when the card runs out of the picture (``runs_out``)."""
-    return 0.0 if m.cut else _checked(m)
+    ``_checked``); 0 when the card runs out of the picture (``runs_out``) or lies beside the
+    card the photo is aimed at (``aside``)."""
+    return 0.0 if m.cut or m.aside else _checked(m)
 
 
 def _checked(m: match.Match, lead: bool = True) -> float:
@@ -348,6 +354,8 @@ def _recognize(gray: np.ndarray, bgr: np.ndarray, index: Snapshot, to_photo: flo
     look = _look(gray, index, outlines[:CARD_OUTLINES], whole)
     checked = _check(gray, index, look, (match.SHORTLIST, match.PLACED_SHORTLIST, match.COARSE_SHORTLIST, 0, 0), [])
     verdict = _verdict(index, checked, gray, read_title) if checked and confidence(checked[0]) >= ACCEPT else None
+    if verdict is not None and confidence(verdict[0]) >= ACCEPT:
+        verdict[0].aside = aside(verdict[0].H, quads, gray.shape, _seen_beside(verdict[0], checked))
     if verdict is None or confidence(verdict[0]) < ACCEPT and not _under_another_title(verdict[0]):
         held = verdict[0] if verdict is not None else None
         # the first look's card is not named (none sure, or its twins or its text said otherwise,
@@ -414,6 +422,8 @@ def _recognize(gray: np.ndarray, bgr: np.ndarray, index: Snapshot, to_photo: flo
         verdict = _verdict(index, checked, gray, read_title)
         if held is not None and verdict[0].row == held.row:
             _still_held(held, verdict[0])
+        if confidence(verdict[0]) >= ACCEPT:
+            verdict[0].aside = aside(verdict[0].H, quads, gray.shape, _seen_beside(verdict[0], checked))
     best, short = verdict
     cands = [Candidate(index.ids[m.row], m.dense, confidence(m), m.inliers) for m in checked[:5]]
     H = best.H if best.H is not None else outlines[0]
@@ -421,7 +431,7 @@ def _recognize(gray: np.ndarray, bgr: np.ndarray, index: Snapshot, to_photo: flo
     sure = cands[0].confidence >= ACCEPT
     result = Result(candidates=cands, corners=[[round(float(x), 1), round(float(y), 1)] for x, y in corners],
                     source="image+title" if best.read else "image", title=best.text,
-                    outlines=[H] if sure else ([H] if best.H is not None else []) + outlines[:1],
+                    outlines=[H] if sure else ([H] if best.H is not None and not best.aside else []) + outlines[:1],
                     margin=best.margin, excess=best.excess, art=best.art)
     if cands[0].confidence < ACCEPT:
         result.reason = ("too_blurry" if _sharpness(gray, H) < BLUR_LIMIT else  # (cut_off: it would be named, whole)
@@ -499,6 +509,56 @@ def runs_out(H: np.ndarray, shape: tuple[int, ...]) -> bool:
     h, w = shape[:2]
     outside = float(np.max(np.maximum(0, np.maximum(-corners, corners - np.float32([w, h])))))
     return outside > RUNS_OUT * float(np.linalg.norm(corners[0] - corners[2]))
+
+
+def aside(H: np.ndarray, outlines: list[np.ndarray], shape: tuple[int, ...],
+          others: list[np.ndarray] = ()) -> bool:
+    """Whether the card seen through ``H`` lies beside the card the photo is aimed at. A
+    player aims at the card they mean; among the game's own cards, a card beside it, sure
+    of, was named for it when the card meant was not (its art under glare, a card not
+    enrolled): 5 of the 10 wrong answers and false accepts of ``bench/vision.py --designs
+    lattice,tavern --among-enrolled --read``, none of its 485 right answers
+    (docs/benchmarks.md, 2026-11-30 afternoon). Such a card is suggested, not named, and
+    the photo is looked at again for the card in the middle.
+
+    Aside is a card framed as a player frames the card they mean (``ASIDE_SMALLEST`` of the
+    picture or more: which card of a photo taken from far off lies nearest its middle says
+    little — with the check for any card, 122 of 494 photos of cards 3–6 % of the picture
+    were no longer named; the neighbours named in those wrong answers cover 6.8–16 %) when
+    one of the closed ``outlines`` (``_outlines``) of about its
+    size (within ``ASIDE_SIZE`` times), hardly over it (``ASIDE_OVER`` of that outline),
+    wholly in the picture (``ASIDE_EDGE``: a card running out of it is not aimed at,
+    ``runs_out``) and not mostly on another card seen in the photo (``others``, their
+    corners: a panel printed on it), has its middle nearer the photo's middle by
+    ``ASIDE_NEARER`` of the photo's diagonal."""
+    corners = locate.corners(H).astype(np.float32)
+    size = cv2.contourArea(corners)
+    if size < ASIDE_SMALLEST * shape[0] * shape[1]:
+        return False
+    middle = np.float32([shape[1] / 2, shape[0] / 2])
+    diagonal = float(np.hypot(shape[0], shape[1]))
+    reach, edge = ASIDE_NEARER * diagonal, ASIDE_EDGE * diagonal
+    off = float(np.linalg.norm(corners.mean(axis=0) - middle))
+    for q in outlines:
+        q = q.astype(np.float32)
+        area = cv2.contourArea(q)
+        if not size / ASIDE_SIZE < area < ASIDE_SIZE * size:
+            continue
+        if q.min() < edge or q[:, 0].max() > shape[1] - edge or q[:, 1].max() > shape[0] - edge:
+            continue
+        if cv2.intersectConvexConvex(q, corners)[0] > ASIDE_OVER * area:
+            continue
+        if any(cv2.intersectConvexConvex(q, o.astype(np.float32))[0] > area / 2 for o in others):
+            continue
+        if float(np.linalg.norm(q.mean(axis=0) - middle)) < off - reach:
+            return True
+    return False
+
+
+def _seen_beside(m: match.Match, checked: list[match.Match]) -> list[np.ndarray]:
+    """The corners of the other cards ``checked`` that have the inliers to be named
+    (``MIN_EXCESS``), wherever they lie: cards seen in the photo besides ``m``."""
+    return [locate.corners(o.H) for o in checked if o is not m and o.H is not None and o.excess >= MIN_EXCESS]
 
 
 def _widened(H: np.ndarray) -> np.ndarray:
