@@ -354,8 +354,8 @@ def _recognize(gray: np.ndarray, bgr: np.ndarray, index: Snapshot, to_photo: flo
     look = _look(gray, index, outlines[:CARD_OUTLINES], whole)
     checked = _check(gray, index, look, (match.SHORTLIST, match.PLACED_SHORTLIST, match.COARSE_SHORTLIST, 0, 0), [])
     verdict = _verdict(index, checked, gray, read_title) if checked and confidence(checked[0]) >= ACCEPT else None
-    if verdict is not None and confidence(verdict[0]) >= ACCEPT:
-        verdict[0].aside = aside(verdict[0].H, quads, gray.shape, _seen_beside(verdict[0], checked))
+    if verdict is not None:
+        _set_aside(verdict[0], checked, quads, gray.shape)
     if verdict is None or confidence(verdict[0]) < ACCEPT and not _under_another_title(verdict[0]):
         held = verdict[0] if verdict is not None else None
         # the first look's card is not named (none sure, or its twins or its text said otherwise,
@@ -422,8 +422,7 @@ def _recognize(gray: np.ndarray, bgr: np.ndarray, index: Snapshot, to_photo: flo
         verdict = _verdict(index, checked, gray, read_title)
         if held is not None and verdict[0].row == held.row:
             _still_held(held, verdict[0])
-        if confidence(verdict[0]) >= ACCEPT:
-            verdict[0].aside = aside(verdict[0].H, quads, gray.shape, _seen_beside(verdict[0], checked))
+        _set_aside(verdict[0], checked, quads, gray.shape)
     best, short = verdict
     cands = [Candidate(index.ids[m.row], m.dense, confidence(m), m.inliers) for m in checked[:5]]
     H = best.H if best.H is not None else outlines[0]
@@ -525,8 +524,8 @@ def aside(H: np.ndarray, outlines: list[np.ndarray], shape: tuple[int, ...],
     picture or more: which card of a photo taken from far off lies nearest its middle says
     little — with the check for any card, 122 of 494 photos of cards 3–6 % of the picture
     were no longer named; the neighbours named in those wrong answers cover 6.8–16 %) when
-    one of the closed ``outlines`` (``_outlines``) of about its
-    size (within ``ASIDE_SIZE`` times), hardly over it (``ASIDE_OVER`` of that outline),
+    one of the closed ``outlines`` (``_outlines``) of about its size (within ``ASIDE_SIZE``
+    times), hardly over it (``ASIDE_OVER`` of that outline),
     wholly in the picture (``ASIDE_EDGE``: a card running out of it is not aimed at,
     ``runs_out``) and not mostly on another card seen in the photo (``others``, their
     corners: a panel printed on it), has its middle nearer the photo's middle by
@@ -555,10 +554,14 @@ def aside(H: np.ndarray, outlines: list[np.ndarray], shape: tuple[int, ...],
     return False
 
 
-def _seen_beside(m: match.Match, checked: list[match.Match]) -> list[np.ndarray]:
-    """The corners of the other cards ``checked`` that have the inliers to be named
-    (``MIN_EXCESS``), wherever they lie: cards seen in the photo besides ``m``."""
-    return [locate.corners(o.H) for o in checked if o is not m and o.H is not None and o.excess >= MIN_EXCESS]
+def _set_aside(m: match.Match, checked: list[match.Match], outlines: list[np.ndarray],
+               shape: tuple[int, ...]) -> None:
+    """Mark the card ``m`` about to be named ``aside`` when it lies beside the card the photo
+    is aimed at, the other cards ``checked`` that have the inliers to be named
+    (``MIN_EXCESS``) being the cards seen in the photo besides it."""
+    if confidence(m) >= ACCEPT:
+        seen = [locate.corners(o.H) for o in checked if o is not m and o.H is not None and o.excess >= MIN_EXCESS]
+        m.aside = aside(m.H, outlines, shape, seen)
 
 
 def _widened(H: np.ndarray) -> np.ndarray:
