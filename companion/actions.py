@@ -14,7 +14,7 @@ from collections.abc import Mapping
 
 from flask import current_app
 
-from card_db.schema import KINDS
+from card_db.schema import DOOR_KINDS, KINDS
 
 from . import store
 from .db import get_db, get_store
@@ -86,11 +86,15 @@ def _fight_params(action: str, params: dict) -> dict:
     """Card ids and form fields into the monsters, enhancers and one-shots the referee takes."""
     if action in ("combat.monster.add", "combat.start", "turn.trouble", "turn.door"):
         rest = {k: v for k, v in params.items() if k in ("found", "override")}
+        if action == "turn.door" and params.get("found") == "curse":
+            return {**rest, "curse": _curse(params)}
+        if action == "turn.door" and params.get("found") == "other":  # a door card for the hand (neither a monster nor a curse)
+            if params.get("card"):
+                card_of(get_db(), params["card"], tuple(k for k in DOOR_KINDS if k not in ("monster", "curse")))
+            return rest
         monster = _monster(params)
         if action == "combat.monster.add":
             return {**rest, "monster": monster or {}}
-        if action == "turn.door" and params.get("found") == "curse":
-            return {**rest, "curse": _curse(params)}
         return {**rest, **({"monster": monster} if monster else {})}
     if action == "combat.enhancer.add":
         enhancer = params.get("enhancer") or {}

@@ -286,3 +286,60 @@ def test_an_expansions_race_comes_from_its_card_without_code():
     assert state.players["s0"].races == ["gnome"]
     assert refused(state, "s1", "race.add", race="gnome").status == 400
     assert act(state, "s0", "race.remove", race="gnome").players["s0"].races == []
+
+
+# --- found by playing whole games through the API (2026-11-30) ---------------------------------------
+
+def test_a_mate_and_another_monster_each_apply_their_own_bad_stuff():
+    """1.6, Running Away (each monster that catches you does its Bad Stuff); Mate: a second copy of
+    its monster. Ann flees the Flying Frogs, their Mate and Bigfoot and is caught by the Frogs and
+    Bigfoot: two levels and her headgear, not the Frogs' levels twice."""
+    state = at_level(new_table("Ann", "Bob", "Cid"), "s0", 6)
+    state = act(state, "s0", "item.add", item={"name": "Helm of Courage", "bonus": 1, "slot": "headgear", "gold": 200})
+    state = act(state, "s0", "turn.door", found="monster", monster=card("flying-frogs"))
+    frogs = state.combat["monsters"][0]["uid"]
+    state = act(state, "s1", "combat.enhancer.add", monster=frogs, enhancer={"name": "Mate", "mate": True})
+    state = act(state, "s2", "combat.monster.add", monster=card("bigfoot"))
+    state = act(state, "s0", "combat.flee", fighter_rolls=[1, 6, 1])
+    ann = state.players["s0"]
+    assert ann.level == 4 and [i["name"] for i in ann.items] == []
+
+
+def test_a_helper_who_dies_in_the_fight_leaves_it_and_gains_no_level():
+    """1.6, Death: the dead get no levels; a dead helper has no part in the fight any more."""
+    state = at_level(new_table("Ann", "Bob", "Cid"), "s1", 4)
+    state = act(state, "s0", "turn.door", found="monster", monster=card("lame-goblin"))
+    state = act(state, "s0", "combat.help.ask", seat="s1")
+    state = act(state, "s1", "combat.help.accept")
+    state = act(state, "s1", "character.die")
+    assert state.combat["helper"] is None and state.players["s1"].dead
+    state = act(state, "s0", "combat.oneshot.add", side="players", one_shot={"name": "Potion", "bonus": 5})
+    state = act(state, "s0", "combat.claim", _now=0)
+    state = act(state, "s0", "combat.resolve", _now=100)
+    assert state.players["s1"].level == 4 and state.players["s0"].level == 2
+
+
+def test_a_fighter_who_dies_in_the_fight_ends_it_and_the_dead_open_no_door():
+    """1.6, Death: a dead character gets no cards and no levels until the next player's turn; the
+    turn can only be ended, with no Charity (the hand went with the body)."""
+    state = new_table("Ann", "Bob", "Cid")
+    state = act(state, "s0", "character.die")
+    for action, params in (("turn.door", {"found": "monster", "monster": card("lame-goblin")}),
+                           ("turn.door", {"found": "other"}), ("combat.start", {"monster": card("lame-goblin")})):
+        assert refused(state, "s0", action, **params).rule.id == "death.state"
+    event = t.decide(state, "s0", "turn.end", {"hand": 8})
+    assert "Charity" not in json.dumps(event.payload["summary"])
+    state = t.apply(state, event)
+    assert state.turn["seat"] == "s1" and not state.players["s0"].dead
+    state = act(state, "s1", "turn.door", found="monster", monster=card("lame-goblin"))
+    state = act(state, "s1", "character.die")
+    assert state.combat is None and state.turn["phase"] == "charity" and state.players["s1"].level == 1
+
+
+def test_typed_in_enhancers_and_one_shots_with_bad_numbers_are_refused_not_failed():
+    state = act(new_table("Ann", "Bob"), "s0", "turn.door", found="monster", monster=card("lame-goblin"))
+    goblin = state.combat["monsters"][0]["uid"]
+    for enhancer in ({"level_change": "abc"}, {"treasure_change": [1]}, {"level_change": 10 ** 40}, "x"):
+        assert refused(state, "s1", "combat.enhancer.add", monster=goblin, enhancer=enhancer).status == 400
+    for shot in ({"bonus": "zz"}, {"bonus": 2.9}, {"bonus": 10 ** 40}):
+        assert refused(state, "s1", "combat.oneshot.add", side="players", one_shot=shot).status == 400

@@ -78,3 +78,20 @@ def test_bad_input_gets_a_clear_error_and_changes_nothing(server, table, body, s
     answer = act("Ann", body.pop("action"), expect=status, **body)
     assert words in answer["error"]
     assert act("Ann", "dice.roll")["table"]["version"] == before + 1  # only the second roll was recorded
+
+
+def test_a_door_card_is_named_by_its_id_whatever_the_door_showed(table):
+    """1.6, Turn Phases (1): a curse from the door acts on the one who opened it — named by its card
+    id, as a monster is; a card for the hand may be named too. Typed-in numbers that are no
+    numbers are refused (400), never a server error."""
+    act, seats = table
+    ann = seats["Ann"]
+    act("Bob", "card.play", card="boil-an-anthill", seat=ann)
+    answer = act("Ann", "turn.door", found="curse", card="lose-a-level")
+    assert player(answer, ann)["level"] == 1 and answer["table"]["turn"]["phase"] == "door"
+    assert act("Bob", "turn.door", expect=422, found="other", card="elf")["rule"] == "turn.own"
+    answer = act("Ann", "combat.start", card="lame-goblin")
+    goblin = answer["table"]["combat"]["monsters"][0]["uid"]
+    assert "level_change" in act("Bob", "combat.enhancer.add", expect=400, monster=goblin,
+                                 enhancer={"level_change": "abc"})["error"]
+    assert "bonus" in act("Bob", "combat.oneshot.add", expect=400, side="players", one_shot={"bonus": "zz"})["error"]

@@ -657,7 +657,7 @@ def test_the_stateless_fight_reads_the_monsters_dice_in_every_documented_way():
     base = {"profile": "munchkin-quest", "fighter": {"level": 1, "die": 6, "items": [
         {"name": "Sword", "bonus": 2}, {"name": "Spare", "bonus": 5, "in_use": False}, {"name": "Axe", "bonus": 3, "where": "backpack"}]}}
     for monster, total in (({"level": 2, "dice": [3, 3]}, 8), ({"level": 2, "die": 5}, 7),
-                           ({"level": 2, "dice": 2, "rolls": [1, 1]}, 4), ({"level": 2, "dice": 0}, 2)):
+                           ({"level": 2, "dice": 2, "rolls": [1, 1]}, 4)):
         verdict = quest_fight.evaluate({**base, "monsters": [monster]})
         assert verdict["monsters"]["total"] == total and verdict["rolled_by_app"] == [], monster
         assert verdict["players"]["total"] == 1 + 2 + 6  # only the worn Sword counts
@@ -675,3 +675,124 @@ def test_a_described_quest_fight_names_a_quest_profile_and_a_players_colour():
         assert exc.value.status == 400
     assert quest_fight.evaluate({**fight, "monsters": [{"name": "Orc", "level": 1, "dice": [1], "owner": "fighter"}]})[
         "owner_draws"] == [{"owner": "fighter", "monster": "Orc"}]
+
+
+# --- found by playing whole games through the API (2026-11-30) ---------------------------------
+
+def test_a_fighter_killed_in_the_fight_leaves_it_and_the_turn_goes_to_the_monsters():
+    """Mort: a character with no health left drops everything and play goes straight to the
+    monsters' move — the dead fighter neither wins nor gains a level, and the monster stays."""
+    state = explored(new_table("Ann", "Bob"))
+    state = act(state, "s0", "quest.health", change=-4)
+    assert state.combat is None and state.turn["phase"] == "monsters"
+    assert state.players["s0"].dead and state.players["s0"].level == 1
+    assert [m["name"] for m in state.board["monsters"].values()] == ["Orc"]
+
+
+def test_a_helper_killed_in_the_fight_adds_nothing_and_gains_nothing():
+    """Mort; Combat (Demander de l'aide): Bob's level and die no longer count once he is dead."""
+    state = explored(new_table("Ann", "Bob"), monster={**ORC, "level": 7, "bonus": 0})
+    state = act(state, "s0", "combat.help.ask", seat="s1")
+    state = act(state, "s1", "combat.help.accept")
+    state = act(state, "s1", "quest.health", change=-4)
+    assert state.combat["helper"] is None and state.players["s1"].dead
+    state = act(state, "s0", "quest.fight.dice", fighter_die=6, monster_dice=["1"])
+    assert t.quest_table.verdict(state)["outcome"] == "lose"  # 1 + 6 against 7 + 1: Bob's 7 is gone
+
+
+def test_curses_count_in_a_quest_fight_and_a_next_combat_one_is_then_gone():
+    """Mort (curses stay in play); Combat, Principe (levels and bonuses); Autres (a "next combat"
+    card played in a fight acts at once)."""
+    state = explored(new_table("Ann", "Bob"), monster={"name": "Rat", "level": 1, "bonus": 0})
+    state = act(state, "s1", "curse.add", seat="s0", curse={"name": "Weakness", "effects": [
+        {"type": "combat_bonus", "value": -3, "until": "next_combat"}]})
+    state = act(state, "s1", "curse.add", seat="s0", curse={"name": "Limp", "effects": [
+        {"type": "combat_bonus", "value": -1}]})
+    assert state.players["s0"].as_dict()["strength"] == 0  # Level 1, Limp -1 (Weakness waits for a fight)
+    state = act(state, "s0", "quest.fight.dice", fighter_die=3, monster_dice=["2"])
+    judged = t.quest_table.verdict(state)
+    assert judged["players"]["total"] == 1 - 3 - 1 + 3 and judged["outcome"] == "lose"
+    state = act(state, "s0", "quest.fight.resolve")
+    state = act(state, "s0", "quest.fight.flee", fighter_rolls=["6"], room="entrance")
+    assert [c["name"] for c in state.players["s0"].curses] == ["Limp"]
+
+
+def test_a_level_is_bought_with_items_worth_1000_gold_the_coins_making_up_the_rest():
+    """Comment gagner des niveaux ?: 1,000 gold in coins or in items, once a turn; no change."""
+    state = act(new_table("Ann", "Bob"), "s0", "quest.draw")
+    state = act(state, "s0", "quest.item.add", name="Crown", slot="headgear", gold=800)
+    crown = q(state, "s0")["gear"][0]["uid"]
+    assert refused(state, "s0", "quest.level.buy", uids=["nope"]).status == 404
+    state = act(state, "s0", "quest.level.buy", uids=[crown])
+    assert state.players["s0"].level == 2 and q(state, "s0")["gear"] == [] and q(state, "s0")["gold"] == 100
+
+
+def test_a_players_three_stands_hold_three_monsters_at_most():
+    """Début de partie (three stands a colour); Exploration, step 3 (no stand left: another colour)."""
+    state = explored(new_table("Ann", "Bob"), monster={**ORC, "owner": "s1"})
+    state = act(state, "s0", "combat.end")
+    crypt = q(state, "s0")["room"]
+    for name in ("Bat", "Rat"):
+        state = act(state, "s1", "quest.monster.place", room=crypt, monster={"name": name, "level": 1, "owner": "s1"})
+    error = refused(state, "s1", "quest.monster.place", room=crypt, monster={"name": "Imp", "level": 1, "owner": "s1"})
+    assert error.rule.id == "quest.explore" and error.status == 409
+    state = act(state, "s1", "quest.monster.place", room=crypt, monster={"name": "Imp", "level": 1, "owner": "s0"})
+
+
+def test_the_entrance_holds_no_monster_keeps_its_passages_and_the_boss_fight_is_never_called_off():
+    """Règles inamovibles."""
+    state = explored(new_table("Ann", "Bob"))
+    state = act(state, "s0", "combat.end")
+    crypt = q(state, "s0")["room"]
+    assert refused(state, "s0", "quest.monster.place", room="entrance", monster=ORC).rule.id == "quest.map"
+    state = act(state, "s0", "quest.move", room="entrance")
+    state = act(state, "s0", "quest.explore", name="Hall", monster={**ORC, "name": "Rat"}, cost=0)
+    state = act(state, "s0", "combat.end")
+    assert refused(state, "s0", "quest.room.join", room=q(state, "s0")["room"], to="entrance").rule.id == "quest.map"
+    state = act(state, "s0", "quest.room.join", room=q(state, "s0")["room"], to=crypt)
+    state = t.apply(state, t.Event("sheet.changed", {"seat": "s0", "action": "test", "summary": "",
+                                                      "ops": [{"op": "set", "seat": "s0", "field": "level", "from": 1,
+                                                               "to": 10}]}))
+    state = act(state, "s0", "quest.move", room="entrance")
+    state = act(state, "s0", "quest.boss", monster={"name": "Boss", "level": 20})
+    assert refused(state, "s0", "combat.end").rule.id == "quest.win"
+
+
+def test_no_new_item_is_worn_in_the_middle_of_a_fight():
+    """Gestion des cartes: cards from the hand are played outside a fight, but for one-shots and
+    what hangs on the belt."""
+    state = explored(new_table("Ann"))
+    assert refused(state, "s0", "quest.item.add", name="Sword", slot="one_hand", bonus=5).rule.id == "quest.gear"
+
+
+def test_bad_monster_and_one_shot_numbers_are_refused_not_failed():
+    state = explored(new_table("Ann", "Bob"))
+    for shot in ({"bonus": "x"}, {"bonus": [1]}, {"bonus": 2.7}, {"bonus": 10 ** 30}, "potion"):
+        assert refused(state, "s0", "combat.oneshot.add", side="players", one_shot=shot).status == 400
+    for monster in ({"name": "Orc", "level": 2, "owner": ["a"]}, {"name": "Orc", "level": 2, "dice": 0}):
+        assert refused(state, "s0", "quest.fight.monster", monster=monster).status == 400
+    with pytest.raises(Refused) as exc:
+        quest_fight.evaluate({"fighter": {"level": 9, "die": 6},
+                              "monsters": [{"level": 1, "dice": [1], "levels": -5, "treasures": -3}]})
+    assert exc.value.status == 400
+
+
+def test_a_monster_whose_owner_left_the_table_still_moves():
+    state = explored(new_table("Ann", "Bob", "Cid"), monster={**ORC, "owner": "s2"})
+    state = act(state, "s0", "combat.end")
+    state = act(state, "s0", "quest.move", room="entrance")
+    state = act(state, "s0", "quest.explore", name="Hall", monster={"name": "Rat", "level": 1}, cost=0)
+    hall = q(state, "s0")["room"]
+    state = act(state, "s0", "combat.end")
+    orc = next(m for m in state.board["monsters"].values() if m["name"] == "Orc")
+    state = act(state, "s0", "quest.room.join", room=orc["room"], to=hall)
+    state = act(state, "s0", "player.remove", seat="s2")
+    state = act(state, "s0", "quest.monsters")
+    state = act(state, "s0", "quest.monster.move", monster=orc["uid"], room=hall)
+    assert state.board["monsters"][orc["uid"]]["room"] == hall
+
+
+def test_a_refusal_at_a_quest_table_cites_the_quest_summary():
+    state = new_table("Ann", "Bob")
+    error = refused(state, "s1", "quest.draw")
+    assert error.rule.id == "turn.own" and error.as_dict()["citation"].startswith("Munchkin Quest")

@@ -102,5 +102,5 @@ def test_the_map_records_a_passage_and_a_monster_from_the_phone(app):
     alice.act("combat.end")
     board = text(alice.act("quest.room.join", room=rooms[0], to=rooms[1]))
     assert "Alice records a passage between Crypt and Hall" in board
-    board = text(bob.act("quest.monster.place", monster_name="Bat", monster_level=2, room="entrance"))
+    board = text(bob.act("quest.monster.place", monster_name="Bat", monster_level=2, room=rooms[0]))
     assert "⚔ Bat (2)" in board

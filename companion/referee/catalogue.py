@@ -55,7 +55,7 @@ class Param:
     def schema(self) -> dict:
         out: dict = {"description": self.doc}
         if self.kind == "list":
-            out.update(type="array", maxItems=50, items={"type": "string", "maxLength": self.max_length})
+            out.update(type="array", maxItems=50, items={"type": ["string", "integer"], "maxLength": self.max_length})
         elif self.kind == "object":
             out["type"] = "object"
         elif self.kind == "number":
@@ -77,9 +77,10 @@ class Param:
     def coerce(self, key: str, value):
         """``value`` (a form string or a JSON value) as this parameter's type, checked."""
         if self.kind == "list":
-            if not isinstance(value, list) or len(value) > 50 or not all(isinstance(v, str) for v in value):
+            if not isinstance(value, list) or len(value) > 50 or not all(
+                    isinstance(v, str) or isinstance(v, int) and not isinstance(v, bool) for v in value):
                 raise Refused("{key} must be a list of at most 50 texts.", status=400, key=key)
-            return value
+            return [str(v) for v in value]  # dice may come as numbers: [1, 6] is ["1", "6"]
         if self.kind == "object":
             if not isinstance(value, dict):
                 raise Refused("{key} must be an object.", status=400, key=key)
@@ -322,7 +323,7 @@ _Q_MONSTER = Param("object", "The monster: name, level (1+), bonus, dice (how ma
 _Q_FLAT = {"monster_name": Param("str", "A monster from a form: its name (instead of monster).", max_length=80),
            "monster_level": Param("int", "A monster from a form: its level.", 1, 100),
            "monster_bonus": Param("int", "A monster from a form: its bonus.", -50, 50),
-           "monster_dice": Param("int", "A monster from a form: how many dice it rolls.", 0, 6),
+           "monster_dice": Param("int", "A monster from a form: how many dice it rolls.", 1, 6),
            "monster_dreadful": Param("bool", "A monster from a form: dreadful."),
            "monster_owner": Param("str", "A monster from a form: its owner's seat.", max_length=40),
            "monster_bad_health": Param("int", "A monster from a form: health its Bad Stuff takes.", 0, 4)}
@@ -378,8 +379,9 @@ _quest("quest.boss", "Fight the Boss: at the Entrance, at level 10 (the game is 
        {"monster": _Q_MONSTER, **_Q_FLAT}, phases=("actions",), alive=True)
 _quest("quest.heal", "Heal: lose a level to get back 3 health (never above 4, never below level 1).", OWN,
        {"seat": SEAT}, alive=True)
-_quest("quest.level.buy", "Buy a level for 1,000 gold, once a turn, on your turn; never level 10.", OWN,
-       {"seat": SEAT}, alive=True)
+_quest("quest.level.buy", "Buy a level for 1,000 gold in coins or items, once a turn, on your turn; never level 10.",
+       OWN, {"seat": SEAT, "uids": Param("list", "Items in play sold for it (their gold value first, coins make up "
+                                               "the rest; no change).", max_length=40)}, alive=True)
 _quest("quest.health", "Health lost or regained by a card; no health left is death.", OWN,
        {"seat": SEAT, "change": Param("int", "Health lost (negative) or regained.", -8, 8)}, alive=True)
 _quest("quest.gold", "Gold found, paid or lost by a card.", OWN,
@@ -456,6 +458,9 @@ def check(state, actor: str, declared: Action, params: dict) -> str | None:
                       name=state.players[turn_seat].name)
     if declared.needs_fight and not state.combat:
         raise Refused("No fight is on: the player whose turn it is starts one.", status=409)
+    if declared.name in TURN_ONLY and actor in state.players and state.players[actor].dead:
+        raise Refused("{name} is dead: no door, no fight and no cards until the next player's turn begins; "
+                      "end the turn.", rule="death.state", status=409, name=state.players[actor].name)
     seat = None
     if "seat" in declared.params and declared.who in (OWN, ANYONE):
         seat = params.get("seat") or actor
@@ -494,6 +499,8 @@ def allowed(state, actor: str | None, name: str) -> bool:
     if declared.who == TURN_OR_HOST and actor not in (turn.get("seat"), state.host):
         return False
     if declared.needs_fight and not state.combat:
+        return False
+    if declared.name in TURN_ONLY and state.players[actor].dead:
         return False
     if declared.phases and turn.get("phase", "start") not in declared.phases:
         return False

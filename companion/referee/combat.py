@@ -328,7 +328,8 @@ def _run_away(party, names, per_monster, profile: Profile) -> list[dict]:
             modifier = monster["run_away_modifier"]
             lines = bonus_lines + ([{"source": monster["name"], "value": modifier}] if modifier else [])
             needed = RUN_AWAY_NEEDS - sum(line["value"] for line in lines)
-            entry = {"who": names[who], "role": who, "monster": monster["name"], "needs": max(1, needed),
+            entry = {"who": names[who], "role": who, "monster": monster["name"], "index": monster["index"],
+                     "needs": max(1, needed),
                      "modifiers": lines, "citation": RULES["combat.run-away"].citation,
                      "bad_stuff": ((monster["bad_stuff"].get("text") or {}).get("en")), "death": bool(monster["bad_stuff"].get("death"))}
             if monster["will_not_pursue"] and p["level"] <= monster["will_not_pursue"]:

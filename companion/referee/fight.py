@@ -22,6 +22,22 @@ from .rules import N_, Refused
 POWERS = {"berserk": "warrior", "turning": "cleric", "flight": "wizard"}
 
 
+def _object(raw, what: str) -> dict:
+    """A card typed in as an object (or left out: ``{}``), refused when it is anything else."""
+    if raw in (None, ""):
+        return {}
+    if not isinstance(raw, dict):
+        raise Refused("{what} must be an object.", status=400, what=what)
+    return raw
+
+
+def _whole(value, what: str, low: int, high: int) -> int:
+    """A whole number from ``low`` to ``high`` (as the fight's schema allows), else a 400 refusal."""
+    if isinstance(value, bool) or not isinstance(value, int) or not low <= value <= high:
+        raise Refused("{what} must be a whole number from {low} to {high}.", status=400, what=what, low=low, high=high)
+    return value
+
+
 def new_fight(fighter: str) -> dict:
     return {"fighter": fighter, "helper": None, "invited": None, "promise": None, "monsters": [], "one_shots": [],
             "powers": {}, "backstabs": [], "claim": None}
@@ -104,20 +120,22 @@ def decide(state, actor: str, action: str, params: dict) -> tuple[dict, list[dic
                                level=monster["level"]), None
     if action == "combat.enhancer.add":
         monster = _find(after["monsters"], params.get("monster"), "monster")
-        raw = params.get("enhancer") or {}
-        enhancer = {"uid": uid, "name": str(raw.get("name") or "Enhancer")[:80], "level_change": int(raw.get("level_change", 0)),
-                    "treasure_change": int(raw.get("treasure_change", 0)), "mate": bool(raw.get("mate", False))}
+        raw = _object(params.get("enhancer"), "enhancer")
+        enhancer = {"uid": uid, "name": str(raw.get("name") or "Enhancer")[:80],
+                    "level_change": _whole(raw.get("level_change", 0), "enhancer.level_change", -100, 100),
+                    "treasure_change": _whole(raw.get("treasure_change", 0), "enhancer.treasure_change", -100, 100),
+                    "mate": bool(raw.get("mate", False))}
         if raw.get("card_id"):
             enhancer["card_id"] = raw["card_id"]
         monster["enhancers"].append(enhancer)
         return after, [], said("{who} plays {card} on {monster}", card=thing(enhancer), monster=thing(monster)), None
     if action == "combat.oneshot.add":
-        raw = params.get("one_shot") or {}
+        raw = _object(params.get("one_shot"), "one_shot")
         side = params.get("side")
         if side not in ("players", "monsters"):
             raise Refused("side must be players or monsters.", status=400)
-        shot = {"uid": uid, "name": str(raw.get("name") or "One-shot")[:80], "bonus": int(raw.get("bonus", 0)),
-                "side": side, "by": actor}
+        shot = {"uid": uid, "name": str(raw.get("name") or "One-shot")[:80],
+                "bonus": _whole(raw.get("bonus", 0), "one_shot.bonus", -100, 100), "side": side, "by": actor}
         after["one_shots"].append(shot)
         if side == "players":
             return after, [], said("{who} plays {card} for the players", card=thing(shot)), None
@@ -289,10 +307,9 @@ def _flee(state, fight: dict, actor: str, params: dict):
                 desc[role]["reroll"] = params[f"{role}_reroll"]
     desc["run_away"] = True
     results = combat.evaluate(desc, strict=False)["run_away"] if fight["monsters"] else []
-    chasing = [m for m in fight["monsters"] if not m["eliminated"]]
     characters = {seat: asdict(player) for seat, player in state.players.items()}
     parts, ops, dead = [], [], set()
-    for index, r in enumerate(results):
+    for r in results:
         if r.get("escaped") is None:
             raise Refused("{who} needs a die for {monster}.", rule="combat.run-away", status=400, who=r['who'], monster=r['monster'])
         roll = (f"{r['roll']}→{r['reroll']}" if "reroll" in r else str(r["roll"])) if "roll" in r else "—"
@@ -302,7 +319,7 @@ def _flee(state, fight: dict, actor: str, params: dict):
         seat = fight[r["role"]]
         if seat in dead:  # a dead character has nothing more to lose to the next monster
             continue
-        monster = chasing[index % len(chasing)]
+        monster = fight["monsters"][r["index"]]  # (a Mate is its monster again: the same Bad Stuff)
         done = bad_stuff(state, characters, seat, monster)
         ops += done["ops"]
         parts.append(said("{name} is caught by {monster} ({roll}): Bad Stuff — {bad_stuff}", name=r["who"],

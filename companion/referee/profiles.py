@@ -34,13 +34,14 @@ class QuestNumbers:
     heal_health: int = 3  # health a level buys back (heal: -1 level)
     caught_up_to: int = 4  # fleeing: a die from 1 to this number applies the monster's Bad Stuff
     big_free: int = 1  # Big items carried without a cost; each further one costs a move/action token a turn
+    stands: int = 3  # monster stands of each player's colour
 
     def as_dict(self) -> dict:
         return {"health": self.health, "tokens": self.tokens, "gold": self.gold,
                 "hand": {"dxm": self.hand[0], "treasure": self.hand[1]},
                 "restart_hand": {"dxm": self.restart_hand[0], "treasure": self.restart_hand[1]},
                 "backpack": self.backpack, "level_price": self.level_price, "heal_health": self.heal_health,
-                "caught_up_to": self.caught_up_to, "big_free": self.big_free}
+                "caught_up_to": self.caught_up_to, "big_free": self.big_free, "stands": self.stands}
 
 
 @dataclass(frozen=True)

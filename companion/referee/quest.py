@@ -64,8 +64,8 @@ def tokens_per_turn(p: dict, numbers) -> int:
 
 
 def strength(p: dict) -> dict:
-    """The character's fighting strength without the die: level and what is worn, with the reason
-    the rest does not count (quest.gear)."""
+    """The character's fighting strength without the die: level, what is worn and lasting curses, with
+    the reason the rest does not count (quest.gear), and the curses waiting for the next fight."""
     lines = [{"source": "Level", "value": p["level"]}]
     not_counting = []
     for item in q(p).get("gear", []):
@@ -76,7 +76,22 @@ def strength(p: dict) -> dict:
             not_counting.append({"source": item["name"], "uid": item["uid"], "rule": "quest.gear",
                                  "reason": "in the backpack, not worn" if item["where"] == "backpack"
                                  else "on the belt: counts when used in a fight"})
-    return {"total": sum(line["value"] for line in lines), "lines": lines, "not_counting": not_counting}
+    lines += curse_lines(p)
+    return {"total": sum(line["value"] for line in lines), "lines": lines, "not_counting": not_counting,
+            "pending": curse_lines(p, next_combat=True)}
+
+
+def curse_lines(p: dict, next_combat: bool = False) -> list[dict]:
+    """The combat bonuses of the character's curses (Mort: curses stay in play, and a fight counts every
+    bonus): the lasting ones, or with ``next_combat`` those waiting for the next fight, which count in
+    the fight going on when they are played (Autres) and are then gone."""
+    out = []
+    for curse in p.get("curses", []):
+        for effect in curse.get("effects", []):
+            if effect.get("type") == "combat_bonus" and effect.get("value") and \
+                    (effect.get("until") == "next_combat") == next_combat:
+                out.append({"source": curse["name"], "value": effect["value"], "uid": curse["uid"]})
+    return out
 
 
 def new_item(raw: dict, uid: str) -> dict:
@@ -200,7 +215,7 @@ def new_monster(raw: dict, uid: str, room: str, seats) -> dict:
     if not name or len(name) > 80:
         raise Refused("A monster needs a name of at most 80 characters.", status=400)
     out = {"uid": uid, "name": name, "room": room}
-    for key, low, high, default in (("level", 1, 100, None), ("bonus", -50, 50, 0), ("dice", 0, 6, 1),
+    for key, low, high, default in (("level", 1, 100, None), ("bonus", -50, 50, 0), ("dice", 1, 6, 1),
                                     ("levels", 1, 5, 1), ("treasures", 0, 20, 1)):
         value = raw.get(key, default)
         if key == "level" and isinstance(value, int) and not isinstance(value, bool) and value < 1:
@@ -213,7 +228,7 @@ def new_monster(raw: dict, uid: str, room: str, seats) -> dict:
     if out["dreadful"]:
         out["levels"] = max(out["levels"], 2)
     owner = raw.get("owner")
-    if owner not in (None, "") and owner not in seats:
+    if owner not in (None, "") and (not isinstance(owner, str) or owner not in seats):
         raise Refused("The owner must be a seat at this table (the colour of the monster's stand).", status=400)
     out["owner"] = owner or None
     out["bad_stuff"] = bad_stuff_of(raw.get("bad_stuff"))

@@ -38,7 +38,7 @@ def judge(fight: dict, profile) -> dict:
     """The verdict on a fight whose dice are all known.
 
     ``fight``: ``fighter`` and optional ``helper`` (``name``, ``level``, ``items`` worn with
-    their ``bonus``, optional ``bonus``, ``die``), ``monsters`` (``name``, ``level``, ``bonus``,
+    their ``bonus``, ``curses`` with theirs, optional ``bonus``, ``die``), ``monsters`` (``name``, ``level``, ``bonus``,
     ``rolls``: its dice, ``levels``, ``treasures``, ``dreadful``, ``owner``), ``one_shots``
     (``side``, ``bonus``, ``name``) and ``others_in_room`` (someone else sees the treasures).
     """
@@ -49,7 +49,7 @@ def judge(fight: dict, profile) -> dict:
             continue
         name = who.get("name") or role
         lines.append(_line("players", f"{name}: Level", who["level"], role=role))
-        for item in who.get("items", []):
+        for item in who.get("items", []) + who.get("curses", []):
             if item.get("bonus"):
                 lines.append(_line("players", f"{name}: {item['name']}", item["bonus"], role=role))
         if who.get("bonus"):
@@ -212,7 +212,7 @@ def evaluate(raw: dict) -> dict:
         given = m["rolls"] if "rolls" in m else m["die"] if "die" in m else m.get("dice", 1)
         if isinstance(given, list):
             rolls = [die(v, f"monsters.{index} die {n + 1}") for n, v in enumerate(given)]
-        elif isinstance(given, int) and not isinstance(given, bool) and 0 <= given <= 6 and "die" not in m \
+        elif isinstance(given, int) and not isinstance(given, bool) and 1 <= given <= 6 and "die" not in m \
                 and "rolls" not in m:
             rolls = [die(None, f"monsters.{index} die {n + 1}") for n in range(given)]
         else:
@@ -222,11 +222,11 @@ def evaluate(raw: dict) -> dict:
             raise Refused("monsters.{index}.owner must be the name or seat of the player whose colour it is.",
                           status=400, index=index)
         dreadful = bool(m.get("dreadful"))
-        levels = _int(m.get("levels", 2 if dreadful else 1), f"monsters.{index}.levels")
+        levels = _int(m.get("levels", 2 if dreadful else 1), f"monsters.{index}.levels", 1, 5)
         fight["monsters"].append({"name": str(m.get("name") or f"Monster {index + 1}"), "level": level,
                                   "bonus": _int(m.get("bonus", 0), f"monsters.{index}.bonus"), "rolls": rolls,
                                   "dreadful": dreadful, "levels": max(levels, 2) if dreadful else levels,
-                                  "treasures": _int(m.get("treasures", 1), f"monsters.{index}.treasures"),
+                                  "treasures": _int(m.get("treasures", 1), f"monsters.{index}.treasures", 0, 20),
                                   "owner": owner, "bad_stuff": bad_stuff_of(m.get("bad_stuff")),
                                   "cannot_apply": bool(m.get("cannot_apply"))})
     for index, shot in enumerate(raw.get("one_shots") or []):
@@ -271,9 +271,9 @@ def _first(data: dict, keys: tuple[str, ...]):
     return None
 
 
-def _int(value, where: str) -> int:
-    if isinstance(value, bool) or not isinstance(value, int) or not -1000 <= value <= 100000:
-        raise Refused("{where} must be a whole number.", status=400, where=where)
+def _int(value, where: str, low: int = -1000, high: int = 100000) -> int:
+    if isinstance(value, bool) or not isinstance(value, int) or not low <= value <= high:
+        raise Refused("{where} must be a whole number from {low} to {high}.", status=400, where=where, low=low, high=high)
     return value
 
 
@@ -300,10 +300,11 @@ SCHEMA = {
             "properties": {"name": {"type": "string"}, "level": {"type": "integer", "minimum": 1},
                            "bonus": {"type": "integer"},
                            "dice": {"oneOf": [{"type": "array", "items": _die_schema},
-                                              {"type": "integer", "minimum": 0, "maximum": 6}],
+                                              {"type": "integer", "minimum": 1, "maximum": 6}],
                                     "description": "its dice as rolled, or how many the app rolls (default 1)"},
                            "die": {**_die_schema, "description": "one die as rolled"},
-                           "levels": {"type": "integer"}, "treasures": {"type": "integer"},
+                           "levels": {"type": "integer", "minimum": 1, "maximum": 5},
+                           "treasures": {"type": "integer", "minimum": 0, "maximum": 20},
                            "dreadful": {"type": "boolean"}, "owner": {"type": "string"},
                            "bad_stuff": {"type": ["object", "string"], "description": "{health, levels, gold, lose, death, "
                                                                                    "text} or words"},

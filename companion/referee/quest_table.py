@@ -23,7 +23,7 @@ from .catalogue import decides
 from .history import said
 from .levels import change_level
 from .rules import N_, Refused, refuse
-from .table import Event, TableState, _changed, _check_ops, in_fight
+from .table import Event, TableState, _changed, _check_ops, _spent_curses, in_fight
 
 
 class Draft:
@@ -104,6 +104,15 @@ def _no_monster(draft: Draft, room: str, rule: str, message: str) -> None:
     here = Q.monsters_in(draft.board, room)
     if here:
         raise Refused(message, rule=rule, status=409, monsters=", ".join(m["name"] for m in here))
+
+
+def _stand_for(draft: Draft, monster: dict) -> None:
+    """A monster stands on its owner's stand: each player has ``stands`` of them (Début de partie); with
+    none left, the table takes another colour (Exploration, step 3)."""
+    owner = monster["owner"]
+    if owner and sum(1 for m in draft.board["monsters"].values() if m.get("owner") == owner) >= draft.numbers.stands:
+        raise Refused("{name}'s {n} stands are all on the map: put the monster on another colour's stand.",
+                      rule="quest.explore", status=409, name=_name(draft.state, owner), n=draft.numbers.stands)
 
 
 # --- death and health ------------------------------------------------------------------------
@@ -189,6 +198,7 @@ def _explore(state: TableState, actor: str, action: str, params: dict) -> Event:
     here = draft.q(actor)["room"]
     room = f"r{state.version + 1}"
     monster = Q.new_monster(raw, f"m{state.version + 1}", room, state.players)
+    _stand_for(draft, monster)
     draft.put("rooms", room, {"name": name, "market": bool(params.get("market"))})
     draft.put("joins", Q.join_key(here, room), True)
     draft.put("monsters", monster["uid"], monster)
@@ -345,7 +355,7 @@ def _monster_move(state: TableState, actor: str, action: str, params: dict) -> E
         raise Refused("{monster} met its owner and stops moving this turn.", rule="quest.monster-owner", status=409,
                       monster=monster["name"])
     owner = monster.get("owner")
-    meets = bool(owner) and not state.players[owner].dead and draft.q(owner)["room"] == there
+    meets = owner in state.players and not state.players[owner].dead and draft.q(owner)["room"] == there
     draft.put("monsters", monster["uid"], {**monster, "room": there, **({"stopped": number} if meets else {})})
     summary = said("{who} moves {monster} to {room}", monster=monster["name"], room=Q.room_name(draft.board, there))
     if meets:
@@ -358,12 +368,16 @@ def _monster_place(state: TableState, actor: str, action: str, params: dict) -> 
     draft = Draft(state)
     room = params.get("room") or ""
     Q.room_of(draft.board, room)
+    seat = (state.turn or {}).get("seat")
+    fought = bool(seat) and turn.phase(state) == "actions" and draft.q(seat)["room"] == room and not state.players[seat].dead
+    if room == Q.ENTRANCE and not fought:  # (one a search there turns up is fought at once)
+        raise Refused("No monster stops in the Entrance.", rule="quest.map", status=409)
     monster = Q.new_monster(monster_param(params) or {}, f"m{state.version + 1}", room, state.players)
+    _stand_for(draft, monster)
     draft.put("monsters", monster["uid"], monster)
     summary = said("{who} puts {monster} (level {level}) in {room}", monster=monster["name"], level=monster["level"],
                    room=Q.room_name(draft.board, room))
-    seat = (state.turn or {}).get("seat")
-    if seat and turn.phase(state) == "actions" and draft.q(seat)["room"] == room and not state.players[seat].dead:
+    if fought:
         return _open_fight(draft, seat, room, "search:fight", summary, actor=actor)
     return _changed(actor, action, draft.ops, summary, state)
 
@@ -373,6 +387,8 @@ def _join_rooms(state: TableState, actor: str, action: str, params: dict) -> Eve
     draft = Draft(state)
     a, b = params.get("room") or "", params.get("to") or ""
     Q.room_of(draft.board, a), Q.room_of(draft.board, b)
+    if Q.ENTRANCE in (a, b):
+        raise Refused("Nothing changes the Entrance's passages.", rule="quest.map", status=409)
     if a == b or Q.adjacent(draft.board, a, b):
         raise Refused("Those rooms are already joined.", status=409)
     draft.put("joins", Q.join_key(a, b), True)
@@ -441,14 +457,30 @@ def _buy_level(state: TableState, actor: str, action: str, params: dict) -> Even
                name=_name(state, state.turn["seat"]))
     if draft.q(seat).get("bought_turn") == number:
         raise Refused("A level can be bought once a turn.", rule="quest.level.buy", status=409)
-    if draft.q(seat)["gold"] < price:
-        raise Refused("A level costs {price:,} gold; {name} has {gold:,}.", rule="quest.level.buy", status=409,
-                      price=price, name=_name(state, seat), gold=draft.q(seat)["gold"])
+    uids = params.get("uids") or []
+    if len(set(uids)) != len(uids):
+        raise Refused("Name each item once.", status=400)
+    items = [Q.gear_item(draft.chars[seat], uid) for uid in uids]
+    if seat in in_fight(state) and items:
+        raise Refused("No items are sold during a fight.", rule="quest.trade", status=409)
+    worth = sum(item["gold"] for item in items)
+    coins = max(0, price - worth)  # the items' worth first, the coins make up the rest (no change is given)
+    if draft.q(seat)["gold"] < coins:
+        raise Refused("A level costs {price:,} gold; {name} has {gold:,} in coins and {worth:,} in the items named.",
+                      rule="quest.level.buy", status=409, price=price, name=_name(state, seat),
+                      gold=draft.q(seat)["gold"], worth=worth)
     change_level(state.profile, draft.chars[seat]["level"], 1, "up")  # never level 10 (level.win-by-kill)
-    draft.add(seat, "gold", -price)
+    if items:
+        draft.set(seat, "gear", [i for i in draft.q(seat)["gear"] if i["uid"] not in uids])
+    if coins:
+        draft.add(seat, "gold", -coins)
     draft.set(seat, "bought_turn", number)
     draft.level(seat, 1, "up")
-    return _changed(actor, action, draft.ops, said("{who} buys a level for {price:,} gold", price=price), state)
+    if not items:
+        return _changed(actor, action, draft.ops, said("{who} buys a level for {price:,} gold", price=price), state)
+    return _changed(actor, action, draft.ops, said("{who} buys a level with {items} ({worth:,} gold) and {coins:,} gold "
+                                                   "in coins", items=", ".join(i["name"] for i in items), worth=worth,
+                                                   coins=coins), state)
 
 
 @decides("quest.health")
@@ -465,13 +497,28 @@ def _health(state: TableState, actor: str, action: str, params: dict) -> Event:
         draft.set(seat, "health", after)
         return _changed(actor, action, draft.ops, said("{who} regains health: {after}", after=after), state)
     parts = []
-    if hurt(draft, seat, -change):
+    died = hurt(draft, seat, -change)
+    if died:
         parts = die(draft, seat)
-        _death_step(draft, seat)
     summary = said("{who} loses {n} health", n=-change)
     if parts:
         summary = said("{first}; {parts}", first=summary, parts=parts)
+    if died and seat in in_fight(state):
+        return _dead_in_fight(draft, seat, summary, actor)
+    if died:
+        _death_step(draft, seat)
     return _changed(actor, action, draft.ops, summary, state)
+
+
+def _dead_in_fight(draft: Draft, seat: str, summary: dict, actor: str) -> Event:
+    """A character killed in the middle of a fight leaves it (quest.death): a dead helper adds nothing
+    more and gains nothing, and with the fighter dead the fight is over, the turn going straight to the
+    monsters' move; the monsters stay where they are."""
+    fight = draft.state.combat
+    if seat == fight["helper"]:
+        after = {**copy.deepcopy(fight), "helper": None, "dice": {**copy.deepcopy(fight["dice"]), "helper": None}}
+        return _fight_event(draft, after, summary, actor)
+    return _fight_event(draft, None, summary, actor, step="death")
 
 
 @decides("quest.gold", "quest.cards")
@@ -510,6 +557,9 @@ def _gear(state: TableState, actor: str, action: str, params: dict) -> Event:
     gear = draft.q(seat)["gear"]
     backpack = draft.numbers.backpack
     if action == "quest.item.add":
+        if seat in in_fight(state):
+            raise Refused("Items are put into play outside a fight; in it, only what hangs on the belt is used "
+                          "(or a one-shot card played from the hand).", rule="quest.gear", status=409)
         raw = params.get("item") or {k: params[k] for k in ("name", "slot", "bonus", "big", "gold") if k in params}
         item = Q.new_item(raw, f"u{state.version + 1}")
         where = Q.place_for(gear, item, params.get("place"), backpack)
@@ -583,6 +633,7 @@ def _fight_event(draft: Draft, after: dict | None, summary: dict, actor: str, wi
     state = draft.state
     if after is None and state.combat:
         draft.turn(step or "fight over")
+        draft.ops += _spent_curses(state, draft.ops)
     _check_ops(state, draft.ops)
     return Event("fight.changed", {"actor": actor, "summary": summary, "before": state.combat, "after": after,
                                    "ops": draft.ops, "winner": winners[0] if winners else None,
@@ -617,7 +668,9 @@ def _description(state: TableState, fight: dict) -> dict:
             p = asdict(state.players[seat])
             out[role] = {"name": p["name"], "seat": seat, "level": p["level"], "die": fight["dice"][role],
                          "gold": p["quest"]["gold"],
-                         "items": [i for i in p["quest"]["gear"] if i["where"] == "worn"]}
+                         "items": [i for i in p["quest"]["gear"] if i["where"] == "worn"],
+                         "curses": [{"name": line["source"], "bonus": line["value"]}
+                                    for line in Q.curse_lines(p) + Q.curse_lines(p, next_combat=True)]}
     for m in fight["monsters"]:
         out["monsters"].append({**m, "rolls": fight["dice"]["monsters"].get(m["uid"]) or []})
     return out
@@ -642,6 +695,8 @@ def fight_action(state: TableState, actor: str, action: str, params: dict) -> Ev
     draft = Draft(state)
     after = copy.deepcopy(fight)
     if action == "combat.end":  # who may was checked for both games (table._decide_combat)
+        if fight["boss"]:
+            raise Refused("Nothing stops the fight with the Boss.", rule="quest.win", status=409)
         return _fight_event(draft, None, said("{who} calls the fight off"), actor)
     _still_fighting(fight)
     if action == "combat.oneshot.add":
@@ -649,8 +704,13 @@ def fight_action(state: TableState, actor: str, action: str, params: dict) -> Ev
         side = params.get("side")
         if side not in ("players", "monsters"):
             raise Refused("side must be players or monsters.", status=400)
+        if not isinstance(raw, dict):
+            raise Refused("one_shot must be an object.", status=400)
+        bonus = raw.get("bonus", 0)
+        if isinstance(bonus, bool) or not isinstance(bonus, int) or not -20 <= bonus <= 20:
+            raise Refused("one_shot.bonus must be a whole number from -20 to 20.", status=400)
         after["one_shots"].append({"uid": f"f{state.version + 1}", "name": str(raw.get("name") or "One-shot")[:80],
-                                   "bonus": int(raw.get("bonus", 0)), "side": side, "by": actor})
+                                   "bonus": bonus, "side": side, "by": actor})
         return _fight_event(draft, after, said("{who} plays {card} for the {word}", card=after["one_shots"][-1]["name"],
                                                word=side), actor)
     if action == "combat.help.ask":
@@ -723,6 +783,7 @@ def _fight_monster(state: TableState, actor: str, action: str, params: dict) -> 
     _still_fighting(fight)
     draft = Draft(state)
     monster = Q.new_monster(monster_param(params) or {}, f"m{state.version + 1}", fight["room"], state.players)
+    _stand_for(draft, monster)
     draft.put("monsters", monster["uid"], monster)
     after = copy.deepcopy(fight)
     after["monsters"].append(monster)
@@ -793,9 +854,11 @@ def _fight_resolve(state: TableState, actor: str, action: str, params: dict) -> 
     totals = {"players": judged["players"]["total"], "monsters": judged["monsters"]["total"]}
     if judged["outcome"] == "win":
         parts = []
+        raised = {}
         for role in quest_fight.ROLES:
             seat, gained = fight[role], judged["levels"][role]
             if seat and gained and draft.chars[seat]["level"] < state.profile.top_level:
+                raised[role] = min(gained, state.profile.top_level - draft.chars[seat]["level"])
                 draft.level(seat, gained, "kill")
         draft.add(fight["fighter"], "treasure", judged["treasures"])
         for m in fight["monsters"]:
@@ -812,8 +875,8 @@ def _fight_resolve(state: TableState, actor: str, action: str, params: dict) -> 
                 winners = [fight["fighter"]]
         face = "face up" if judged["treasures_face_up"] else "face down"
         summary = said("{who} wins the fight: {players} to {monsters}, {levels}, {treasures} treasures {face}",
-                       levels=", ".join(f"{_name(state, fight[r])} +{judged['levels'][r]}" for r in quest_fight.ROLES
-                                        if fight[r] and judged["levels"][r]) or "no level",
+                       levels=", ".join(f"{_name(state, fight[r])} +{raised[r]}" for r in quest_fight.ROLES
+                                        if raised.get(r)) or "no level",
                        treasures=judged["treasures"], face=face, **totals)
         if winners:
             summary = said("{first} — and wins the game", first=summary)

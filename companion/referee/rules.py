@@ -124,11 +124,12 @@ class Refused(Exception):
         self.message = text
         self.rule = RULES[rule] if rule else None
         self.status = status
+        self.profile_id: str | None = None  # the table's edition, when a table refused: cited in its book
 
     def as_dict(self) -> dict:
         data: dict = {"error": self.message, "rule": self.rule.id if self.rule else None}
         if self.rule:
-            data["citation"] = self.rule.citation
+            data["citation"] = self.rule.cite_for(self.profile_id) if self.profile_id else self.rule.citation
             data["citations"] = self.rule.citations
             data["rule_summary"] = self.rule.summary
         return data

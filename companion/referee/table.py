@@ -58,7 +58,7 @@ class Player:
         if self.quest:
             strength = quest.strength(data)
             return {**data, "strength": strength["total"], "strength_breakdown": strength["lines"],
-                    "not_counting": strength["not_counting"], "pending": [], "problems": []}
+                    "not_counting": strength["not_counting"], "pending": strength["pending"], "problems": []}
         strength = sheet.strength(data)
         return {**data, "strength": strength["total"], "strength_breakdown": strength["lines"],
                 "not_counting": strength["not_counting"], "pending": strength["pending"],
@@ -193,6 +193,14 @@ def decide(state: TableState, actor: str, action: str, params: dict) -> Event:
     ``params["override"]`` is the host overriding the refusal by that rule for this one
     action (a house ruling): the event then records the rule and who overrode it.
     """
+    try:
+        return _overridden(state, actor, action, params)
+    except Refused as exc:  # cited in the book of the table's edition
+        exc.profile_id = state.profile_id
+        raise
+
+
+def _overridden(state: TableState, actor: str, action: str, params: dict) -> Event:
     if actor not in state.players:
         raise Refused("You no longer have a seat at this table.", status=403)
     catalogue.action(action)
@@ -496,11 +504,13 @@ def _decide_turn_end(state: TableState, actor: str, action: str, params: dict) -
     """The turn passes on (turn.door, charity): the dead come back as the next player's turn begins."""
     if state.profile.quest:
         return quest_table.turn_end(state, actor, action, params)
-    turn.require(state, "end")
     current = state.turn["seat"] if state.turn else actor
+    dead = state.turn is not None and state.players[current].dead
+    if not dead or state.combat:  # the dead have no door to open and no hand to give (death.state)
+        turn.require(state, "end")
     parts = []
     hand = params.get("hand")
-    if hand is not None:
+    if hand is not None and not dead:
         verdict = sheet.charity({s: asdict(p) for s, p in state.players.items()}, current, hand, state.profile)
         if verdict["discard"]:
             parts.append(said("Charity: {n} cards over the limit go to the discards", n=verdict["excess"]))
@@ -613,6 +623,8 @@ def _curse_event(state: TableState, actor: str, seat: str, raw: dict, ops: list[
     summary = said(template, name=state.players[seat].name, curse=thing(curse))
     if parts:
         summary = said("{first}: {parts}", first=summary, parts=parts)
+    if outcome.dies and seat in in_fight(state):
+        return _left_the_fight(state, seat, actor, ops, summary)
     return _changed(actor, action, ops, summary, state, frozenset({"items.big"}))
 
 
@@ -742,7 +754,22 @@ def _decide_sheet(state: TableState, actor: str, action: str, params: dict) -> E
                            "draws {door} Door and {treasure} Treasure cards next turn",
                            order=picks, door=door, treasure=treasure)
     allow = frozenset({"items.big"}) if action == "race.remove" else frozenset()
+    if action == "character.die" and seat in in_fight(state):
+        return _left_the_fight(state, seat, actor, ops, summary)
     return _sheet_event(state, seat, action, ops, summary, allow)
+
+
+def _left_the_fight(state: TableState, seat: str, actor: str, ops: list[dict], summary: dict) -> Event:
+    """A character who dies in the middle of a fight leaves it (death.state: the dead get no levels):
+    a dead helper adds nothing more and gains nothing — a claim made with them is claimed again —
+    and with the fighter dead the fight is over, without rewards."""
+    fight = state.combat
+    if seat == fight["fighter"]:
+        return _fight_event(state, None, ops, summary, None, actor)
+    after = copy.deepcopy(fight)
+    after["helper"], after["claim"], after["promise"] = None, None, None
+    after["powers"].pop("helper", None)
+    return _fight_event(state, after, ops, summary, None, actor)
 
 
 def _theft(state: TableState, seat: str, p: dict, params: dict) -> tuple[list[dict], dict]:
@@ -763,7 +790,7 @@ def _theft(state: TableState, seat: str, p: dict, params: dict) -> tuple[list[di
                           rule="thief.theft", name=state.players[who].name)
     item = sheet.item_of(asdict(victim), params.get("uid"))
     if not sheet.stealable(item):
-        raise Refused("{item} is Big: a Thief steals only small items.", rule="thief.theft", item=thing(item))
+        raise Refused("{item} is Big: a Thief steals only small items.", rule="thief.theft", item=item["name"])
     die = params.get("die") or secrets.randbelow(6) + 1
     if die >= THEFT_SUCCEEDS:
         ops = [{"op": "remove", "seat": target, "field": "items", "value": item}] + sheet.add_item_ops(

@@ -184,6 +184,8 @@ def charity_answer(table_id: str, seat: str) -> dict:
     players = {s: asdict(p) for s, p in state.players.items()}
     result = sheet.charity(players, seat, hand, state.profile)
     result["shares"] = [{**share, "name": state.players[share["seat"]].name} for share in result["shares"]]
+    if state.profile.quest:  # the board game's own Charity (the same five cards)
+        result["rule"] = "quest.charity"
     result["citation"] = RULES[result["rule"]].cite_for(state.profile_id)
     return result
 
