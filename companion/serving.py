@@ -11,14 +11,17 @@ synchronous code stay as they are (see docs/architecture.md, "Serving").
 - :func:`prepare` patches the standard library for gevent *before* the app is built, so the
   locks and conditions the app creates yield instead of blocking the process.
 - Half-sent requests (slowloris) are cut: gunicorn's async worker reads each request within
-  its keep-alive time (``KEEPALIVE``), and every socket read or write waits at most
-  ``SOCKET_TIMEOUT`` seconds.
+  its keep-alive time (``KEEPALIVE``), every socket read or write waits at most
+  ``SOCKET_TIMEOUT`` seconds, and a request's body must arrive within ``BODY_SECONDS`` and
+  a second for every ``BODY_RATE`` bytes (:class:`BodyDeadline`): a body sent a byte every
+  few seconds held its connection for ever, and ten thousand of them froze the server.
 - Streams are capped per process (:func:`stream_cap`) below the connection limit, so a
   flood of streams gets ``503`` with ``Retry-After`` while pages and taps still have room.
 """
 from __future__ import annotations
 
 import resource
+import time
 
 #: Worker processes: two, so that rendering the boards of a busy evening uses both cores of
 #: a small machine (measured in docs/benchmarks.md: a tap's answer p95 58 ms with one, 11 ms
@@ -32,6 +35,63 @@ RESERVED = 500
 KEEPALIVE = 5
 #: Seconds a single socket read or write may wait (a phone that stopped reading is let go).
 SOCKET_TIMEOUT = 30
+#: A request's body must have arrived this many seconds after its head ...
+BODY_SECONDS = 10
+#: ... and one more second for every this many bytes it is long (16 KiB/s: a tap's form at
+#: once, the browser's 0.3 MB photo within 30 s, the largest photo taken, 12 MB, within 13 min).
+BODY_RATE = 16 * 1024
+
+
+class BodyDeadline:
+    """WSGI middleware: a request body that does not arrive in time (``BODY_SECONDS`` and a
+    second per ``BODY_RATE`` bytes) is answered ``408`` and its connection closed. Every read
+    of the body runs under a gevent timeout for what is left of that time — the socket's own
+    timeout bounds one receive only, and gunicorn's ``read(n)`` receives until it has ``n``
+    bytes, a byte a second included; the body is then marked failed, so gunicorn does not
+    reuse the connection. Only under gunicorn (``gunicorn.socket``)."""
+
+    def __init__(self, app):
+        self.app = app
+
+    def __call__(self, environ, start_response):
+        length = environ.get("CONTENT_LENGTH") or ""
+        if "gunicorn.socket" in environ and length.isdigit() and int(length):
+            environ["wsgi.input"] = _Timed(environ["wsgi.input"], BODY_SECONDS + int(length) / BODY_RATE)
+        return self.app(environ, start_response)
+
+
+class _Timed:
+    """A request body whose reads end by a deadline (see :class:`BodyDeadline`)."""
+
+    def __init__(self, body, seconds: float):
+        self._body = body
+        self._deadline = time.monotonic() + seconds
+
+    def _timed(self, read, *args):
+        from gevent import Timeout
+        from werkzeug.exceptions import RequestTimeout  # (not at import: `companion` commands load this module)
+
+        try:
+            left = self._deadline - time.monotonic()
+            if left <= 0:
+                raise RequestTimeout()
+            with Timeout(left, RequestTimeout()):
+                return read(*args)
+        except RequestTimeout:
+            self._body.failed = True  # the rest is never read: gunicorn closes the connection
+            raise
+
+    def read(self, *args):
+        return self._timed(self._body.read, *args)
+
+    def readline(self, *args):
+        return self._timed(self._body.readline, *args)
+
+    def readlines(self, *args):
+        return self._timed(self._body.readlines, *args)
+
+    def __iter__(self):
+        return iter(self.readline, b"")
 
 
 def prepare() -> None:
@@ -98,4 +158,5 @@ def run(app, bind: str, workers: int, connections: int) -> None:
         def load(self):
             return app
 
+    app.wsgi_app = BodyDeadline(app.wsgi_app)
     Server().run()

@@ -150,6 +150,7 @@
     clearInterval(polling);
     polling = null;
     connection.textContent = "";
+    if (quiet) { window.location.reload(); return; } // the old stream is not to be trusted: a new one
     refresh();
   }
   function check() {
@@ -159,6 +160,32 @@
     fetch(connection.dataset.health, { cache: "no-store", signal: abort && abort.signal }).then(function (answer) {
       if (answer.ok) backOnline(); else goOffline();
     }, goOffline).then(function () { clearTimeout(timer); });
+  }
+  // A link can also die without a word (a Wi-Fi that roamed, a router that forgot the
+  // connection): the stream just goes quiet and the board would look live while it is not.
+  // The server sends a ping every few seconds (web/streams.py); when nothing at all is heard
+  // for data-quiet-ms (#live, from the server's keep-alive time), the banner asks the health
+  // check, and once the server answers the page is loaded again, with a stream of its own.
+  var live = document.getElementById("live");
+  var quietMs = live && parseInt(live.dataset.quietMs, 10);
+  var heard = Date.now();
+  var quiet = false;
+  function hear() { heard = Date.now(); }
+  if (window.htmx && quietMs) {
+    var makeSource = window.htmx.createEventSource; // the SSE extension's (set, or left to us)
+    window.htmx.createEventSource = function (url) {
+      var source = makeSource ? makeSource(url) : new EventSource(url, { withCredentials: true });
+      hear();
+      ["open", "ping", "board", "state", "gone"].forEach(function (name) { source.addEventListener(name, hear); });
+      return source;
+    };
+    setInterval(function () {
+      if (quiet || isOffline() || document.hidden || Date.now() - heard < quietMs) return;
+      quiet = true;
+      goOffline();
+      check();
+    }, 1000);
+    document.addEventListener("visibilitychange", function () { if (!document.hidden) hear(); }); // woken: a fresh start
   }
   document.addEventListener("htmx:sseError", function () { if (!isOffline()) check(); });
   document.addEventListener("htmx:sseOpen", backOnline);
@@ -191,9 +218,23 @@
     if (isTap(e)) say("msgUnsent");
     goOffline();
   });
-  document.addEventListener("htmx:sendError", function (e) {
-    if (isTap(e)) say("msgUnsent");
+  document.addEventListener("htmx:sendError", function (e) { // sent, perhaps, but no answer came
+    if (isTap(e)) say("msgLost");
     check();
+  });
+  // Each tap carries a key of its own (Idempotency-Key): when the browser sends it again by
+  // itself (a reused connection broke after the server had answered), the server applies it
+  // once and answers with what the first one did (store.perform). getRandomValues, not
+  // randomUUID: a phone on the LAN's plain http:// is no secure context.
+  function tapKey() {
+    var bytes = new Uint8Array(16);
+    window.crypto.getRandomValues(bytes);
+    return Array.prototype.map.call(bytes, function (b) { return (b + 256).toString(16).slice(1); }).join("");
+  }
+  document.addEventListener("htmx:configRequest", function (e) {
+    if (e.detail.verb !== "get" && window.crypto && window.crypto.getRandomValues) {
+      e.detail.headers["Idempotency-Key"] = tapKey();
+    }
   });
   document.addEventListener("htmx:timeout", function (e) {
     if (isTap(e)) say("msgTimeout");

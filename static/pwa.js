@@ -47,7 +47,9 @@
   var offline = document.getElementById("offline");
   if (offline && location.pathname !== offline.dataset.self) {
     var retry = function () {
-      fetch(location.href, { method: "HEAD", cache: "no-store" }).then(function () { location.reload(); }, function () {});
+      fetch(location.href, { method: "HEAD", cache: "no-store" }).then(function (answer) {
+        if (answer.status < 502 || answer.status > 504) location.reload(); // not a proxy's "bad gateway"
+      }, function () {});
     };
     setInterval(retry, 5000);
     window.addEventListener("online", retry);

@@ -4,12 +4,14 @@
 //   SHELL    the URLs kept: the static files (CSS, JS, vendored htmx, icons) and OFFLINE
 //   OFFLINE  the page shown when a page cannot be loaded
 // Static files of the shell come from the cache; pages always come from the server, and the
-// offline page stands in when the server cannot be reached. Nothing else is ever kept: no
+// offline page stands in when the server cannot be reached (or a proxy says it is gone). Nothing else is ever kept: no
 // page, no API answer, no live stream, no POST (a table must never be shown stale).
 /* global VERSION, SHELL, OFFLINE */
 "use strict";
 const PREFIX = "table-referee-";
 const CACHE = PREFIX + VERSION;
+// What a reverse proxy (docs/deploy.md) answers when the app behind it is down.
+const GATEWAY_ERRORS = [502, 503, 504];
 
 function fresh(url) {
   return new Request(url, { cache: "reload" }); // past the browser's HTTP cache
@@ -37,6 +39,10 @@ self.addEventListener("fetch", function (event) {
   if (request.mode === "navigate") {
     event.respondWith(Promise.resolve(event.preloadResponse)
       .then(function (preloaded) { return preloaded || fetch(request); })
+      .then(function (answer) { // a proxy's "bad gateway" for a server that is gone: offline too
+        if (!GATEWAY_ERRORS.includes(answer.status)) return answer;
+        return caches.match(OFFLINE, { cacheName: CACHE }).then(function (kept) { return kept || answer; });
+      })
       .catch(function () { return caches.match(OFFLINE, { cacheName: CACHE }); }));
     return;
   }

@@ -71,6 +71,9 @@ def test_expected_version_refuses_stale_writes(api):
     assert ok.status_code == 200
     stale = client.post(url, json={"action": "sex.set", "sex": "male", "expected_version": version}, headers=auth(tokens["Jana"]))
     assert stale.status_code == 409 and "changed since" in stale.json["error"]
+    fraction = client.post(url, json={"action": "sex.set", "sex": "male", "expected_version": version + 1.9},
+                           headers=auth(tokens["Jana"]))  # was taken for version + 1, and applied
+    assert fraction.status_code == 400 and "whole number" in fraction.json["error"]
 
 
 @pytest.mark.parametrize("kwargs, status, fragment", [

@@ -250,3 +250,50 @@ def test_dark_when_the_phone_is_dark_and_the_switch_per_phone(browser, server):
     assert luminance(light) < 0.05
     assert light.locator("meta[name=theme-color]").get_attribute("content") == "#24160c"
     assert [e for e in errors if "status of 422" not in e] == []  # the refused level down is a 422 by design
+
+
+def test_behind_a_proxy_a_bad_gateway_shows_the_offline_page_and_it_comes_back(browser, server):
+    """docs/deploy.md puts nginx in front: with the app gone, nginx answers 502 itself, which is
+    no failed fetch — the phone showed nginx's bare "502 Bad Gateway" and stayed there after
+    the app came back (2026-11-30). Now the worker shows the offline page for 502/503/504, and
+    that page loads the table again once the answer is no gateway error."""
+    import http.server
+    import threading
+
+    errors: list[str] = []
+    page = phone(browser, errors)
+    table = start_table(page, server)
+    page.evaluate("navigator.serviceWorker.ready")
+    page.reload()
+    ready(page)
+    assert page.evaluate("navigator.serviceWorker.controller !== null")
+    server.kill()
+
+    class BadGateway(http.server.BaseHTTPRequestHandler):
+        def do_GET(self):
+            self.send_response(502)
+            self.send_header("Content-Type", "text/html")
+            self.end_headers()
+            self.wfile.write(b"<h1>502 Bad Gateway</h1><hr>nginx")
+
+        do_HEAD = do_GET
+
+        def log_message(self, *args):
+            pass
+
+    proxy = http.server.ThreadingHTTPServer(("127.0.0.1", server.port), BadGateway)
+    threading.Thread(target=proxy.serve_forever, daemon=True).start()
+    try:
+        page.goto(table)
+        expect(page.locator("#offline h1")).to_have_text("No connection")
+        page.wait_for_timeout(6000)  # a retry has seen the 502: still the offline page, no reload loop
+        expect(page.locator("#offline h1")).to_have_text("No connection")
+    finally:
+        proxy.shutdown()
+        proxy.server_close()
+    again = LiveServer(server.data_dir, workers=1, port=server.port).start()  # the app is back behind the proxy
+    try:
+        page.wait_for_selector("#my-level", timeout=15_000)
+        assert page.url == table
+    finally:
+        again.stop()

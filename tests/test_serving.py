@@ -12,6 +12,7 @@ import json
 import socket
 import time
 import urllib.error
+import urllib.parse
 import urllib.request
 
 import pytest
@@ -197,3 +198,72 @@ def test_health_and_the_operator_link_printed_at_start(server):
     secret = (server.data_dir / "admin_secret").read_text().strip()
     assert f"{server.url}/admin/{secret}" in server.output()
     assert "Traceback" not in server.output()  # the rate limiter's timer failed in each worker at start
+
+
+def test_a_body_sent_a_byte_at_a_time_is_cut_and_answered_408(server):
+    """A request's body must arrive within 10 s and a second per 16 KiB (serving.BodyDeadline):
+    one trickled a byte a second used to hold its connection for ever (each read waited up to
+    30 s), and ten thousand of them froze the server (2026-11-30)."""
+    with socket.create_connection(("127.0.0.1", server.port), timeout=60) as s:
+        s.sendall(b"POST /api/v1/tables HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\n"
+                  b"Content-Length: 16384\r\n\r\n{")
+        start, answer = time.monotonic(), b""
+        s.settimeout(1)
+        while time.monotonic() - start < 30:
+            try:
+                chunk = s.recv(4096)
+            except TimeoutError:
+                try:
+                    s.sendall(b" ")  # one more byte a second
+                except (BrokenPipeError, ConnectionResetError):
+                    break
+                continue
+            except ConnectionResetError:
+                break
+            if not chunk:
+                break
+            answer += chunk
+        took = time.monotonic() - start
+    assert answer.startswith(b"HTTP/1.1 408"), answer[:200]
+    assert 10 <= took < 20, took  # 10 s + 1 s for 16 KiB, then the connection is closed
+    with urllib.request.urlopen(server.url + "/api/v1/health", timeout=10) as response:
+        assert response.status == 200
+
+
+def test_spectators_past_the_cap_do_not_shut_the_tables_players_out(server):
+    """A spectator link shared widely: 250 spectator streams on one table (100 a worker process
+    and then 503s); the table's own players still get their streams (2026-11-30: they got 503)."""
+    _, body = call(server.url + "/api/v1/tables", "POST", {"name": "Watched", "host": {"name": "Ann", "sex": "female"}})
+    table_id, token = body["table"]["id"], body["token"]
+    watch = urllib.parse.urlparse(body["spectator_url"]).path.rstrip("/") + "/stream"  # /w/<token>/stream
+    spectators: list[str] = []
+    players: list[str] = []
+
+    async def spectate(heads: list):
+        reader, writer = await asyncio.open_connection("127.0.0.1", server.port)
+        writer.write(f"GET {watch} HTTP/1.1\r\nHost: x\r\nAccept: text/event-stream\r\n\r\n".encode())
+        await writer.drain()
+        heads.append((await reader.readuntil(b"\r\n\r\n")).decode("latin-1"))
+        try:
+            while await reader.read(65536):
+                pass
+        finally:
+            writer.close()
+
+    async def scenario():
+        crowd = [asyncio.create_task(spectate(spectators)) for _ in range(250)]
+        for _ in range(300):
+            if len(spectators) == len(crowd):
+                break
+            await asyncio.sleep(0.1)
+        mine = [asyncio.create_task(open_stream(server.port, table_id, token, players)) for _ in range(6)]
+        for _ in range(100):
+            if len(players) == len(mine):
+                break
+            await asyncio.sleep(0.1)
+        for task in crowd + mine:
+            task.cancel()
+
+    asyncio.run(scenario())
+    assert sum(h.startswith("HTTP/1.1 503") for h in spectators) >= 50  # the spectators' own cap
+    assert len(players) == 6 and all(h.startswith("HTTP/1.1 200") for h in players), players

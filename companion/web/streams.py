@@ -2,8 +2,10 @@
 
 A stream first sends the current board (so a phone that slept or lost Wi-Fi catches up
 the moment its EventSource reconnects), then one message per new table version. Each
-message carries the version as its SSE ``id``. Keep-alive comments let dead connections
-fail (and tell proxies the link is alive), and every stream ends after ``STREAM_MAX_SECONDS``
+message carries the version as its SSE ``id``. A ``ping`` event between them lets dead
+connections fail, tells proxies the link is alive and tells the page it is (a comment would
+not reach the page's script: a silently dead link is noticed by the quiet, ``quiet_ms``),
+and every stream ends after ``STREAM_MAX_SECONDS``
 so the browser reconnects and nothing waits forever on a phone that vanished.
 
 A waiting stream holds no database connection (the process's feed reads for all of them),
@@ -33,6 +35,13 @@ bp = Blueprint("streams", __name__)
 _LINE_BREAKS = re.compile(r"\s*\n\s*")
 
 
+@bp.app_context_processor
+def helpers():
+    """``quiet_ms``: how long a page may hear nothing on its stream before it stops trusting it
+    (two pings and a bit; app.js)."""
+    return {"quiet_ms": int((2.5 * current_app.config["STREAM_KEEPALIVE_SECONDS"] + 2) * 1000)}
+
+
 def _sse(event: str, data: str, version: int) -> str:
     """One SSE message. HTML line breaks (and the indentation after them) become single
     spaces, which HTML renders the same (the boards hold no <pre> or <textarea>): one
@@ -49,17 +58,20 @@ def _known_version() -> int | None:
         return None
 
 
-def event_stream(table_id: str, render, still_allowed) -> Response:
+def event_stream(table_id: str, render, still_allowed, spectator: bool = False) -> Response:
     """Stream ``render(state)`` for ``table_id`` at every new version.
 
     ``render`` returns ``(event_name, data)``; ``still_allowed(state)`` is checked at each
     version so a removed player's stream ends. The first message is skipped when the
-    client says it already shows the current version.
+    client says it already shows the current version. A table's spectators have a cap of
+    their own beside its players' (``MAX_STREAMS_PER_TABLE`` each): a spectator link shared
+    widely filled the table's streams and shut its own players out (2026-11-30).
     """
     config = current_app.config
     known = _known_version()
     feed = current_app.extensions["companion.live"]
-    if not feed.opened(table_id, config["MAX_STREAMS_PER_TABLE"], config["MAX_OPEN_STREAMS"]):
+    counted = f"{table_id} spectators" if spectator else table_id
+    if not feed.opened(counted, config["MAX_STREAMS_PER_TABLE"], config["MAX_OPEN_STREAMS"]):
         return busy()
 
     @stream_with_context
@@ -67,7 +79,7 @@ def event_stream(table_id: str, render, still_allowed) -> Response:
         try:
             yield from _versions(feed, table_id, known, render, still_allowed, config)
         finally:
-            feed.closed(table_id)
+            feed.closed(counted)
 
     response = Response(generate(), mimetype="text/event-stream")
     response.headers["Cache-Control"] = "no-store"
@@ -113,7 +125,7 @@ def _versions(feed, table_id: str, known: int | None, render, still_allowed, con
         if new_cursor is None:  # the app is shutting down
             return
         if new_cursor == cursor:
-            yield ": keep-alive\n\n"
+            yield "event: ping\ndata: -\n\n"  # an event, not a comment: the page hears it (app.js)
         cursor = new_cursor
 
 
@@ -133,7 +145,7 @@ def table_stream(table_id: str):
 @bp.get("/w/<token>/stream")
 def spectator_stream(token: str):
     table_id = store.table_for_spectator(get_store(), token)
-    return event_stream(table_id, lambda state: ("board", board(state, None)), lambda state: True)
+    return event_stream(table_id, lambda state: ("board", board(state, None)), lambda state: True, spectator=True)
 
 
 @bp.get("/api/v1/tables/<table_id>/stream")
