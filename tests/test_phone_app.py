@@ -259,6 +259,7 @@ def test_behind_a_proxy_a_bad_gateway_shows_the_offline_page_and_it_comes_back(b
     that page loads the table again once the answer is no gateway error."""
     import http.server
     import threading
+    import time
 
     errors: list[str] = []
     page = phone(browser, errors)
@@ -281,7 +282,15 @@ def test_behind_a_proxy_a_bad_gateway_shows_the_offline_page_and_it_comes_back(b
         def log_message(self, *args):
             pass
 
-    proxy = http.server.ThreadingHTTPServer(("127.0.0.1", server.port), BadGateway)
+    deadline = time.monotonic() + 15
+    while True:  # the killed server's processes may hold the port a moment longer
+        try:
+            proxy = http.server.ThreadingHTTPServer(("127.0.0.1", server.port), BadGateway)
+            break
+        except OSError:
+            if time.monotonic() > deadline:
+                raise
+            time.sleep(0.2)
     threading.Thread(target=proxy.serve_forever, daemon=True).start()
     try:
         page.goto(table)

@@ -796,3 +796,31 @@ def test_a_refusal_at_a_quest_table_cites_the_quest_summary():
     state = new_table("Ann", "Bob")
     error = refused(state, "s1", "quest.draw")
     assert error.rule.id == "turn.own" and error.as_dict()["citation"].startswith("Munchkin Quest")
+
+
+def test_a_monster_that_ignores_the_fighter_stays_out_of_the_fight():
+    """Combat: monsters in a room fight together, but for those that ignore you (their card
+    says when): fighting them is your choice, and the others fight without them."""
+    state = explored(new_table("Ann", "Bob"))
+    state = act(state, "s0", "quest.fight.monster", monster={"name": "Ghost", "level": 5})
+    ghost = state.combat["monsters"][1]["uid"]
+    assert refused(state, "s1", "quest.fight.ignore", monster=ghost).status == 403
+    assert refused(state, "s0", "quest.fight.ignore", monster="nope").status == 404
+    state = act(state, "s0", "quest.fight.ignore", monster=ghost)
+    assert [m["name"] for m in state.combat["monsters"]] == ["Orc"]
+    state = act(state, "s0", "quest.fight.dice", fighter_die=6, monster_dice=["1"])  # the Orc's die alone
+    orc = state.combat["monsters"][0]["uid"]
+    state = act(state, "s0", "quest.fight.ignore", monster=orc)  # none left: no fight
+    assert state.combat is None and state.turn["phase"] == "actions"
+    assert sorted(m["name"] for m in state.board["monsters"].values()) == ["Ghost", "Orc"]  # still in the room
+
+
+def test_nothing_keeps_the_boss_out_of_its_fight():
+    """Règles inamovibles: nothing prevents the fight with the Boss."""
+    state = new_table("Ann", "Bob")
+    state = t.apply(state, t.Event("sheet.changed", {"seat": "s0", "action": "test", "summary": "", "ops": [
+        {"op": "set", "seat": "s0", "field": "level", "from": 1, "to": 10}]}))
+    state = act(state, "s0", "quest.draw")
+    state = act(state, "s0", "quest.boss", monster={"name": "Boss", "level": 20})
+    boss = state.combat["monsters"][0]["uid"]
+    assert refused(state, "s0", "quest.fight.ignore", monster=boss).rule.id == "quest.win"

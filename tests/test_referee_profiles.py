@@ -58,11 +58,26 @@ def test_bad_options_are_refused_with_a_reason(options, message):
 def test_divine_intervention_reaches_the_top_only_in_the_classic_rules():
     classic = Game("munchkin-classic")
     classic.level(9)
-    event = classic.do("level.up", card="divine_intervention")
+    classic.do("class.add", **{"class": "cleric"})
+    event = classic.do("level.up", actor="b", seat="b", card="divine_intervention")  # every Cleric: Ann
     assert event.payload["wins"] and classic.state.winner == "a"
     modern = Game("munchkin-1.6")
     modern.level(9)
+    modern.do("class.add", **{"class": "cleric"})
     assert modern.refused("level.up", card="divine_intervention").rule.id == "level.win-by-kill"
+
+
+def test_divine_intervention_raises_every_cleric_and_nobody_else():
+    """The card: every Cleric goes up a level at once — not the player named, Cleric or not
+    (German 2003, Stufe 10; the card's text in card_db)."""
+    game = Game("munchkin-classic")
+    assert game.refused("level.up", card="divine_intervention").rule.id == "level.causes"  # no Cleric at all
+    game.do("class.add", **{"class": "cleric"})
+    game.do("class.add", actor="b", **{"class": "cleric"})
+    event = game.do("level.up", actor="b", seat="b", card="divine_intervention")
+    assert (game.state.players["a"].level, game.state.players["b"].level) == (2, 2)
+    game.undo(event)
+    assert (game.state.players["a"].level, game.state.players["b"].level) == (1, 1)
 
 
 def test_an_elf_helper_levels_up_except_in_1_71():

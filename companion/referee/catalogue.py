@@ -404,6 +404,9 @@ _quest("quest.die", "Die by choice: the hand is discarded, gold and items are dr
        "300 gold next turn.", OWN, {"seat": SEAT}, alive=True)
 _quest("quest.fight.monster", "Another monster joins the fight (several monsters always fight together).", ANYONE,
        {"monster": _Q_MONSTER, **_Q_FLAT}, needs_fight=True)
+_quest("quest.fight.ignore", "A monster that ignores the fighter (its card says when) stays out of the fight, in its "
+       "room; with none left there is no fight. Never the Boss.", FIGHT,
+       {"monster": Param("str", "The monster's uid in the fight.", max_length=40)}, needs_fight=True)
 _quest("quest.fight.dice", "The fight's dice: a d6 for the fighter and the helper, the monsters' dice (their owners "
        "roll them); leave one out and roll=true for the app's die.", FIGHT,
        {"fighter_die": _DIE, "helper_die": _DIE,

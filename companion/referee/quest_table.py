@@ -791,6 +791,28 @@ def _fight_monster(state: TableState, actor: str, action: str, params: dict) -> 
                                            level=monster["level"]), actor)
 
 
+@decides("quest.fight.ignore")
+def _fight_ignore(state: TableState, actor: str, action: str, params: dict) -> Event:
+    """A monster that ignores the fighter stays out of the fight (Combat: fighting it is the
+    players' choice, and the others fight without it); with every monster out there is no
+    fight. Nothing keeps the Boss out of its fight (Règles inamovibles)."""
+    fight = state.combat
+    if actor not in (fight["fighter"], fight["helper"], state.host):
+        raise Refused("Only the fighter, the helper or the host leaves a monster out.", status=403)
+    _still_fighting(fight)
+    if fight["boss"]:
+        raise Refused("Nothing stops the fight with the Boss.", rule="quest.win", status=409)
+    monster = next((m for m in fight["monsters"] if m["uid"] == params.get("monster")), None)
+    if monster is None:
+        raise Refused("There is no such monster in this fight.", status=404)
+    after = copy.deepcopy(fight)
+    after["monsters"] = [m for m in after["monsters"] if m["uid"] != monster["uid"]]
+    after["dice"]["monsters"].pop(monster["uid"], None)
+    summary = said("{who}: {monster} ignores {name} and stays out of the fight", monster=monster["name"],
+                   name=_name(state, fight["fighter"]))
+    return _fight_event(Draft(state), after if after["monsters"] else None, summary, actor)
+
+
 def _dice(raw, where: str) -> list[int]:
     out = []
     for value in raw or []:

@@ -317,8 +317,28 @@ def _decide_level(state: TableState, actor: str, action: str, params: dict) -> E
         return _level_event(state, seat, -1, "down", actor)
     card = params.get("card")
     if card == "divine_intervention":
-        return _level_event(state, seat, 1, "divine_intervention", actor)
+        return _divine_intervention(state, actor)
     return _level_event(state, seat, 1, "up", actor, card)
+
+
+def _divine_intervention(state: TableState, actor: str) -> Event:
+    """Every living Cleric goes up a level at once, whoever plays it and whomever it names (the
+    card; in the classic books it may win the game: German 2003, Stufe 10). Several Clerics
+    reaching the winning level together would be a joint win, which the app does not record:
+    that is refused, for the table to settle."""
+    clerics = [s for s, p in state.players.items() if "cleric" in p.classes and not p.dead]
+    if not clerics:
+        raise Refused("Divine Intervention raises every Cleric, and no living character is a Cleric.",
+                      rule="level.causes", status=409)
+    if len(clerics) == 1:
+        return _level_event(state, clerics[0], 1, "divine_intervention", actor)
+    verdicts = [change_level(state.profile, state.players[s].level, 1, "divine_intervention") for s in clerics]
+    if any(v.wins for v in verdicts):
+        raise Refused("Divine Intervention would take {names} to the winning level together: settle it at the table.",
+                      rule="level.win-by-kill", status=409, names=", ".join(state.players[s].name for s in clerics))
+    ops = [{"op": "level", "seat": s, "delta": 1, "cause": "divine_intervention"} for s in clerics]
+    return _changed(actor, "level.up", ops, said("{who} plays Divine Intervention: every Cleric goes up a level ({names})",
+                                                 names=", ".join(state.players[s].name for s in clerics)), state)
 
 
 def _level_event(state: TableState, seat: str, delta: int, cause: str, actor: str, card: str | None = None) -> Event:
