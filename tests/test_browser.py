@@ -266,6 +266,7 @@ def test_a_helped_fight_with_an_enhancer_from_a_third_phone(browser, server, tmp
     expect(aric.locator("#my-strength")).to_have_text("4")
 
     aric.locator("#turn button[data-action='turn.door']").first.click()  # the door: a monster
+    expect(aric.locator("#turn")).to_have_attribute("data-phase", "fight")  # (searched sooner, the card starts one)
     play(aric, "octahedron", "Add Gelatinous Octahedron to the fight")
     for page in (aric, suzan, bob):
         expect(page.locator("#fight li[data-monster='Gelatinous Octahedron']")).to_be_visible()

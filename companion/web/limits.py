@@ -23,6 +23,15 @@ def init_app(app: Flask) -> None:
     app.config.setdefault("RATE_LIMIT_CREATE", "20 per 10 minutes")
     app.config.setdefault("RATE_LIMIT_JOIN", "60 per 10 minutes")
     app.config.setdefault("RATE_LIMIT_TRUST_LOOPBACK", True)
+
+    @app.after_request  # registered before the limiter's own: runs after it has added its headers
+    def retry_after_only_when_refused(response):
+        """``Retry-After`` on a refusal only: the limiter puts the window's reset on every answer of
+        a limited route, and a client told "retry after 600 s" on its 201 may well wait."""
+        if response.status_code not in (429, 503):
+            response.headers.pop("Retry-After", None)
+        return response
+
     limiter.init_app(app)
 
     @limiter.request_filter

@@ -10,6 +10,8 @@ are logged on the server and the client gets a generic message.
 """
 from __future__ import annotations
 
+import math
+
 from flask import Flask, jsonify, make_response, render_template, request
 from flask_babel import gettext
 from flask_wtf.csrf import CSRFError, CSRFProtect
@@ -106,8 +108,12 @@ def init_app(app: Flask) -> None:
 
     @app.errorhandler(HTTPException)
     def http_error(exc: HTTPException):
-        messages = {413: gettext("The request is too large."),
-                    429: gettext("Too many new tables or joins from this device; wait a moment and try again.")}
+        messages = {413: gettext("The request is too large.")}
+        if exc.code == 429:  # the limit's window: the longest the client may have to wait
+            window = getattr(getattr(exc, "limit", None), "limit", None)
+            minutes = max(1, math.ceil(window.get_expiry() / 60)) if window is not None else 10
+            messages[429] = gettext("Too many new tables or joins from this device; try again within %(minutes)d "
+                                    "min.", minutes=minutes)
         body, status = error_response(messages.get(exc.code, exc.description or exc.name), exc.code or 500)
         response = make_response(body, status)
         for name, value in exc.get_headers():  # e.g. Allow on 405 (RFC 9110)
