@@ -22,7 +22,7 @@ from .rules import N_, Refused
 POWERS = {"berserk": "warrior", "turning": "cleric", "flight": "wizard"}
 
 
-def _object(raw, what: str) -> dict:
+def checked_object(raw, what: str) -> dict:
     """A card typed in as an object (or left out: ``{}``), refused when it is anything else."""
     if raw in (None, ""):
         return {}
@@ -31,7 +31,7 @@ def _object(raw, what: str) -> dict:
     return raw
 
 
-def _whole(value, what: str, low: int, high: int) -> int:
+def whole(value, what: str, low: int, high: int) -> int:
     """A whole number from ``low`` to ``high`` (as the fight's schema allows), else a 400 refusal."""
     if isinstance(value, bool) or not isinstance(value, int) or not low <= value <= high:
         raise Refused("{what} must be a whole number from {low} to {high}.", status=400, what=what, low=low, high=high)
@@ -120,22 +120,22 @@ def decide(state, actor: str, action: str, params: dict) -> tuple[dict, list[dic
                                level=monster["level"]), None
     if action == "combat.enhancer.add":
         monster = _find(after["monsters"], params.get("monster"), "monster")
-        raw = _object(params.get("enhancer"), "enhancer")
+        raw = checked_object(params.get("enhancer"), "enhancer")
         enhancer = {"uid": uid, "name": str(raw.get("name") or "Enhancer")[:80],
-                    "level_change": _whole(raw.get("level_change", 0), "enhancer.level_change", -100, 100),
-                    "treasure_change": _whole(raw.get("treasure_change", 0), "enhancer.treasure_change", -100, 100),
+                    "level_change": whole(raw.get("level_change", 0), "enhancer.level_change", -100, 100),
+                    "treasure_change": whole(raw.get("treasure_change", 0), "enhancer.treasure_change", -100, 100),
                     "mate": bool(raw.get("mate", False))}
         if raw.get("card_id"):
             enhancer["card_id"] = raw["card_id"]
         monster["enhancers"].append(enhancer)
         return after, [], said("{who} plays {card} on {monster}", card=thing(enhancer), monster=thing(monster)), None
     if action == "combat.oneshot.add":
-        raw = _object(params.get("one_shot"), "one_shot")
+        raw = checked_object(params.get("one_shot"), "one_shot")
         side = params.get("side")
         if side not in ("players", "monsters"):
             raise Refused("side must be players or monsters.", status=400)
         shot = {"uid": uid, "name": str(raw.get("name") or "One-shot")[:80],
-                "bonus": _whole(raw.get("bonus", 0), "one_shot.bonus", -100, 100), "side": side, "by": actor}
+                "bonus": whole(raw.get("bonus", 0), "one_shot.bonus", -100, 100), "side": side, "by": actor}
         after["one_shots"].append(shot)
         if side == "players":
             return after, [], said("{who} plays {card} for the players", card=thing(shot)), None

@@ -20,6 +20,7 @@ from dataclasses import asdict
 from . import quest as Q
 from . import quest_fight, sheet, turn
 from .catalogue import decides
+from .fight import checked_object, whole
 from .history import said
 from .levels import change_level
 from .rules import N_, Refused, refuse
@@ -704,11 +705,8 @@ def fight_action(state: TableState, actor: str, action: str, params: dict) -> Ev
         side = params.get("side")
         if side not in ("players", "monsters"):
             raise Refused("side must be players or monsters.", status=400)
-        if not isinstance(raw, dict):
-            raise Refused("one_shot must be an object.", status=400)
-        bonus = raw.get("bonus", 0)
-        if isinstance(bonus, bool) or not isinstance(bonus, int) or not -20 <= bonus <= 20:
-            raise Refused("one_shot.bonus must be a whole number from -20 to 20.", status=400)
+        raw = checked_object(raw, "one_shot")  # checked as the card game's are, at the Quest's range
+        bonus = whole(raw.get("bonus", 0), "one_shot.bonus", -20, 20)
         after["one_shots"].append({"uid": f"f{state.version + 1}", "name": str(raw.get("name") or "One-shot")[:80],
                                    "bonus": bonus, "side": side, "by": actor})
         return _fight_event(draft, after, said("{who} plays {card} for the {word}", card=after["one_shots"][-1]["name"],

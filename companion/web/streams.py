@@ -38,7 +38,7 @@ _LINE_BREAKS = re.compile(r"\s*\n\s*")
 @bp.app_context_processor
 def helpers():
     """``quiet_ms``: how long a page may hear nothing on its stream before it stops trusting it
-    (two pings and a bit; app.js)."""
+    (two and a half pings and 2 s; app.js)."""
     return {"quiet_ms": int((2.5 * current_app.config["STREAM_KEEPALIVE_SECONDS"] + 2) * 1000)}
 
 
