@@ -196,7 +196,8 @@
   // at the bottom (app.css); an error the server answers outside the board comes as a toast
   // for #feedback (HX-Retarget, web/security.py); a tap that cannot reach the server, or an
   // error page from something in between (a proxy), is refused in #feedback in so many words.
-  // Nothing is queued: a tap that was not sent did not happen, and the phone says so.
+  // Nothing waits for the connection to come back: a tap that was not sent did not happen, and
+  // the phone says so (taps made while the last one's answer is on its way are sent after it).
   var TAP_TIMEOUT_MS = 10000;
   if (window.htmx) window.htmx.config.timeout = TAP_TIMEOUT_MS;
   var feedback = document.getElementById("feedback");
@@ -255,6 +256,57 @@
       if (xhr.status >= 500) check(); // a proxy answering for a server that is gone
     }
   });
+  // Every tap counts: a tap on a button whose last tap still waits for its answer is held and
+  // sent after that answer, one at a time (htmx's own queue lives on the form, and a morph of
+  // the board that re-initialises the form forgets it: a quick second tap was lost without a
+  // word). Taps on other buttons go at once, as before. A button's form has an id naming what
+  // it does (web/render.py), so a held tap goes out from the form of that id even when the
+  // morph replaced the element; a held tap whose button the answer took away (a second "End
+  // turn") is not sent, and the phone says so.
+  var sending = new Map(); // form (its id, else the element) → taps sent and not yet answered
+  var held = [];           // {detail, form, key}: taps waiting for the one before on their button
+  var releasing = false;
+  function isPost(elt, verb) { return elt && elt.id !== "live" && verb && verb !== "get"; }
+  function keyOf(elt) { return elt.id || elt; }
+  function busy(key) {
+    return (sending.get(key) || 0) > 0 || held.some(function (h) { return h.key === key; });
+  }
+  document.addEventListener("htmx:confirm", function (e) {
+    var elt = e.detail.elt;
+    if (releasing || !isPost(elt, e.detail.verb) || !busy(keyOf(elt))) return;
+    e.preventDefault();
+    held.push({ detail: e.detail, form: elt, key: keyOf(elt) });
+  });
+  document.addEventListener("htmx:beforeSend", function (e) {
+    var xhr = e.detail.xhr;
+    if (!xhr || !isPost(e.detail.elt, (e.detail.requestConfig || {}).verb)) return;
+    var key = keyOf(e.detail.elt);
+    sending.set(key, (sending.get(key) || 0) + 1);
+    xhr.addEventListener("loadend", function () {
+      if (sending.get(key) > 1) sending.set(key, sending.get(key) - 1); else sending.delete(key);
+      window.setTimeout(sendHeld, 0); // after htmx has swapped the answer in and freed the form
+    });
+  });
+  function sendHeld() {
+    var gone = false;
+    var waiting = held;
+    held = [];
+    waiting.forEach(function (next) {
+      if (sending.get(next.key) || held.some(function (h) { return h.key === next.key; })) {
+        held.push(next); // its button's tap before it is still on its way
+        return;
+      }
+      var form = next.form.isConnected ? next.form
+        : next.form.tagName === "FORM" && next.form.id ? document.getElementById(next.form.id) : null;
+      if (!form) { gone = true; return; }
+      releasing = true;
+      try {
+        if (form === next.form) next.detail.issueRequest(true); // a fresh Idempotency-Key all the same
+        else form.requestSubmit();
+      } finally { releasing = false; }
+    });
+    if (gone) say("msgGone");
+  }
   // Answers can overtake each other (two connections, a busy server): the stream's copy of a
   // change often arrives before the tapping phone's own answer, and a slow answer after the
   // next tap's. A board older than the one shown never replaces it, and the answer to an

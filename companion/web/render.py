@@ -170,6 +170,18 @@ def board(state: TableState, seat: str | None, notice: dict | None = None) -> st
     return render_template("_board.html", **board_context(state, seat, notice))
 
 
+def _tap_id(name: str, params: dict | None) -> str:
+    """An id naming what the button does (action and parameters; a second identical button gets
+    ``-2``): the board's morph keeps an element whose id it finds again, so a tap held while the
+    last one's answer is on its way (static/app.js) is sent from a button that is still there,
+    and one whose button the answer took away is known to be gone."""
+    key = "-".join([name, *(f"{k}-{v}" for k, v in (params or {}).items())])
+    key = "tap-" + "".join(c if c.isascii() and (c.isalnum() or c in "-_") else "_" for c in key)
+    seen = g.setdefault("tap_ids", {})
+    seen[key] = seen.get(key, 0) + 1
+    return key if seen[key] == 1 else f"{key}-{seen[key]}"
+
+
 def action_button(state: TableState, name: str, label: str, params: dict | None = None, cls: str = "",
                   aria: str | None = None) -> Markup:
     """One button that posts one named action: with htmx it morphs the board, without it posts a form.
@@ -187,7 +199,8 @@ def action_button(state: TableState, name: str, label: str, params: dict | None 
         aria = f"{label}: {aria}"  # what the button says comes first in its name (WCAG 2.5.3, Label in Name)
     aria_attr = f' aria-label="{escape(aria)}"' if aria else ""
     return Markup(
-        f'<form method="post" action="{url}" hx-post="{url}" hx-target="#board" hx-ext="morph" hx-swap="morph:innerHTML">'
+        f'<form id="{_tap_id(name, params)}" method="post" action="{url}" hx-post="{url}" hx-target="#board" '
+        f'hx-ext="morph" hx-swap="morph:innerHTML">'
         f'<input type="hidden" name="csrf_token" value="{csrf}">{hidden}'
         f'<button type="submit" class="{escape(cls)}"{aria_attr} data-action="{escape(name)}">{escape(label)}</button></form>'
     )
