@@ -264,6 +264,9 @@ def _resolve(state, fight: dict, actor: str, params: dict):
     summary = said(WIN_SENTENCES[game], players=judged["players"]["total"], monsters=judged["monsters"]["total"],
                    gain=_gain(gained), draw=_draw(judged["treasures"], bool(judged.get("treasures_face_up"))),
                    name=state.players[winners[-1]].name if winners else "")
+    if fight["helper"] and judged["levels"]["helper"]:  # an Elf helper's own levels (helper.levels)
+        summary = said("{fight}; {name} helped as an Elf: {gain}", fight=summary, name=state.players[fight["helper"]].name,
+                       gain=_gain(judged["levels"]["helper"]))
     return None, ops, summary, winners
 
 

@@ -74,8 +74,9 @@ def render(summary, who: str, _: Gettext = _english, word: Callable[[str], str] 
         text = _(template).format(who=who, **params)
     except (KeyError, IndexError, ValueError):  # a broken translation: English rather than nothing
         text = template.format(who=who, **params)
-    for _level in range(summary.get("undo", 0)):
-        text = _("undo: {what}").format(what=text)
+    undos = summary.get("undo", 0)  # undone once: "undo"; the undo undone: "redo"; and so on
+    if undos:
+        text = (_("undo: {what}") if undos % 2 else _("redo: {what}")).format(what=text)
     return text
 
 

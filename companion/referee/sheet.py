@@ -176,12 +176,15 @@ def apply_ops(players: dict[str, dict], ops: list[dict], profile: Profile) -> No
             values = holder.get(key, [])
             index = _find(values, op["value"])
             if index is None:
-                raise Refused("That has changed since; it is no longer there.", status=409)
+                what = op["value"].get("name") if isinstance(op["value"], dict) else None
+                raise Refused("{what} is no longer on {name}'s sheet: it has changed since; undo the later changes first.",
+                              status=409, what=what or key.replace("_", " "), name=p.get("name", "?"))
             values.pop(index)
             op["at"] = index
         elif kind == "set":
             if holder.get(key, False) != op["from"]:
-                raise Refused("That has changed since.", status=409)
+                raise Refused("{name}'s {what} has changed since; undo the later changes first.", status=409,
+                              name=p.get("name", "?"), what=key.replace("_", " "))
             holder[key] = copy.deepcopy(op["to"])
         elif kind == "patch":
             item = next((i for i in holder.get(key, []) if i["uid"] == op["uid"]), None)

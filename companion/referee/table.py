@@ -323,22 +323,39 @@ def _decide_level(state: TableState, actor: str, action: str, params: dict) -> E
 
 def _divine_intervention(state: TableState, actor: str) -> Event:
     """Every living Cleric goes up a level at once, whoever plays it and whomever it names (the
-    card; in the classic books it may win the game: German 2003, Stufe 10). Several Clerics
-    reaching the winning level together would be a joint win, which the app does not record:
-    that is refused, for the table to settle."""
+    card; in the classic books it may win the game: German 2003, Stufe 10). A Cleric whom the
+    level would take to the winning level where the edition does not allow it (1.6) stays where
+    they are and the others still go up. Several Clerics reaching the winning level together
+    would be a joint win, which the app does not record: that is refused, for the table to settle."""
     clerics = [s for s, p in state.players.items() if "cleric" in p.classes and not p.dead]
     if not clerics:
         raise Refused("Divine Intervention raises every Cleric, and no living character is a Cleric.",
                       rule="level.causes", status=409)
-    if len(clerics) == 1:
-        return _level_event(state, clerics[0], 1, "divine_intervention", actor)
-    verdicts = [change_level(state.profile, state.players[s].level, 1, "divine_intervention") for s in clerics]
-    if any(v.wins for v in verdicts):
+    verdicts, held = {}, None
+    for seat in clerics:
+        try:
+            verdicts[seat] = change_level(state.profile, state.players[seat].level, 1, "divine_intervention")
+        except Refused as exc:  # the winning level is not the card's to give here
+            held = held or exc
+    if not verdicts:
+        raise held
+    if len(verdicts) == 1 and held is None:
+        (seat,) = verdicts
+        return _level_event(state, seat, 1, "divine_intervention", actor)
+    winners = [s for s, v in verdicts.items() if v.wins]
+    if len(winners) > 1:
         raise Refused("Divine Intervention would take {names} to the winning level together: settle it at the table.",
-                      rule="level.win-by-kill", status=409, names=", ".join(state.players[s].name for s in clerics))
-    ops = [{"op": "level", "seat": s, "delta": 1, "cause": "divine_intervention"} for s in clerics]
-    return _changed(actor, "level.up", ops, said("{who} plays Divine Intervention: every Cleric goes up a level ({names})",
-                                                 names=", ".join(state.players[s].name for s in clerics)), state)
+                      rule="level.win-by-kill", status=409, names=", ".join(state.players[s].name for s in winners))
+    ops = [{"op": "level", "seat": s, "delta": 1, "cause": "divine_intervention"} for s in verdicts]
+    summary = said("{who} plays Divine Intervention: every Cleric goes up a level ({names})",
+                   names=", ".join(state.players[s].name for s in verdicts))
+    if held is not None:
+        summary = said("{first}; {names} stays below the winning level, which only a kill gives", first=summary,
+                       names=", ".join(state.players[s].name for s in clerics if s not in verdicts))
+    event = _changed(actor, "level.up", ops, summary, state)
+    if winners:
+        event.payload["winner"] = winners[0]
+    return event
 
 
 def _level_event(state: TableState, seat: str, delta: int, cause: str, actor: str, card: str | None = None) -> Event:
@@ -836,6 +853,10 @@ def _check_ops(state: TableState, ops: list[dict], allow: frozenset = frozenset(
     _apply_ops_to(after, ops, state.profile)
     for touched in {op["seat"] for op in ops if "seat" in op}:
         sheet.refuse_new_violations(before[touched], after[touched], allow)
+        was, now = before[touched], after[touched]
+        if was.get("dead") and now.get("dead") and (was["level"] != now["level"] or len(now["items"]) > len(was["items"])):
+            raise Refused("{name} is dead: no cards and no levels until the next player's turn begins.",
+                          rule="death.state", status=409, name=was["name"])
 
 
 def _apply_ops_to(characters: dict[str, dict], ops: list[dict], profile) -> None:
@@ -868,7 +889,16 @@ def invert(ops: list[dict]) -> list[dict]:
 
 
 def inverse(state: TableState, event: Event) -> Event:
-    """The event that undoes ``event`` in today's state, checked by the same rules."""
+    """The event that undoes ``event`` in today's state, checked by the same rules; a refusal
+    cites the book of the table's edition, as :func:`decide`'s do."""
+    try:
+        return _inverse(state, event)
+    except Refused as exc:
+        exc.profile_id = state.profile_id
+        raise
+
+
+def _inverse(state: TableState, event: Event) -> Event:
     p = event.payload
     if event.kind not in UNDOABLE:
         raise Refused("This kind of change cannot be undone.", status=409)
@@ -877,8 +907,11 @@ def inverse(state: TableState, event: Event) -> Event:
             raise Refused("That player has left the table.", status=409)
         if state.winner and not p.get("wins"):
             _check_game_running(state)
-        level = state.players[p["seat"]].level
-        verdict = change_level(state.profile, level, -p["delta"], "undo")
+        player = state.players[p["seat"]]
+        if player.dead:
+            raise Refused("{name} is dead: no levels until the next player's turn begins.", rule="death.state",
+                          status=409, name=player.name)
+        verdict = change_level(state.profile, player.level, -p["delta"], "undo")
         return Event(
             "level.changed",
             {"seat": p["seat"], "cause": "undo", "delta": -p["delta"], "from": verdict.before,
@@ -912,9 +945,14 @@ def inverse(state: TableState, event: Event) -> Event:
         missing = {op["seat"] for op in ops if "seat" in op} - set(state.players)
         if missing or any(seat not in state.players for op in ops if op["op"] == "turn" for seat in [op["from"]["seat"]]):
             raise Refused("A player this change touched has left the table.", status=409)
-        _check_game_running(state)
+        if not (state.winner and p.get("winner")):
+            _check_game_running(state)
+        _check_still_new(state, ops)
         summary = p.get("summary") or said("{name}'s turn (turn {number})", name=p["to"], number=p["number"])
-        return _changed(p.get("actor") or p["to"], "undo", invert(ops), undone(summary), state, frozenset({"items.big"}))
+        event = _changed(p.get("actor") or p["to"], "undo", invert(ops), undone(summary), state, frozenset({"items.big"}))
+        if p.get("winner"):
+            event.payload["clears_win"] = True
+        return event
     if event.kind == "fight.changed":
         if state.combat != p["after"]:
             raise Refused("The fight has changed since; undo the later changes first.", status=409)
@@ -961,6 +999,18 @@ def inverse(state: TableState, event: Event) -> Event:
     if seat not in state.players or seat == state.host:
         raise Refused("That player cannot be removed now.", status=409)
     return _removal(state, seat)
+
+
+def _check_still_new(state: TableState, ops: list[dict]) -> None:
+    """Undoing a turn that brought the dead back as new characters makes them dead again: refused
+    once a new character has played (an item, a level, a race…) — it would be dead with what it
+    did since. The coming back records the sheet it came back with (``turn.passed``)."""
+    for op in ops:
+        if op["op"] == "set" and op.get("field") == "dead" and not op["to"] and "sheet" in op:
+            player = state.players[op["seat"]]
+            if turn.sheet_digest(player) != op["sheet"]:
+                raise Refused("{name}'s new character has played since coming back: undo that first.", rule="death.state",
+                              status=409, name=player.name)
 
 
 def _seated(players: dict, player: Player, at: int) -> dict:
@@ -1032,6 +1082,10 @@ def _apply(state: TableState, event: Event) -> TableState:
         new.turn = {"seat": p["to"], "number": p["number"]}
     elif event.kind in ("turn.passed", "table.changed"):
         _apply_all(new, p["ops"])
+        if p.get("winner"):  # Divine Intervention raising several Clerics, one to the winning level
+            new.winners = [p["winner"]]
+        if p.get("clears_win"):
+            new.winners = []
     elif event.kind == "dice.rolled":
         pass
     elif event.kind == "settings.changed":

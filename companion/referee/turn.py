@@ -163,10 +163,19 @@ def passed(state, current: str, profile) -> tuple[list[dict], list[dict]]:
     door, treasure = profile.death_draw
     for seat, player in state.players.items():
         if player.dead:
-            ops.append({"op": "set", "seat": seat, "field": "dead", "from": True, "to": False})
+            ops.append({"op": "set", "seat": seat, "field": "dead", "from": True, "to": False,
+                        "sheet": sheet_digest(player)})
             parts.append(said("{name}'s new character draws {door} Door and {treasure} Treasure cards",
                               name=player.name, door=door, treasure=treasure))
     return ops, parts
+
+
+def sheet_digest(player) -> dict:
+    """What a character holds, in short (level, sex, races, classes, flags, the items' and curses'
+    uids): a new character's sheet as it came back, to tell later whether it has played since."""
+    return {"level": player.level, "sex": player.sex, "races": list(player.races), "classes": list(player.classes),
+            "half_breed": player.half_breed, "super_munchkin": player.super_munchkin,
+            "items": [i["uid"] for i in player.items], "curses": [c["uid"] for c in player.curses]}
 
 
 def first_by_roll(seats: list[str]) -> tuple[str, list[list[tuple[str, int]]]]:
