@@ -154,3 +154,133 @@ def test_will_not_pursue_who_lets_only_such_characters_go():
                                "monsters": [{"level": 9, "will_not_pursue": pursuit}]})["run_away"][0].get("escaped")
               for races in (["halfling"], ["elf"])]
     assert let_go == [True, None]
+
+
+# --- Yuppie Water: only for (or to help) an Elf -------------------------------------------------------
+
+def test_yuppie_water_is_refused_for_players_without_an_elf_and_kept_with_one(g):
+    g.do("combat.start", monster={"name": "Plant", "level": 3})
+    refused = refused_play(g, "yuppie-water", side="players")
+    assert refused.rule.id == "items.restricted" and "only for Elves" in refused.message
+    play(g, "yuppie-water", actor="b", side="monsters")  # for the monsters it is just +2
+    g.do("race.add", actor="b", race="elf")
+    g.do("combat.help.ask", seat="b")
+    g.do("combat.help.accept", actor="b")
+    play(g, "yuppie-water", side="players")  # to help an Elf
+    assert fights.verdict(g.state)["players"]["total"] == 1 + 1 + 2
+    g.do("combat.help.decline", actor="b")  # the Elf leaves: it counts no more
+    verdict = fights.verdict(g.state)
+    assert verdict["players"]["total"] == 1
+    assert any(line["source"] == "Yuppie Water" and line["rule"] == "items.restricted"
+               for line in verdict["players"]["not_counting"])
+
+
+# --- Chicken on Your Head: losing the headgear takes it -----------------------------------------------
+
+def chicken(g, seat="a"):
+    return g.do("card.play", actor="b", card="chicken-on-your-head", seat=seat, _card=CARDS["chicken-on-your-head"])
+
+
+def test_the_chicken_goes_with_the_headgear_and_undo_brings_both_back(g):
+    g.do("item.add", item=HELMET)
+    chicken(g)
+    assert [c["name"] for c in g.state.players["a"].curses] == ["Chicken on Your Head"]
+    lost = g.do("item.remove", uid=g.item("Helm of Courage")["uid"])
+    assert g.state.players["a"].curses == [] and g.state.players["a"].items == []
+    g.undo(lost)
+    assert g.state.players["a"].curses and g.item("Helm of Courage")
+
+
+def test_the_chicken_stays_when_another_item_goes_or_the_headgear_is_only_carried(g):
+    g.do("item.add", item=HELMET)
+    g.do("item.add", item={"name": "Sandals", "bonus": 1, "slot": "footgear", "gold": 100})
+    chicken(g)
+    g.do("item.remove", uid=g.item("Sandals")["uid"])
+    g.do("item.carry", uid=g.item("Helm of Courage")["uid"])
+    g.do("item.remove", uid=g.item("Helm of Courage")["uid"])
+    assert g.state.players["a"].curses
+
+
+def test_bad_stuff_that_takes_the_headgear_takes_the_chicken(g):
+    g.do("item.add", item=HELMET)
+    chicken(g)
+    g.do("combat.start", monster=monster("bigfoot"))
+    fled = g.do("combat.flee", fighter_rolls=[1])
+    assert g.state.players["a"].curses == [] and g.state.players["a"].items == []
+    g.undo(fled)
+    assert g.state.players["a"].curses and g.state.players["a"].items
+
+
+def test_a_curse_that_takes_the_headgear_takes_the_chicken(g):
+    g.do("item.add", item=HELMET)
+    chicken(g)
+    play(g, "lose-the-headgear-you-are-wearing", actor="b", seat="a")
+    assert g.state.players["a"].curses == []
+
+
+# --- Wishing Ring: cancels a curse, in or out of a fight -----------------------------------------------
+
+def test_the_wishing_ring_cancels_a_chosen_curse_out_of_a_fight_and_undo_restores_it(g):
+    state = g.state
+    assert t.playable_now(CARDS["wishing-ring"], state, "a")
+    chicken(g)
+    g.do("curse.add", actor="b", seat="a", curse={"name": "Hex", "effects": [{"type": "combat_bonus", "value": -1}]})
+    hex_uid = next(c["uid"] for c in g.state.players["a"].curses if c["name"] == "Hex")
+    assert refused_play(g, "wishing-ring", seat="a").status == 400  # two curses: which?
+    assert refused_play(g, "wishing-ring", seat="a", uid="nope").status == 404
+    ring = play(g, "wishing-ring", seat="a", uid=hex_uid)
+    assert [c["name"] for c in g.state.players["a"].curses] == ["Chicken on Your Head"]
+    assert "Hex on Ann is cancelled" in g.said(ring)
+    g.undo(ring)
+    assert len(g.state.players["a"].curses) == 2
+
+
+def test_the_wishing_ring_in_a_fight_and_on_nobody_cursed(g):
+    assert refused_play(g, "wishing-ring", seat="b").status == 409  # Ben has no curse
+    g.do("combat.start", monster={"name": "Plant", "level": 3})
+    chicken(g)
+    play(g, "wishing-ring", actor="b", seat="a")  # the only curse: no uid needed
+    assert g.state.players["a"].curses == [] and g.state.combat
+
+
+# --- Steal a Level ---------------------------------------------------------------------------------------
+
+def test_steal_a_level_moves_one_level_and_undo_moves_it_back(g):
+    g.level(3)
+    g.level(2, seat="b")
+    stolen = play(g, "steal-a-level", seat="b")
+    assert (g.state.players["a"].level, g.state.players["b"].level) == (4, 1)
+    assert "takes a level from Ben" in g.said(stolen)
+    assert refused_play(g, "steal-a-level", seat="b").rule.id == "level.floor"  # Ben is at Level 1
+    assert refused_play(g, "steal-a-level").status == 400  # from oneself
+    g.undo(stolen)
+    assert (g.state.players["a"].level, g.state.players["b"].level) == (3, 2)
+
+
+def test_steal_a_level_never_gives_the_winning_level_and_works_in_a_fight(g):
+    g.level(9)
+    g.level(3, seat="b")
+    refused = refused_play(g, "steal-a-level", seat="b")
+    assert refused.rule.id == "level.win-by-kill" and refused.status == 409
+    g.do("combat.start", monster={"name": "Plant", "level": 3})
+    play(g, "steal-a-level", actor="b", seat="a")
+    assert (g.state.players["a"].level, g.state.players["b"].level) == (8, 4)
+
+
+# --- Whine at the GM: not for the leader -------------------------------------------------------------------
+
+def test_whine_at_the_gm_is_refused_to_the_highest_and_the_tied(g):
+    refused = refused_play(g, "whine-at-the-gm", seat="a")  # both at Level 1: tied for the highest
+    assert refused.rule.id == "cards.override" and refused.status == 409
+    g.level(2, seat="b")
+    assert refused_play(g, "whine-at-the-gm", seat="b").status == 409
+    play(g, "whine-at-the-gm", actor="b", seat="a")
+    assert g.state.players["a"].level == 2
+
+
+# --- Hoard!: the table draws ---------------------------------------------------------------------------------
+
+def test_hoard_tells_the_table_to_draw_three_treasures(g):
+    assert t.playable_now(CARDS["hoard"], g.state, "a")
+    hoard = play(g, "hoard")
+    assert "draw 3 Treasures at the table" in g.said(hoard)
