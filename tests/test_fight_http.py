@@ -183,3 +183,11 @@ def test_the_wishing_ring_card_page_lists_every_curse_to_cancel(phones):
     assert "is cancelled" in alice.get(f"/t/{alice.table_id}").get_data(as_text=True)
     pick = bob.get(f"/t/{bob.table_id}/pick?q=steal", headers={"HX-Request": "true"}).get_data(as_text=True)
     assert 'aria-label="Play Steal a Level: take a level from Alice"' in pick
+
+
+def test_the_fight_page_says_which_monster_takes_no_die_and_allows_no_help(phones):
+    alice, _, _ = phones
+    html = alice.act("combat.start", card="crabs").get_data(as_text=True)
+    assert "No die for Crabs: it cannot be run away from" in html and "Ask for help" in html
+    html = alice.act("combat.monster.add", card="gazebo").get_data(as_text=True)
+    assert "Nobody can help against Gazebo." in html and "Ask for help" not in html
