@@ -55,9 +55,17 @@ def facts(card: dict, _: Gettext = _english) -> list[tuple[str, str]]:
         for mod in m.get("modifiers", []):
             out.append((_("Against %(who)s") % {"who": who([mod["against"]], _)}, f"{mod['value']:+d}"))
         if "will_not_pursue" in m:
-            out.append((_("Will not pursue"), _("Level %(n)d or below") % {"n": m["will_not_pursue"]["max_level"]}))
+            out.append((_("Will not pursue"), _pursuit(m["will_not_pursue"], _)))
         if "run_away_modifier" in m:
             out.append((_("Run Away"), f"{m['run_away_modifier']:+d}"))
+        if m.get("no_escape"):
+            out.append((_("Run Away"), _("impossible: its Bad Stuff applies")))
+        if m.get("escape_levels_lost"):
+            out.append((_("Levels lost even on an escape"), str(m["escape_levels_lost"])))
+        if m.get("no_help"):
+            out.append((_("Help"), _("nobody can help against it")))
+        if m.get("level_only"):
+            out.append((_("Players count"), _("their Level alone")))
     e = card.get("enhancer")
     if e:
         if e.get("mate"):
@@ -84,6 +92,14 @@ def facts(card: dict, _: Gettext = _english) -> list[tuple[str, str]]:
         out.append((_("Gold"), f"{o['gold']:,}"))
         if o.get("usable_by"):
             out.append((_("Only for"), who(o["usable_by"], _)))
+        if o.get("cancels_curse"):
+            out.append((_("Effect"), _("cancels a curse, in or out of a fight")))
+        if o.get("steal_levels"):
+            out.append((_("Effect"), _("takes %(n)d level(s) from another player") % {"n": o["steal_levels"]}))
+        if o.get("draw_treasures"):
+            out.append((_("Effect"), _("draw %(n)d Treasures") % {"n": o["draw_treasures"]}))
+    if card.get("not_for_highest"):
+        out.append((_("Not for"), _("the highest-level player, or one tied for it")))
     if card["kind"] == "go_up_a_level":
         out.append((_("Levels"), f"+{card['levels']}"))
     c = card.get("curse")
@@ -92,6 +108,16 @@ def facts(card: dict, _: Gettext = _english) -> list[tuple[str, str]]:
     if card.get("copies", 1) > 1:
         out.append((_("Copies in the set"), str(card["copies"])))
     return out
+
+
+def _pursuit(pursuit: dict, _: Gettext) -> str:
+    """Whom a monster lets go without a roll: "Level 4 or below, unless Elves"."""
+    parts = [_("Level %(n)d or below") % {"n": pursuit["max_level"]}] if "max_level" in pursuit else []
+    if pursuit.get("who"):
+        parts.append(who([pursuit["who"]], _))
+    if pursuit.get("unless"):
+        parts.append(_("unless %(who)s") % {"who": who([pursuit["unless"]], _)})
+    return ", ".join(parts)
 
 
 def headline(card: dict, _: Gettext = _english) -> str:

@@ -53,6 +53,8 @@ _effect = {  # what a curse or a monster's Bad Stuff does (companion/referee/eff
         "who": _who, "unless": _who,
         "else_levels": {"type": "integer", "minimum": 1, "maximum": 10,
                         "description": "levels lost instead when there is nothing to take"},
+        "lost_with": {"enum": list(SLOTS), "description": "a lasting curse that goes when the character loses the "
+                                                          "item in use in this slot (Chicken on Your Head: headgear)"},
     },
     "required": ["type"], "additionalProperties": False,
 }
@@ -85,9 +87,18 @@ CARD_SCHEMA: dict = {
                 "modifiers": {"type": "array", "items": {
                     "type": "object", "required": ["against", "value"], "additionalProperties": False,
                     "properties": {"against": _who, "value": _int}}},
-                "will_not_pursue": {"type": "object", "additionalProperties": False, "properties": {
-                    "max_level": {"type": "integer", "minimum": 1, "maximum": 20}, "who": _who}},
+                # lets a fleeing character go without a roll: of this level or below (any level if
+                # unsaid), only such a character (who), never such a character (unless: Squidzilla's Elves)
+                "will_not_pursue": {"type": "object", "additionalProperties": False, "minProperties": 1, "properties": {
+                    "max_level": {"type": "integer", "minimum": 1, "maximum": 20}, "who": _who, "unless": _who}},
                 "run_away_modifier": _int,
+                "no_escape": {"type": "boolean", "description": "cannot be run away from: a lost fight is its Bad Stuff, "
+                                                                "no roll (Crabs)"},
+                "escape_levels_lost": {"type": "integer", "minimum": 1, "maximum": 5,
+                                       "description": "levels lost by whoever runs from it, even on an escape (Mr. Bones)"},
+                "no_help": {"type": "boolean", "description": "nobody may help against it (Gazebo)"},
+                "level_only": {"type": "boolean", "description": "the players fight with their Level alone: no items, "
+                                                                 "curses, one-shots or powers count for them (Ghoulfiends)"},
                 "bad_stuff": {"type": "object", "additionalProperties": False, "properties": {
                     "text": _texts, "levels_lost": {"type": "integer", "minimum": 0, "maximum": 10},
                     "death": {"type": "boolean"}, "effects": {"type": "array", "items": _effect}}},
@@ -120,9 +131,19 @@ CARD_SCHEMA: dict = {
             "type": "object", "additionalProperties": False, "required": ["gold"],
             "properties": {"bonus": _int, "either_side": {"type": "boolean", "default": True},
                            "gold": {"type": "integer", "minimum": 0, "maximum": 10000},
-                           "usable_by": {"type": "array", "items": _who}, "run_away_bonus": _int},
+                           "usable_by": {"type": "array", "items": _who,
+                                         "description": "for the players' side only if the fighter or the helper is one"},
+                           "run_away_bonus": _int,
+                           # what a one-shot does besides a bonus, in a fight or out of one
+                           "cancels_curse": {"type": "boolean", "description": "removes a curse from a player (Wishing Ring)"},
+                           "steal_levels": {"type": "integer", "minimum": 1, "maximum": 5,
+                                            "description": "levels taken from another player by the one who plays it"},
+                           "draw_treasures": {"type": "integer", "minimum": 1, "maximum": 10,
+                                              "description": "Treasures the player draws at the table (Hoard!)"}},
         },
         "levels": {"type": "integer", "minimum": 1, "maximum": 5},
+        "not_for_highest": {"type": "boolean", "description": "Go Up a Level: not for the highest-level player, nor "
+                                                              "one tied for it (Whine at the GM)"},
         "rulings": {"type": "array", "items": {
             "type": "object", "required": ["question", "answer"], "additionalProperties": False,
             "properties": {"question": _text, "answer": _text,

@@ -106,7 +106,8 @@ def _fight_params(action: str, params: dict) -> dict:
         shot = params.get("one_shot") or {k: params[k] for k in ("name", "bonus") if k in params}
         if params.get("card"):
             card = card_of(get_db(), params["card"], ("one_shot",))
-            shot = {"name": card["names"]["en"], "card_id": card["id"], "bonus": card["one_shot"].get("bonus", 0)}
+            shot = {"name": card["names"]["en"], "card_id": card["id"], "bonus": card["one_shot"].get("bonus", 0),
+                    **({"usable_by": card["one_shot"]["usable_by"]} if card["one_shot"].get("usable_by") else {})}
         return {"side": params.get("side"), "one_shot": shot}
     if action in ("combat.claim", "combat.resolve"):
         return {**params, "_now": time.time()}

@@ -66,7 +66,9 @@ def resolve(db: sqlite_utils.Database, fight: dict) -> dict:
     for index, shot in enumerate(fight.get("one_shots") or []):
         if isinstance(shot, dict) and "card" in shot:
             card = card_of(db, shot.pop("card"), ("one_shot",), f"one_shots.{index}.card")
-            fight["one_shots"][index] = {"name": card["names"]["en"], "bonus": card["one_shot"].get("bonus", 0), **shot}
+            fight["one_shots"][index] = {"name": card["names"]["en"], "bonus": card["one_shot"].get("bonus", 0),
+                                         **({"usable_by": card["one_shot"]["usable_by"]} if card["one_shot"].get("usable_by") else {}),
+                                         **shot}
     return fight
 
 

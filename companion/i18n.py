@@ -134,6 +134,8 @@ def reason_text(line: dict) -> str:
         return _template_gettext(N_("not for {who}")).format(who=describe.who(line["not_for"], _template_gettext))
     if line.get("rule") == "items.carried":
         return _template_gettext(N_("carried, not in use"))
+    if "level_only" in line:
+        return _template_gettext(N_("only Level counts against {monsters}")).format(monsters=line["level_only"])
     return line.get("reason", "")
 
 

@@ -106,3 +106,88 @@ def test_quick_one_shot_bonuses_are_one_tap_for_either_side(phones):
     assert re.search(r'id="monsters-total">9<', html) and "+5 (monsters)" in html
     html = alice.act("combat.oneshot.add", side="players", name="+10", bonus="10").get_data(as_text=True)
     assert re.search(r'id="players-total">11<', html)
+
+
+def seats_of(client, table_id, token):
+    return {p["name"]: p["seat"] for p in state(client, table_id, token)["players"]}
+
+
+def test_cards_that_change_a_fight_through_the_api(api):
+    """Crabs (no escape roll), Gazebo (no help), Yuppie Water (only for an Elf), Mr. Bones (a level even on
+    an escape): refused with 409 and nothing recorded, or refereed from the card data."""
+    client, table_id, tokens, _ = api
+    hana, ivo = tokens["Hana"], tokens["Ivo"]
+    seats = seats_of(client, table_id, hana)
+    assert act(client, table_id, hana, action="combat.start", card="gazebo").status_code == 200
+    version = state(client, table_id, hana)["version"]
+    asked = act(client, table_id, hana, action="combat.help.ask", seat=seats["Ivo"])
+    assert asked.status_code == 409 and asked.json["rule"] == "cards.override" and "Gazebo" in asked.json["error"]
+    water = act(client, table_id, ivo, action="card.play", card="yuppie-water", side="players")
+    assert water.status_code == 409 and water.json["rule"] == "items.restricted"
+    assert state(client, table_id, hana)["version"] == version  # nothing recorded
+    assert act(client, table_id, hana, action="combat.monster.add", card="crabs").status_code == 200
+    fled = act(client, table_id, hana, action="combat.flee", fighter_rolls=["6"])  # the one die is Gazebo's
+    assert fled.status_code == 200
+    assert "escapes Gazebo (6)" in fled.json["event"]["text"] and "cannot run away from Crabs" in fled.json["event"]["text"]
+    act(client, table_id, hana, action="turn.end")
+    act(client, table_id, ivo, action="combat.start", card="mr-bones")
+    act(client, table_id, hana, action="combat.oneshot.add", side="monsters", one_shot={"name": "Potion", "bonus": 9})
+    for _ in range(2):
+        act(client, table_id, hana, action="card.play", card="boil-an-anthill", seat=seats["Ivo"])
+    fled = act(client, table_id, ivo, action="combat.flee", fighter_rolls=["5"])
+    assert "escapes Mr. Bones (5) but loses a level" in fled.json["event"]["text"]
+    assert next(p for p in fled.json["table"]["players"] if p["name"] == "Ivo")["level"] == 2
+
+
+def test_one_shots_out_of_a_fight_through_the_api(api):
+    """Wishing Ring (a chosen curse), Steal a Level, Whine at the GM, Hoard!: in or out of a fight, refused
+    clearly with nothing recorded, undone whole."""
+    client, table_id, tokens, _ = api
+    hana, ivo, jana = tokens["Hana"], tokens["Ivo"], tokens["Jana"]
+    seats = seats_of(client, table_id, hana)
+    act(client, table_id, ivo, action="card.play", card="chicken-on-your-head", seat=seats["Jana"])
+    curse = next(p for p in state(client, table_id, hana)["players"] if p["name"] == "Jana")["curses"][0]
+    version = state(client, table_id, hana)["version"]
+    for body, status in (({"seat": seats["Jana"], "uid": "nope"}, 404), ({"seat": seats["Ivo"]}, 409),
+                         ({"seat": seats["Jana"], "uid": 7}, 400)):
+        assert act(client, table_id, hana, action="card.play", card="wishing-ring", **body).status_code == status
+    assert act(client, table_id, hana, action="card.play", card="steal-a-level", seat=seats["Ivo"]).json["rule"] == "level.floor"
+    whine = act(client, table_id, hana, action="card.play", card="whine-at-the-gm", seat=seats["Ivo"])
+    assert whine.status_code == 409 and whine.json["rule"] == "cards.override"
+    assert state(client, table_id, hana)["version"] == version  # every refusal left the table as it was
+    ring = act(client, table_id, hana, action="card.play", card="wishing-ring", seat=seats["Jana"], uid=curse["uid"])
+    assert ring.status_code == 200 and "Chicken on Your Head on Jana is cancelled" in ring.json["event"]["text"]
+    undone = client.post(f"/api/v1/tables/{table_id}/history/{ring.json['event']['seq']}/undo", headers=auth(hana))
+    assert undone.status_code == 200
+    assert next(p for p in undone.json["table"]["players"] if p["name"] == "Jana")["curses"] == [curse]
+    act(client, table_id, jana, action="card.play", card="boil-an-anthill", seat=seats["Ivo"])
+    stolen = act(client, table_id, jana, action="card.play", card="steal-a-level", seat=seats["Ivo"])
+    levels = {p["name"]: p["level"] for p in stolen.json["table"]["players"]}
+    assert (levels["Jana"], levels["Ivo"]) == (2, 1)
+    hoard = act(client, table_id, ivo, action="card.play", card="hoard")
+    assert hoard.status_code == 200 and "draw 3 Treasures at the table" in hoard.json["event"]["text"]
+
+
+def test_the_wishing_ring_card_page_lists_every_curse_to_cancel(phones):
+    """The card page offers the Wishing Ring on each curse of each player, out of a fight; the table's
+    card search offers Steal a Level from each other player."""
+    alice, bob, cleo = phones
+    assert "data-use" not in bob.get("/cards/wishing-ring").get_data(as_text=True)  # nobody is cursed
+    cleo.act("curse.add", card="chicken-on-your-head")
+    html = bob.get("/cards/wishing-ring").get_data(as_text=True)
+    assert "Chicken on Your Head on Cleo" in html
+    uid = re.search(r'name="uid" value="([^"]+)"', html).group(1)
+    seat = re.search(r'name="seat" value="([^"]+)"', html).group(1)
+    assert bob.post(f"/t/{bob.table_id}/act/card.play", {"card": "wishing-ring", "seat": seat, "uid": uid}).status_code == 303
+    assert "data-use" not in bob.get("/cards/wishing-ring").get_data(as_text=True)  # the curse is gone
+    assert "is cancelled" in alice.get(f"/t/{alice.table_id}").get_data(as_text=True)
+    pick = bob.get(f"/t/{bob.table_id}/pick?q=steal", headers={"HX-Request": "true"}).get_data(as_text=True)
+    assert 'aria-label="Play Steal a Level: take a level from Alice"' in pick
+
+
+def test_the_fight_page_says_which_monster_takes_no_die_and_allows_no_help(phones):
+    alice, _, _ = phones
+    html = alice.act("combat.start", card="crabs").get_data(as_text=True)
+    assert "No die for Crabs: it cannot be run away from" in html and "Ask for help" in html
+    html = alice.act("combat.monster.add", card="gazebo").get_data(as_text=True)
+    assert "Nobody can help against Gazebo." in html and "Ask for help" not in html

@@ -232,10 +232,13 @@ _declare("choice.make", "Pick what a curse or Bad Stuff takes when the card lets
 _declare("character.die", "Death: the stuff goes, the edition says what stays; no cards and no levels until the "
          "next player's turn.", OWN, {"seat": SEAT}, alive=True)
 _declare("card.play", "Play a card by its id (from a search or a scan): the card's kind says what it does "
-         "(item, race, class, curse on a player, Go Up a Level, monster, enhancer, one-shot, Half-Breed, ...).", ANYONE,
+         "(item, race, class, curse on a player, Go Up a Level, monster, enhancer, one-shot, Half-Breed, ...); a one-shot "
+         "that cancels a curse, steals a level or draws cards is played in or out of a fight.", ANYONE,
          {"card": CARD, "seat": SEAT_ANYONE,
           "monster": Param("str", "An enhancer: the monster of the fight it goes on (uid).", max_length=40),
-          "side": Param("str", "A one-shot: the side it helps.", enum=("players", "monsters"))})
+          "side": Param("str", "A one-shot: the side it helps.", enum=("players", "monsters")),
+          "uid": Param("str", "A card that cancels a curse (Wishing Ring): the curse on the player's sheet (its uid; "
+                              "unsaid when they have only one).", max_length=40)})
 _declare("dice.roll", "Roll dice for the table; everyone sees the result.", ANYONE,
          {"count": Param("int", "How many dice.", 1, 10), "sides": Param("int", "Sides of each die.", 2, 20)}, in_game=False)
 

@@ -27,6 +27,9 @@ RUN_AWAY_NEEDS = 5  # 1.6 Running Away: escape on a 5 or better
 #: effect it does not know, would fail the sums or the escape).
 _CARD_MONSTER = CARD_SCHEMA["properties"]["monster"]["properties"]
 _CURSE_EFFECTS = CARD_SCHEMA["properties"]["curse"]["properties"]["effects"]
+_ONE_SHOT = CARD_SCHEMA["properties"]["one_shot"]["properties"]
+#: A monster's own fight rules, from its card text (the card beats the rules: cards.override).
+FIGHT_RULES = ("no_escape", "escape_levels_lost", "no_help", "level_only")
 _who = {"type": "object", "minProperties": 1, "maxProperties": 1, "additionalProperties": False,
         "properties": {"race": {"type": "string"}, "class": {"type": "string"}, "sex": {"type": "string"}}}
 _int = {"type": "integer", "minimum": -100, "maximum": 100}
@@ -49,7 +52,8 @@ _character = {
         "flight": {"type": "integer", "minimum": 0, "maximum": 3,
                    "description": "Wizard: cards discarded for +1 each to Run Away"},
         "rolls": {"type": "array", "items": {"type": "integer", "minimum": 1, "maximum": 6},
-                  "description": "the die for each monster when running away, in the order fled"},
+                  "description": "the die for each monster when running away, in the order fled (none for a "
+                                 "monster that cannot be run away from)"},
         "reroll": {"type": "integer", "minimum": 1, "maximum": 6,
                    "description": "Halfling: the second roll after a failed one (once; 1.6 and 1.71, "
                                   "refused by a profile whose Halflings take a penalty instead)"},
@@ -76,8 +80,7 @@ INPUT_SCHEMA: dict = {
                 "modifiers": {"type": "array", "items": {"type": "object", "required": ["against", "value"],
                                                          "properties": {"against": _who, "value": _int}}},
                 "run_away_modifier": _int,
-                "will_not_pursue": _CARD_MONSTER["will_not_pursue"],
-                "bad_stuff": _CARD_MONSTER["bad_stuff"],
+                **{key: _CARD_MONSTER[key] for key in ("will_not_pursue", "bad_stuff", *FIGHT_RULES)},
                 "enhancers": {"type": "array", "maxItems": 10, "items": {
                     "type": "object", "properties": {"card": {"type": "string"}, "name": {"type": "string"},
                                                      "level_change": _int, "treasure_change": _int,
@@ -87,7 +90,7 @@ INPUT_SCHEMA: dict = {
         "one_shots": {"type": "array", "maxItems": 20, "items": {
             "type": "object", "required": ["side"], "additionalProperties": False,
             "properties": {"card": {"type": "string"}, "name": {"type": "string"}, "bonus": _int,
-                           "side": {"enum": ["players", "monsters"]},
+                           "side": {"enum": ["players", "monsters"]}, "usable_by": _ONE_SHOT["usable_by"],
                            "monster": {"type": "integer", "minimum": 0,
                                        "description": "which monster a monster-side one-shot helps (default the first)"}}}},
         "backstabs": {"type": "array", "maxItems": 10, "items": {"enum": ["fighter", "helper"]},
@@ -176,27 +179,40 @@ def evaluate(fight: dict, strict: bool = True) -> dict:
              "helper": (helper_raw or {}).get("name") or "Helper"}
     party = [("fighter", fighter, fight["fighter"])] + ([("helper", helper, helper_raw)] if helper else [])
 
+    monsters = _expand_mates(fight["monsters"])
+    alone = ", ".join(m["name"] for m in monsters if m.get("level_only") and not m.get("eliminated"))
     players: list[dict] = []
+    not_counting = [dict(line, who=names[who]) for who, p, _ in party for line in sheet.strength(p)["not_counting"]]
+
+    def count(line: dict, who: str, own: str, level: bool = False) -> None:
+        """A line for the players; against a monster that lets the Level alone count (Ghoulfiends),
+        anything but a ``level`` is listed as not counting, with the card that says so."""
+        if alone and not level:
+            not_counting.append({"who": who, "source": own, "value": line["value"], "level_only": alone,
+                                 "reason": f"only Level counts against {alone}", "rule": "cards.override",
+                                 "citation": RULES["cards.override"].citation})
+        else:
+            players.append(line)
+
     for who, p, raw in party:
         strength = sheet.strength(p)
         for line in strength["lines"]:
-            source = f"{names[who]}: {line['source']}"
             rule = "curses.lasting" if line.get("uid", "").startswith(f"{who}-curse") else "combat.compare"
-            players.append(_line("players", source, line["value"], rule))
+            count(_line("players", f"{names[who]}: {line['source']}", line["value"], rule), names[who], line["source"],
+                  level=line is strength["lines"][0])
         for pending in strength["pending"]:  # "your next combat" curses count in this fight, fighter or helper
-            players.append(_line("players", f"{names[who]}: {pending['source']}", pending["value"], "curses.effects"))
+            count(_line("players", f"{names[who]}: {pending['source']}", pending["value"], "curses.effects"),
+                  names[who], pending["source"])
         if raw.get("berserk"):
             if "warrior" not in p["classes"]:
                 raise Refused("{names} is not a Warrior: no Berserking.", rule="combat.powers", status=400, names=names[who])
-            players.append(_line("players", f"{names[who]}: Berserking ({raw['berserk']} cards)", raw["berserk"],
-                                 "combat.powers"))
+            count(_line("players", f"{names[who]}: Berserking ({raw['berserk']} cards)", raw["berserk"], "combat.powers"),
+                  names[who], f"Berserking ({raw['berserk']} cards)")
     for who in fight.get("backstabs", []):
         if who == "helper" and not helper:
             raise Refused("There is no helper to backstab.", status=400)
-        players.append(_line("players", f"Backstab on {names[who]}", -2, "combat.powers"))
-    not_counting = [dict(line, who=names[who]) for who, p, _ in party for line in sheet.strength(p)["not_counting"]]
+        count(_line("players", f"Backstab on {names[who]}", -2, "combat.powers"), names[who], "Backstab")
 
-    monsters = _expand_mates(fight["monsters"])
     monster_lines: list[dict] = []
     per_monster = []
     characters = [p for _, p, _ in party]
@@ -221,6 +237,8 @@ def evaluate(fight: dict, strict: bool = True) -> dict:
                             "levels": m.get("levels", 1), "index": m["index"],
                             "run_away_modifier": m.get("run_away_modifier", 0),
                             "will_not_pursue": (m.get("will_not_pursue") or {}).get("max_level"),
+                            "pursuit": m.get("will_not_pursue") or {},
+                            "no_escape": bool(m.get("no_escape")), "escape_levels_lost": m.get("escape_levels_lost", 0),
                             "bad_stuff": m.get("bad_stuff") or {}})
         if not m.get("eliminated"):
             monster_lines.extend(lines)
@@ -236,12 +254,20 @@ def evaluate(fight: dict, strict: bool = True) -> dict:
             if raw.get("turning"):
                 if "cleric" not in p["classes"]:
                     raise Refused("{names} is not a Cleric: no Turning.", rule="combat.powers", status=400, names=names[who])
-                players.append(_line("players", f"{names[who]}: Turning against Undead ({raw['turning']} cards)",
-                                     3 * raw["turning"], "combat.powers"))
+                count(_line("players", f"{names[who]}: Turning against Undead ({raw['turning']} cards)",
+                            3 * raw["turning"], "combat.powers"), names[who], f"Turning ({raw['turning']} cards)")
 
     for shot in fight.get("one_shots", []):
         line = _line(shot["side"], shot.get("name") or "one-shot", shot.get("bonus", 0), "combat.one-shots")
-        (players if shot["side"] == "players" else monster_lines).append(line)
+        if shot["side"] == "monsters":  # (a restriction is about whom it helps: never the monsters')
+            monster_lines.append(line)
+        elif shot.get("usable_by") and not any(sheet.is_(p, w) for p in characters for w in shot["usable_by"]):
+            not_counting.append({"who": "Players", "source": line["source"], "value": line["value"],
+                                 "only_for": shot["usable_by"], "rule": "items.restricted",
+                                 "reason": f"only for {sheet.describe_who(shot['usable_by'])}",
+                                 "citation": RULES["items.restricted"].citation})
+        else:
+            count(line, "Players", line["source"])
 
     player_total = sum(line["value"] for line in players)
     monster_total = sum(line["value"] for line in monster_lines)
@@ -324,7 +350,8 @@ def _run_away(party, names, per_monster, profile: Profile) -> list[dict]:
         if reroll is not None and classic_halfling:
             raise Refused("{names}: in the classic rules a Halfling has no reroll when running away (a penalty instead).",
                           rule="halfling.run-away", status=400, names=names[who])
-        for position, monster in enumerate(chasing):
+        dice = iter(rolls)  # one die per monster that can be escaped, in the order fled
+        for monster in chasing:
             modifier = monster["run_away_modifier"]
             lines = bonus_lines + ([{"source": monster["name"], "value": modifier}] if modifier else [])
             needed = RUN_AWAY_NEEDS - sum(line["value"] for line in lines)
@@ -332,10 +359,16 @@ def _run_away(party, names, per_monster, profile: Profile) -> list[dict]:
                      "needs": max(1, needed),
                      "modifiers": lines, "citation": RULES["combat.run-away"].citation,
                      "bad_stuff": ((monster["bad_stuff"].get("text") or {}).get("en")), "death": bool(monster["bad_stuff"].get("death"))}
-            if monster["will_not_pursue"] and p["level"] <= monster["will_not_pursue"]:
-                entry.update({"escaped": True, "why": f"it does not pursue Level {monster['will_not_pursue']} or below"})
-            elif position < len(rolls):
-                roll = rolls[position]
+            out.append(entry)
+            if monster["no_escape"]:  # the card beats the rule: no roll, its Bad Stuff
+                entry.update({"escaped": False, "no_escape": True, "why": "it cannot be run away from",
+                              "rule": "cards.override", "citation": RULES["cards.override"].citation})
+                continue
+            roll = next(dice, None)
+            let_go = _lets_go(monster["pursuit"], p)
+            if let_go:
+                entry.update({"escaped": True, "why": let_go})
+            elif roll is not None:
                 entry["roll"] = roll
                 escaped = roll >= needed
                 if not escaped and reroll is not None:
@@ -343,5 +376,20 @@ def _run_away(party, names, per_monster, profile: Profile) -> list[dict]:
                     escaped = reroll >= needed
                     reroll = None  # once
                 entry["escaped"] = escaped
-            out.append(entry)
+                if escaped and monster["escape_levels_lost"]:
+                    entry["levels_lost"] = monster["escape_levels_lost"]  # the card: even on an escape
     return out
+
+
+def _lets_go(pursuit: dict, p: dict) -> str | None:
+    """Why a monster that does not pursue some characters lets this one go without a roll, or ``None``:
+    ``max_level`` (that level or below; any level unsaid), ``who`` (only such a character),
+    ``unless`` (never such a character: Squidzilla chases a low-level Elf)."""
+    if not pursuit or p["level"] > pursuit.get("max_level", p["level"]):
+        return None
+    if (pursuit.get("who") and not sheet.is_(p, pursuit["who"])) or (pursuit.get("unless") and sheet.is_(p, pursuit["unless"])):
+        return None
+    who = sheet.describe_who([pursuit["who"]]) if pursuit.get("who") else "anyone"
+    level = f" of Level {pursuit['max_level']} or below" if "max_level" in pursuit else ""
+    unless = f" unless they are {sheet.describe_who([pursuit['unless']])}" if pursuit.get("unless") else ""
+    return f"it does not pursue {who}{level}{unless}"

@@ -56,7 +56,7 @@ def description(state, fight: dict) -> dict:
 
     desc = {"profile": state.profile_id, "options": state.settings.get("options", {}), "fighter": character(fight["fighter"], "fighter"),
             "monsters": [{k: v for k, v in m.items() if k not in ("uid", "card_id")} for m in fight["monsters"]],
-            "one_shots": [{"name": o["name"], "bonus": o["bonus"], "side": o["side"]} for o in fight["one_shots"]],
+            "one_shots": [{k: o[k] for k in ("name", "bonus", "side", "usable_by") if k in o} for o in fight["one_shots"]],
             "backstabs": [b["target"] for b in fight["backstabs"]]}
     for monster in desc["monsters"]:
         monster["enhancers"] = [{k: v for k, v in e.items() if k not in ("uid", "card_id")} for e in monster["enhancers"]]
@@ -90,7 +90,7 @@ def monster_of(raw: dict, uid: str, min_level: int = 0) -> dict:
     if raw.get("against"):  # quick entry: "+4 against Elves" as against="race:elf", against_bonus=4
         bonus = sheet.whole_number(raw, "against_bonus", -100, 100, None, N_("The bonus against must be a whole number."))
         out["modifiers"] = [{"against": sheet.parse_who(raw["against"], "against"), "value": bonus}]
-    for key in ("modifiers", "will_not_pursue", "bad_stuff"):
+    for key in ("modifiers", "will_not_pursue", "bad_stuff", *combat.FIGHT_RULES):
         if raw.get(key):
             problem = schema.part_problem(("monster", key), raw[key])
             if problem:
@@ -116,8 +116,12 @@ def decide(state, actor: str, action: str, params: dict) -> tuple[dict, list[dic
     if action == "combat.monster.add":
         monster = monster_of(params.get("monster") or {}, uid, state.profile.monster_min_level)
         after["monsters"].append(monster)
-        return after, [], said("{who} adds {monster} (level {level}) to the fight", monster=thing(monster),
-                               level=monster["level"]), None
+        summary = said("{who} adds {monster} (level {level}) to the fight", monster=thing(monster), level=monster["level"])
+        if monster.get("no_help") and (fight["helper"] or fight["invited"]):
+            sent = state.players[fight["helper"] or fight["invited"]].name
+            _without_helper(after)
+            summary = said("{first}: nobody can help against it, {name} is out of the fight", first=summary, name=sent)
+        return after, [], summary, None
     if action == "combat.enhancer.add":
         monster = _find(after["monsters"], params.get("monster"), "monster")
         raw = checked_object(params.get("enhancer"), "enhancer")
@@ -136,6 +140,8 @@ def decide(state, actor: str, action: str, params: dict) -> tuple[dict, list[dic
             raise Refused("side must be players or monsters.", status=400)
         shot = {"uid": uid, "name": str(raw.get("name") or "One-shot")[:80],
                 "bonus": whole(raw.get("bonus", 0), "one_shot.bonus", -100, 100), "side": side, "by": actor}
+        if raw.get("usable_by"):
+            shot["usable_by"] = _usable_by(state, fight, raw["usable_by"], side, shot["name"])
         after["one_shots"].append(shot)
         if side == "players":
             return after, [], said("{who} plays {card} for the players", card=thing(shot)), None
@@ -148,6 +154,7 @@ def decide(state, actor: str, action: str, params: dict) -> tuple[dict, list[dic
         if fight["helper"]:
             raise Refused("{name} is already helping: only one helper.",
                           rule="combat.one-helper", status=409, name=state.players[fight['helper']].name)
+        _check_help_allowed(fight)
         after["invited"] = seat
         after["promise"] = (params.get("promise") or "").strip()[:140] or None
         if after["promise"]:
@@ -158,15 +165,12 @@ def decide(state, actor: str, action: str, params: dict) -> tuple[dict, list[dic
         _only(actor == fight["invited"], "Only the player who was asked can accept.")
         if fight["helper"]:
             raise Refused("There is already a helper.", rule="combat.one-helper", status=409)
+        _check_help_allowed(fight)
         after["helper"], after["invited"] = actor, None
         return after, [], said("{who} helps in the fight"), None
     if action == "combat.help.decline":
         _only(actor in (fight["invited"], fight["helper"]), "You are not asked to help.")
-        if actor == fight["helper"]:
-            after["helper"] = None
-            after["powers"].pop("helper", None)
-            after["backstabs"] = [b for b in after["backstabs"] if b["target"] != "helper"]
-        after["invited"] = None
+        _without_helper(after)
         return after, [], said("{who} does not help"), None
     if action == "combat.power":
         power, cards = params.get("power"), params.get("cards")
@@ -226,6 +230,35 @@ def decide(state, actor: str, action: str, params: dict) -> tuple[dict, list[dic
 def objection_seconds(state) -> float:
     """The table's objection window: the host's setting, else the profile's (2.6 s in the books)."""
     return state.settings.get("objection_seconds", state.profile.objection_seconds)
+
+
+def _without_helper(fight: dict) -> None:
+    """The fight (a copy being built) with nobody helping or asked to: the helper's powers and the
+    backstabs on them go with them."""
+    fight["helper"] = fight["invited"] = fight["promise"] = None
+    fight["powers"].pop("helper", None)
+    fight["backstabs"] = [b for b in fight["backstabs"] if b["target"] != "helper"]
+
+
+def _check_help_allowed(fight: dict) -> None:
+    """Refuse help while a monster whose card says nobody can help against it is in the fight (Gazebo)."""
+    alone = [m for m in fight["monsters"] if m.get("no_help") and not m["eliminated"]]
+    if alone:
+        raise Refused("Nobody can help against {monster}: its card says so.", rule="cards.override", status=409,
+                      monster=alone[0]["name"])
+
+
+def _usable_by(state, fight: dict, usable_by, side: str, name: str) -> list[dict]:
+    """A one-shot that only works for some characters (Yuppie Water: an Elf) is refused for the
+    players unless the fighter or the helper is one (items.restricted)."""
+    problem = schema.part_problem(("one_shot", "usable_by"), usable_by)
+    if problem:
+        raise Refused("A one-shot typed in must be as the card schema describes it: {problem}", status=400, problem=problem)
+    party = [asdict(state.players[seat]) for seat in (fight["fighter"], fight["helper"]) if seat]
+    if side == "players" and not any(sheet.is_(p, who) for p in party for who in usable_by):
+        raise Refused("{card} is only for {who}: neither the fighter nor the helper is one.", rule="items.restricted",
+                      status=409, card=name, who=sheet.describe_who(usable_by))
+    return copy.deepcopy(usable_by)
 
 
 def _only(ok: bool, message: str) -> None:
@@ -316,23 +349,44 @@ def _flee(state, fight: dict, actor: str, params: dict):
         if r.get("escaped") is None:
             raise Refused("{who} needs a die for {monster}.", rule="combat.run-away", status=400, who=r['who'], monster=r['monster'])
         roll = (f"{r['roll']}→{r['reroll']}" if "reroll" in r else str(r["roll"])) if "roll" in r else "—"
+        seat = fight[r["role"]]
+        if r["escaped"] and r.get("levels_lost") and seat not in dead:
+            cost = _escape_cost(state, characters, seat, r["levels_lost"])
+            ops += cost
+            lost = -sum(op["delta"] for op in cost)
+            template = (N_("{name} escapes {monster} ({roll}), with no level to lose to its card") if not lost else
+                        N_("{name} escapes {monster} ({roll}) but loses a level, as its card says") if lost == 1
+                        else N_("{name} escapes {monster} ({roll}) but loses {n} levels, as its card says"))
+            parts.append(said(template, name=r["who"], monster=r["monster"], roll=roll, n=lost))
+            continue
         if r["escaped"]:
             parts.append(said("{name} escapes {monster} ({roll})", name=r["who"], monster=r["monster"], roll=roll))
             continue
-        seat = fight[r["role"]]
         if seat in dead:  # a dead character has nothing more to lose to the next monster
             continue
         monster = fight["monsters"][r["index"]]  # (a Mate is its monster again: the same Bad Stuff)
         done = bad_stuff(state, characters, seat, monster)
         ops += done["ops"]
-        parts.append(said("{name} is caught by {monster} ({roll}): Bad Stuff — {bad_stuff}", name=r["who"],
-                          monster=r["monster"], roll=roll, bad_stuff=done["said"]))
+        if r.get("no_escape"):
+            parts.append(said("{name} cannot run away from {monster}: Bad Stuff — {bad_stuff}", name=r["who"],
+                              monster=r["monster"], bad_stuff=done["said"]))
+        else:
+            parts.append(said("{name} is caught by {monster} ({roll}): Bad Stuff — {bad_stuff}", name=r["who"],
+                              monster=r["monster"], roll=roll, bad_stuff=done["said"]))
         if done["dies"]:
             dead.add(seat)
             parts.append(death_said(state, seat))
     if not parts:
         return None, ops, said("{who} runs away: nothing to run from"), None
     return None, ops, said("{who} runs away: {parts}", parts=parts), None
+
+
+def _escape_cost(state, characters: dict[str, dict], seat: str, levels: int) -> list[dict]:
+    """The levels a monster takes from whoever runs from it, even on an escape (Mr. Bones, King Tut:
+    the card beats the rules), never below the floor; ``characters`` is brought up to date."""
+    outcome = effects.perform(characters, seat, [{"type": "lose_levels", "value": levels}], state.profile)
+    sheet.apply_ops(characters, outcome.ops, state.profile)
+    return outcome.ops
 
 
 def looting_picks(state, seat: str) -> str:

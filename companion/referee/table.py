@@ -382,9 +382,12 @@ def _decide_sex(state: TableState, actor: str, action: str, params: dict) -> Eve
 
 def playable_now(card: dict, state: TableState, seat: str | None = None) -> bool:
     """Whether the player in ``seat`` can play ``card`` now: most cards at any time; enhancers
-    and one-shots into a fight; a monster into the fight, or to open one on its player's turn
+    and one-shots into a fight, except a one-shot that acts out of one too (:data:`ONE_SHOT_ACTS`);
+    a monster into the fight, or to open one on its player's turn
     when the phase allows; Divine Intervention only where the edition has it."""
     kind = card["kind"]
+    if kind == "one_shot" and any(card["one_shot"].get(key) for key in ONE_SHOT_ACTS):
+        return True
     if kind in ("monster_enhancer", "one_shot"):
         return bool(state.combat)
     if kind == "monster":
@@ -412,6 +415,8 @@ def _decide_card(state: TableState, actor: str, action: str, params: dict) -> Ev
     if kind in ("race", "class"):
         return decide(state, actor, f"{kind}.add", {"seat": seat, kind: card["id"], "_card": card})
     if kind == "go_up_a_level":
+        if card.get("not_for_highest"):
+            _check_not_highest(state, seat, card)
         return decide(state, actor, "level.up", {"seat": seat, "card": card["id"]})
     if kind == "monster":
         monster = {**named, **card["monster"]}
@@ -422,8 +427,12 @@ def _decide_card(state: TableState, actor: str, action: str, params: dict) -> Ev
         return decide(state, actor, "combat.enhancer.add", {"monster": params.get("monster"),
                                                             "enhancer": {**named, **card["enhancer"]}})
     if kind == "one_shot":
+        acts = next((key for key in ONE_SHOT_ACTS if card["one_shot"].get(key)), None)
+        if acts:
+            return ONE_SHOT_ACTS[acts](state, actor, seat, card, params)
+        shot = {key: card["one_shot"][key] for key in ("bonus", "usable_by") if key in card["one_shot"]}
         return decide(state, actor, "combat.oneshot.add", {"side": params.get("side") or "players",
-                                                          "one_shot": {**named, "bonus": card["one_shot"].get("bonus", 0)}})
+                                                          "one_shot": {**named, **shot}})
     special = SPECIAL_CARDS.get(card["id"])
     if special == "level.up":
         return decide(state, actor, "level.up", {"seat": seat, "card": "divine_intervention"})
@@ -431,6 +440,73 @@ def _decide_card(state: TableState, actor: str, action: str, params: dict) -> Ev
         return decide(state, actor, special, {"seat": seat})
     raise Refused("{name}: the referee cannot play this card; play it at the table as its text says.", status=409,
                   name=card["names"]["en"])
+
+
+def _check_not_highest(state: TableState, seat: str, card: dict) -> None:
+    """A Go Up a Level card that is not for the leader (Whine at the GM): refused to the highest-level
+    player and to anyone tied for it (the card beats the rules: cards.override)."""
+    top = max(p.level for p in state.players.values())
+    if state.players[seat].level == top:
+        raise Refused("{card} is not for {name}: nobody has a higher level.", rule="cards.override", status=409,
+                      card=card["names"]["en"], name=state.players[seat].name)
+
+
+def _cancel_curse(state: TableState, actor: str, seat: str, card: dict, params: dict) -> Event:
+    """A one-shot that cancels a curse (Wishing Ring), in or out of a fight: the curse ``uid`` on
+    ``seat``'s sheet is removed (the only one there when ``uid`` is unsaid)."""
+    player = state.players[seat]
+    if not player.curses:
+        raise Refused("{name} has no curse for {card} to cancel.", status=409, name=player.name, card=card["names"]["en"])
+    uid = params.get("uid")
+    if uid is None and len(player.curses) > 1:
+        raise Refused("Which curse does {card} cancel? Give uid: one of {names}.", status=400, card=card["names"]["en"],
+                      names=", ".join(f"{c['uid']} ({c['name']})" for c in player.curses))
+    curse = player.curses[0] if uid is None else next((c for c in player.curses if c["uid"] == uid), None)
+    if curse is None:
+        raise Refused("There is no such curse on {name}'s sheet.", status=404, name=player.name)
+    ops = [{"op": "remove", "seat": seat, "field": "curses", "value": curse}]
+    return _changed(actor, "card.play", ops, said("{who} plays {card}: {curse} on {name} is cancelled", card=_named(card),
+                                                  curse=thing(curse), name=player.name), state)
+
+
+def _steal_levels(state: TableState, actor: str, seat: str, card: dict, params: dict) -> Event:
+    """A one-shot that steals levels (Steal a Level), in or out of a fight: ``seat`` goes down, the
+    player goes up as many — never below the floor, never to the winning level."""
+    levels = card["one_shot"]["steal_levels"]
+    if seat == actor:
+        raise Refused("{card}: take the level from another player (seat).", status=400, card=card["names"]["en"])
+    victim, thief = state.players[seat], state.players[actor]
+    for p in (victim, thief):
+        if p.dead:
+            raise Refused("{name} is dead: no cards and no levels until the next player's turn begins.",
+                          rule="death.state", status=409, name=p.name)
+    if victim.level - levels < state.profile.min_level:
+        raise Refused("{name} is at Level {level}: nobody goes below Level {min_level}.", rule="level.floor",
+                      status=409, name=victim.name, level=victim.level, min_level=state.profile.min_level)
+    if thief.level + levels >= state.profile.top_level:
+        raise Refused("{card} cannot take {name} to Level {top_level}: the winning level takes a kill.",
+                      rule="level.win-by-kill", status=409, card=card["names"]["en"], name=thief.name,
+                      top_level=state.profile.top_level)
+    ops = [{"op": "level", "seat": seat, "delta": -levels, "cause": "down"},
+           {"op": "level", "seat": actor, "delta": levels, "cause": "up"}]
+    template = (N_("{who} plays {card}: takes a level from {name}") if levels == 1
+                else N_("{who} plays {card}: takes {n} levels from {name}"))
+    return _changed(actor, "card.play", ops, said(template, card=_named(card), name=victim.name, n=levels), state)
+
+
+def _draw_treasures(state: TableState, actor: str, seat: str, card: dict, params: dict) -> Event:
+    """A one-shot that only draws cards (Hoard!): nothing to track, the history tells the table."""
+    return _changed(actor, "card.play", [], said("{who} plays {card}: draw {n} Treasures at the table (face up if "
+                                                 "{card} was drawn face up)", card=_named(card),
+                                                 n=card["one_shot"]["draw_treasures"]), state)
+
+
+def _named(card: dict) -> dict:
+    return thing({"name": card["names"]["en"], "card_id": card["id"]})
+
+
+#: What a one-shot does besides a bonus, by its card field: playable in a fight or out of one.
+ONE_SHOT_ACTS = {"cancels_curse": _cancel_curse, "steal_levels": _steal_levels, "draw_treasures": _draw_treasures}
 
 
 @decides("dice.roll")
@@ -446,6 +522,7 @@ def _decide_dice(state: TableState, actor: str, action: str, params: dict) -> Ev
 
 def _changed(actor: str, action: str, ops: list[dict], summary, state: TableState, allow: frozenset = frozenset()) -> Event:
     """The event of a change made of ``ops`` (characters, turn, seat order), checked like any sheet change."""
+    ops = ops + (_curses_lost_with(state, ops) if action != "undo" else [])
     _check_ops(state, ops, allow)
     return Event("table.changed", {"actor": actor, "action": action, "summary": summary, "ops": ops})
 
@@ -608,6 +685,7 @@ def _fight_event(state: TableState, after: dict | None, ops: list[dict], summary
     who fought are spent (curses.effects)."""
     if after is None and state.combat:
         ops = ops + turn.moved(state, "fight over") + _spent_curses(state, ops)
+    ops = ops + _curses_lost_with(state, ops)
     _check_ops(state, ops)
     return Event("fight.changed", {"actor": actor, "summary": summary, "before": state.combat, "after": after,
                                    "ops": ops, "winner": winners[0] if winners else None, "winners": winners or []})
@@ -842,8 +920,26 @@ def _theft(state: TableState, seat: str, p: dict, params: dict) -> tuple[list[di
 def _sheet_event(state: TableState, seat: str, action: str, ops: list[dict], summary: dict | str,
                  allow: frozenset = frozenset()) -> Event:
     """The event for ``ops``, refused if they leave any character breaking a new rule."""
+    ops = ops + (_curses_lost_with(state, ops) if action != "undo" else [])
     _check_ops(state, ops, allow)
     return Event("sheet.changed", {"seat": seat, "action": action, "summary": summary, "ops": ops})
+
+
+def _curses_lost_with(state: TableState, ops: list[dict]) -> list[dict]:
+    """The lasting curses that go with an item (an effect's ``lost_with``: Chicken on Your Head and
+    the headgear) when ``ops`` take the item in use in that slot from the cursed character — lost,
+    sold, given, stolen or taken by Bad Stuff. An undo puts both back; undoing an item's arrival
+    is a correction, not a loss, and takes no curse."""
+    removed = {op["value"]["uid"] for op in ops if op["op"] == "remove" and op.get("field") == "curses"}
+    out = []
+    for op in ops:
+        if op["op"] != "remove" or op.get("field", "items") != "items" or not op["value"].get("in_use") or op["seat"] not in state.players:
+            continue
+        for curse in state.players[op["seat"]].curses:
+            if curse["uid"] not in removed and any(e.get("lost_with") == op["value"].get("slot") for e in curse.get("effects", [])):
+                removed.add(curse["uid"])
+                out.append({"op": "remove", "seat": op["seat"], "field": "curses", "value": curse})
+    return out
 
 
 def _check_ops(state: TableState, ops: list[dict], allow: frozenset = frozenset()) -> None:

@@ -81,7 +81,8 @@ def usable_tables(card: dict) -> list[dict]:
 
     Every kind plays through ``card.play``: items, races and classes on the sheet, curses and
     Go Up a Level on a chosen player, monsters into the fight, enhancers on a chosen monster,
-    one-shots for either side.
+    one-shots for either side — or, for one that acts out of a fight, on a chosen curse (Wishing
+    Ring: every curse of every player), from a chosen player (Steal a Level), or just played (Hoard!).
     """
     out = []
     for table_id in seating.my_tables():
@@ -106,6 +107,14 @@ def card_uses(card: dict, state, seat: str) -> list[dict]:
     if kind == "monster_enhancer":
         return [{"action": "card.play", "label": gettext("On %(monster)s", monster=m["name"]), "params": {"monster": m["uid"]}}
                 for m in state.combat["monsters"] if not m["eliminated"]]
+    if kind == "one_shot" and card["one_shot"].get("cancels_curse"):
+        return [{"action": "card.play", "label": gettext("%(curse)s on %(name)s", curse=c["name"], name=p.name),
+                 "params": {"seat": p.seat, "uid": c["uid"]}} for p in state.players.values() for c in p.curses]
+    if kind == "one_shot" and card["one_shot"].get("steal_levels"):
+        return [{"action": "card.play", "label": gettext("From %(name)s", name=p.name), "params": {"seat": p.seat}}
+                for p in state.players.values() if not p.dead and p.seat != seat]
+    if kind == "one_shot" and card["one_shot"].get("draw_treasures"):
+        return [{"action": "card.play", "label": gettext("Play it"), "params": {}}]
     if kind == "one_shot":
         return [{"action": "card.play", "label": gettext("For the players") if side == "players" else gettext("For the monsters"),
                  "params": {"side": side}} for side in ("players", "monsters")]

@@ -1,0 +1,286 @@
+"""Base-deck cards whose text changes a fight, a flee or the table, refereed from their card data.
+
+Each card's effect is a structured field of its record (card_db/schema.py), so that a card typed
+in or imported later with the same field behaves the same: these tests play the bundled cards
+and, where it matters, a monster typed in with the same field. The card beats the rules
+(Munchkin 1.6 (2011), Contradictions Between Cards and Rules: ``cards.override``).
+"""
+import pytest
+
+from companion.referee import combat
+from companion.referee import fight as fights
+from companion.referee import table as t
+from test_game_flow import CARDS
+from test_referee_sheet import Game
+
+HELMET = {"name": "Helm of Courage", "bonus": 1, "slot": "headgear", "gold": 200}
+CHAINSAW = {"name": "Chainsaw", "bonus": 3, "slot": "two_hands", "big": True, "gold": 600}
+
+
+def monster(card_id: str) -> dict:
+    card = CARDS[card_id]
+    return {"name": card["names"]["en"], "card_id": card_id, **card["monster"]}
+
+
+def play(g: Game, card_id: str, actor="a", **params):
+    return g.do("card.play", actor=actor, card=card_id, _card=CARDS[card_id], **params)
+
+
+def refused_play(g: Game, card_id: str, actor="a", **params):
+    return g.refused("card.play", actor=actor, card=card_id, _card=CARDS[card_id], **params)
+
+
+@pytest.fixture
+def g():
+    return Game()
+
+
+# --- Crabs: it cannot be run away from --------------------------------------------------------------
+
+def test_crabs_take_no_die_and_the_other_monster_is_fled_as_usual():
+    """Crabs card: no escape roll, its Bad Stuff applies; the die goes to the next monster fled."""
+    verdict = combat.evaluate({"fighter": {"level": 1, "rolls": [6]},
+                               "monsters": [{"name": "Crabs", "level": 1, "no_escape": True}, {"name": "Troll", "level": 10}]})
+    crabs, troll = verdict["run_away"]
+    assert crabs["escaped"] is False and crabs["no_escape"] and "roll" not in crabs and crabs["rule"] == "cards.override"
+    assert troll["roll"] == 6 and troll["escaped"] is True
+
+
+def test_a_lost_fight_against_crabs_is_their_bad_stuff_without_a_die(g):
+    g.do("item.add", item={"name": "Leather Armor", "bonus": 1, "slot": "armor", "gold": 200})
+    g.do("combat.start", monster=monster("crabs"))
+    g.do("combat.oneshot.add", actor="b", side="monsters", one_shot={"name": "Potion", "bonus": 5})
+    fled = g.do("combat.flee")  # no die asked for
+    assert "cannot run away from Crabs" in g.said(fled) and g.state.players["a"].items == []
+    g.undo(fled)
+    assert g.state.players["a"].items and g.state.combat
+
+
+# --- Gazebo: nobody can help -------------------------------------------------------------------------
+
+def test_nobody_can_be_asked_to_help_against_the_gazebo(g):
+    g.do("combat.start", monster=monster("gazebo"))
+    refused = g.refused("combat.help.ask", seat="b")
+    assert refused.rule.id == "cards.override" and refused.status == 409 and "Gazebo" in refused.message
+    g.do("combat.eliminate", monster=g.state.combat["monsters"][0]["uid"])  # gone: help is possible again
+    g.do("combat.help.ask", seat="b")
+
+
+def test_a_gazebo_added_to_a_helped_fight_sends_the_helper_away_and_undo_brings_them_back(g):
+    g.do("combat.start", monster={"name": "Potted Plant", "level": 1})
+    g.do("combat.help.ask", seat="b", promise="a treasure")
+    g.do("combat.help.accept", actor="b")
+    added = g.do("combat.monster.add", actor="b", monster=monster("gazebo"))
+    assert g.state.combat["helper"] is None and "Ben is out of the fight" in g.said(added)
+    assert g.refused("combat.help.ask", seat="b").rule.id == "cards.override"
+    g.undo(added)
+    assert g.state.combat["helper"] == "b" and g.state.combat["promise"] == "a treasure"
+
+
+def test_an_invitation_cannot_be_accepted_once_a_typed_in_no_help_monster_is_in(g):
+    g.do("combat.start", monster={"name": "Potted Plant", "level": 1})
+    g.do("combat.help.ask", seat="b")
+    g.do("combat.monster.add", actor="b", monster={"name": "Hermit", "level": 2, "no_help": True})
+    assert g.state.combat["invited"] is None
+    assert g.refused("combat.help.accept", actor="b").status in (403, 409)
+
+
+# --- Ghoulfiends: the Level alone --------------------------------------------------------------------
+
+def test_against_ghoulfiends_only_levels_count_for_the_players():
+    """Ghoulfiends card: items, curses, powers, backstabs and the players' one-shots do not count
+    (listed as not counting); the monsters' enhancers and one-shots still do (our reading)."""
+    curse = {"name": "Chicken", "effects": [{"type": "combat_bonus", "value": -1, "until": "removed"}]}
+    verdict = combat.evaluate({
+        "fighter": {"name": "Aric", "level": 4, "classes": ["warrior"], "items": [CHAINSAW], "berserk": 2, "curses": [curse]},
+        "helper": {"name": "Suzan", "level": 3, "classes": ["cleric"], "turning": 1},
+        "monsters": [{"name": "Ghoulfiends", "level": 8, "level_only": True, "undead": True,
+                      "enhancers": [{"name": "Enraged", "level_change": 5}]}],
+        "one_shots": [{"name": "Magic Missile", "bonus": 5, "side": "players"},
+                      {"name": "Potion", "bonus": 2, "side": "monsters"}],
+        "backstabs": ["fighter"]})
+    assert [line["source"] for line in verdict["players"]["lines"]] == ["Aric: Level", "Suzan: Level"]
+    assert verdict["players"]["total"] == 7 and verdict["monsters"]["total"] == 8 + 5 + 2
+    ignored = {line["source"] for line in verdict["players"]["not_counting"]}
+    assert {"Chainsaw", "Chicken", "Berserking (2 cards)", "Turning (1 cards)", "Backstab", "Magic Missile"} <= ignored
+    assert all(line["rule"] == "cards.override" and line["level_only"] == "Ghoulfiends"
+               for line in verdict["players"]["not_counting"])
+
+
+def test_ghoulfiends_charmed_away_let_the_items_count_again():
+    verdict = combat.evaluate({"fighter": {"level": 4, "items": [CHAINSAW]},
+                               "monsters": [{"name": "Ghoulfiends", "level": 8, "level_only": True, "eliminated": True},
+                                            {"name": "Plant", "level": 1}]})
+    assert verdict["players"]["total"] == 7
+
+
+# --- Mr. Bones: a level even on an escape ------------------------------------------------------------
+
+def test_mr_bones_costs_a_level_on_an_escape_and_his_bad_stuff_only_when_caught(g):
+    g.level(4)
+    g.do("combat.start", monster=monster("mr-bones"))
+    g.do("combat.oneshot.add", actor="b", side="monsters", one_shot={"name": "Potion", "bonus": 5})
+    fled = g.do("combat.flee", fighter_rolls=[6])
+    assert g.state.players["a"].level == 3 and "escapes Mr. Bones (6) but loses a level" in g.said(fled)
+    g.undo(fled)
+    assert g.state.players["a"].level == 4
+    g.do("combat.flee", fighter_rolls=[1])
+    assert g.state.players["a"].level == 2  # Bad Stuff: 2 levels, no extra one
+
+
+def test_the_level_lost_on_an_escape_stops_at_the_floor(g):
+    g.do("combat.start", monster={"name": "Bony", "level": 9, "escape_levels_lost": 2})
+    fled = g.do("combat.flee", fighter_rolls=[5])
+    assert g.state.players["a"].level == 1 and "escapes Bony (5), with no level to lose" in g.said(fled)
+
+
+# --- Squidzilla: does not chase the low levels, unless Elves -------------------------------------------
+
+@pytest.mark.parametrize("level, races, let_go", [(4, ["elf"], False), (4, ["dwarf"], True), (4, [], True),
+                                                  (5, [], False)])
+def test_squidzilla_chases_a_low_level_elf(level, races, let_go):
+    squid = CARDS["squidzilla"]["monster"]
+    verdict = combat.evaluate({"fighter": {"level": level, "races": races},
+                               "monsters": [{"name": "Squidzilla", **squid}], "run_away": True})
+    entry = verdict["run_away"][0]
+    assert (entry.get("escaped") is True and "why" in entry) is let_go
+    if let_go:
+        assert entry["why"] == "it does not pursue anyone of Level 4 or below unless they are Elves"
+
+
+def test_will_not_pursue_who_lets_only_such_characters_go():
+    pursuit = {"who": {"race": "halfling"}}
+    let_go = [combat.evaluate({"fighter": {"level": 7, "races": races}, "run_away": True,
+                               "monsters": [{"level": 9, "will_not_pursue": pursuit}]})["run_away"][0].get("escaped")
+              for races in (["halfling"], ["elf"])]
+    assert let_go == [True, None]
+
+
+# --- Yuppie Water: only for (or to help) an Elf -------------------------------------------------------
+
+def test_yuppie_water_is_refused_for_players_without_an_elf_and_kept_with_one(g):
+    g.do("combat.start", monster={"name": "Plant", "level": 3})
+    refused = refused_play(g, "yuppie-water", side="players")
+    assert refused.rule.id == "items.restricted" and "only for Elves" in refused.message
+    play(g, "yuppie-water", actor="b", side="monsters")  # for the monsters it is just +2
+    g.do("race.add", actor="b", race="elf")
+    g.do("combat.help.ask", seat="b")
+    g.do("combat.help.accept", actor="b")
+    play(g, "yuppie-water", side="players")  # to help an Elf
+    assert fights.verdict(g.state)["players"]["total"] == 1 + 1 + 2
+    g.do("combat.help.decline", actor="b")  # the Elf leaves: it counts no more
+    verdict = fights.verdict(g.state)
+    assert verdict["players"]["total"] == 1
+    assert any(line["source"] == "Yuppie Water" and line["rule"] == "items.restricted"
+               for line in verdict["players"]["not_counting"])
+
+
+# --- Chicken on Your Head: losing the headgear takes it -----------------------------------------------
+
+def chicken(g, seat="a"):
+    return g.do("card.play", actor="b", card="chicken-on-your-head", seat=seat, _card=CARDS["chicken-on-your-head"])
+
+
+def test_the_chicken_goes_with_the_headgear_and_undo_brings_both_back(g):
+    g.do("item.add", item=HELMET)
+    chicken(g)
+    assert [c["name"] for c in g.state.players["a"].curses] == ["Chicken on Your Head"]
+    lost = g.do("item.remove", uid=g.item("Helm of Courage")["uid"])
+    assert g.state.players["a"].curses == [] and g.state.players["a"].items == []
+    g.undo(lost)
+    assert g.state.players["a"].curses and g.item("Helm of Courage")
+
+
+def test_the_chicken_stays_when_another_item_goes_or_the_headgear_is_only_carried(g):
+    g.do("item.add", item=HELMET)
+    g.do("item.add", item={"name": "Sandals", "bonus": 1, "slot": "footgear", "gold": 100})
+    chicken(g)
+    g.do("item.remove", uid=g.item("Sandals")["uid"])
+    g.do("item.carry", uid=g.item("Helm of Courage")["uid"])
+    g.do("item.remove", uid=g.item("Helm of Courage")["uid"])
+    assert g.state.players["a"].curses
+
+
+def test_bad_stuff_that_takes_the_headgear_takes_the_chicken(g):
+    g.do("item.add", item=HELMET)
+    chicken(g)
+    g.do("combat.start", monster=monster("bigfoot"))
+    fled = g.do("combat.flee", fighter_rolls=[1])
+    assert g.state.players["a"].curses == [] and g.state.players["a"].items == []
+    g.undo(fled)
+    assert g.state.players["a"].curses and g.state.players["a"].items
+
+
+def test_a_curse_that_takes_the_headgear_takes_the_chicken(g):
+    g.do("item.add", item=HELMET)
+    chicken(g)
+    play(g, "lose-the-headgear-you-are-wearing", actor="b", seat="a")
+    assert g.state.players["a"].curses == []
+
+
+# --- Wishing Ring: cancels a curse, in or out of a fight -----------------------------------------------
+
+def test_the_wishing_ring_cancels_a_chosen_curse_out_of_a_fight_and_undo_restores_it(g):
+    state = g.state
+    assert t.playable_now(CARDS["wishing-ring"], state, "a")
+    chicken(g)
+    g.do("curse.add", actor="b", seat="a", curse={"name": "Hex", "effects": [{"type": "combat_bonus", "value": -1}]})
+    hex_uid = next(c["uid"] for c in g.state.players["a"].curses if c["name"] == "Hex")
+    assert refused_play(g, "wishing-ring", seat="a").status == 400  # two curses: which?
+    assert refused_play(g, "wishing-ring", seat="a", uid="nope").status == 404
+    ring = play(g, "wishing-ring", seat="a", uid=hex_uid)
+    assert [c["name"] for c in g.state.players["a"].curses] == ["Chicken on Your Head"]
+    assert "Hex on Ann is cancelled" in g.said(ring)
+    g.undo(ring)
+    assert len(g.state.players["a"].curses) == 2
+
+
+def test_the_wishing_ring_in_a_fight_and_on_nobody_cursed(g):
+    assert refused_play(g, "wishing-ring", seat="b").status == 409  # Ben has no curse
+    g.do("combat.start", monster={"name": "Plant", "level": 3})
+    chicken(g)
+    play(g, "wishing-ring", actor="b", seat="a")  # the only curse: no uid needed
+    assert g.state.players["a"].curses == [] and g.state.combat
+
+
+# --- Steal a Level ---------------------------------------------------------------------------------------
+
+def test_steal_a_level_moves_one_level_and_undo_moves_it_back(g):
+    g.level(3)
+    g.level(2, seat="b")
+    stolen = play(g, "steal-a-level", seat="b")
+    assert (g.state.players["a"].level, g.state.players["b"].level) == (4, 1)
+    assert "takes a level from Ben" in g.said(stolen)
+    assert refused_play(g, "steal-a-level", seat="b").rule.id == "level.floor"  # Ben is at Level 1
+    assert refused_play(g, "steal-a-level").status == 400  # from oneself
+    g.undo(stolen)
+    assert (g.state.players["a"].level, g.state.players["b"].level) == (3, 2)
+
+
+def test_steal_a_level_never_gives_the_winning_level_and_works_in_a_fight(g):
+    g.level(9)
+    g.level(3, seat="b")
+    refused = refused_play(g, "steal-a-level", seat="b")
+    assert refused.rule.id == "level.win-by-kill" and refused.status == 409
+    g.do("combat.start", monster={"name": "Plant", "level": 3})
+    play(g, "steal-a-level", actor="b", seat="a")
+    assert (g.state.players["a"].level, g.state.players["b"].level) == (8, 4)
+
+
+# --- Whine at the GM: not for the leader -------------------------------------------------------------------
+
+def test_whine_at_the_gm_is_refused_to_the_highest_and_the_tied(g):
+    refused = refused_play(g, "whine-at-the-gm", seat="a")  # both at Level 1: tied for the highest
+    assert refused.rule.id == "cards.override" and refused.status == 409
+    g.level(2, seat="b")
+    assert refused_play(g, "whine-at-the-gm", seat="b").status == 409
+    play(g, "whine-at-the-gm", actor="b", seat="a")
+    assert g.state.players["a"].level == 2
+
+
+# --- Hoard!: the table draws ---------------------------------------------------------------------------------
+
+def test_hoard_tells_the_table_to_draw_three_treasures(g):
+    assert t.playable_now(CARDS["hoard"], g.state, "a")
+    hoard = play(g, "hoard")
+    assert "draw 3 Treasures at the table" in g.said(hoard)
