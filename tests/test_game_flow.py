@@ -371,3 +371,26 @@ def test_a_fight_the_players_are_winning_or_without_a_monster_may_be_called_off(
     state = act(state, "s0", "combat.oneshot.add", side="players", one_shot={"name": "Potion", "bonus": 5})
     state = act(state, "s0", "combat.end")  # no rewards: the fighter's choice
     assert state.combat is None and state.players["s0"].level == 1
+
+
+def test_a_new_character_draws_at_the_start_of_its_own_next_turn():
+    """1.6, Death: the new character appears as the next player's turn begins, with no cards, and
+    draws four of each deck at the start of its own next turn — the history said it drew as the
+    next player's turn began (2026-11-30)."""
+    from companion.referee import history
+
+    def turn_end_text(state, seat):
+        event = t.decide(state, seat, "turn.end", {})
+        return t.apply(state, event), history.render(event.payload["summary"], who="?")
+
+    state = new_table("Ann", "Bob", "Cid")
+    state = act(state, "s0", "turn.door", found="other")
+    state = act(state, "s0", "turn.loot")
+    state = act(state, "s0", "character.die", seat="s0")  # Ann dies on her own turn: Bob's is next
+    state, text = turn_end_text(state, "s0")
+    assert "Ann's new character is back, with no cards: at the start of their next turn they draw 4 Door" in text
+    state = act(state, "s1", "turn.door", found="other")
+    state = act(state, "s1", "turn.loot")
+    state = act(state, "s2", "character.die", seat="s2")  # Cid dies on Bob's turn: Cid's is next
+    state, text = turn_end_text(state, "s1")
+    assert "Cid's new character is back and, as the turn is theirs, first draws 4 Door" in text
