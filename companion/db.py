@@ -111,6 +111,13 @@ def _m002_idempotency(db: sqlite_utils.Database) -> None:
     )
 
 
+@MIGRATIONS(name="003_idempotency_fingerprints")
+def _m003_fingerprints(db: sqlite_utils.Database) -> None:
+    """What each key's request asked for (store._fingerprint): a key reused for another request is
+    refused rather than answered with the first one's change. Keys recorded before have none."""
+    db["idempotency_keys"].add_column("fingerprint", str)
+
+
 def migrate(db: sqlite_utils.Database) -> None:
     """Apply pending migrations (the app's and the card database's, recorded in
     ``_sqlite_migrations``) and load the bundled cards if they changed.

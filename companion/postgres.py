@@ -42,6 +42,9 @@ MIGRATIONS = [
             table_id TEXT NOT NULL REFERENCES tables (id), seat TEXT NOT NULL, key TEXT NOT NULL,
             seq INTEGER NOT NULL, created_at TEXT NOT NULL, PRIMARY KEY (table_id, seat, key));
     """),
+    ("003_idempotency_fingerprints", """
+        ALTER TABLE idempotency_keys ADD COLUMN fingerprint TEXT;
+    """),
 ]
 #: Any constant: the advisory lock that lets one of several starting instances migrate at a time.
 _MIGRATION_LOCK = 0x7AB1E

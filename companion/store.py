@@ -303,8 +303,16 @@ def act(db: Conn, table_id: str, actor: str, action: str, params: dict,
     """
     return _write(db, table_id, expected_version,
                   lambda state: (referee.decide(state, actor, action, params), actor, reason, None),
-                  (actor, idempotency_key) if idempotency_key is not None else None,
+                  (actor, idempotency_key, _fingerprint(action, params)) if idempotency_key is not None else None,
                   rotate_invitation=action == "player.remove")
+
+
+def _fingerprint(action: str, params: dict) -> str:
+    """What a request asked for, in short: the action and the parameters as sent (not those the app
+    adds, named ``_…``: the card looked up, the time of a claim), so that a key reused for another
+    request is told apart from a retry."""
+    asked = {k: v for k, v in params.items() if not k.startswith("_")}
+    return hashlib.sha256(json.dumps([action, asked], sort_keys=True, default=str).encode()).hexdigest()
 
 
 def undo(db: Conn, table_id: str, actor: str, seq: int, reason: str | None = None,
@@ -326,15 +334,19 @@ def undo(db: Conn, table_id: str, actor: str, seq: int, reason: str | None = Non
 
 
 def _write(db, table_id: str, expected_version: int | None, decide: Callable,
-           idempotency: tuple[str, str] | None = None, rotate_invitation: bool = False) -> tuple[TableState, int]:
-    """Decide and record one event in one write transaction. ``idempotency`` is ``(seat, key)``:
-    a key already recorded answers the change it made instead of deciding again."""
+           idempotency: tuple[str, str, str] | None = None, rotate_invitation: bool = False) -> tuple[TableState, int]:
+    """Decide and record one event in one write transaction. ``idempotency`` is ``(seat, key,
+    fingerprint)``: a key already recorded answers the change it made instead of deciding again —
+    if it was recorded for the same request; for another one it is refused (422), nothing done."""
     with Transaction(db):
         _lock(db, table_id)
         if idempotency is not None:
-            row = db.execute("SELECT seq FROM idempotency_keys WHERE table_id = ? AND seat = ? AND key = ?",
-                             [table_id, *idempotency]).fetchone()
+            row = db.execute("SELECT seq, fingerprint FROM idempotency_keys WHERE table_id = ? AND seat = ? AND key = ?",
+                             [table_id, *idempotency[:2]]).fetchone()
             if row is not None:
+                if row[1] is not None and row[1] != idempotency[2]:  # (keys recorded before fingerprints: none)
+                    raise Refused("This Idempotency-Key was already used for another request (change #{seq}); "
+                                  "each new action needs a new key.", status=422, seq=row[0])
                 return load(db, table_id), row[0]
         state = load(db, table_id)
         if expected_version is not None and expected_version != state.version:
@@ -345,8 +357,8 @@ def _write(db, table_id: str, expected_version: int | None, decide: Callable,
         if undoes is not None:
             db.execute("UPDATE events SET undone_by = ? WHERE table_id = ? AND seq = ?", [seq, table_id, undoes])
         if idempotency is not None:
-            db.execute("INSERT INTO idempotency_keys (table_id, seat, key, seq, created_at) VALUES (?,?,?,?,?)",
-                       [table_id, *idempotency, seq, now()])
+            db.execute("INSERT INTO idempotency_keys (table_id, seat, key, fingerprint, seq, created_at) "
+                       "VALUES (?,?,?,?,?,?)", [table_id, *idempotency, seq, now()])
         if rotate_invitation:
             db.execute("UPDATE tables SET join_token = ? WHERE id = ?", [new_token(), table_id])
     return state, seq

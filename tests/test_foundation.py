@@ -21,7 +21,8 @@ def test_migrations_are_recorded_and_wal_is_on(tmp_path):
     create_app({"DATA_DIR": str(tmp_path)})  # a second start applies nothing again
     conn = sqlite3.connect(app.config["DATABASE"])
     rows = sorted(conn.execute("SELECT migration_set, name FROM _sqlite_migrations").fetchall())
-    assert rows == [("card_db", "001_cards"), ("companion", "001_tables_seats_events"), ("companion", "002_idempotency_keys")]
+    assert rows == [("card_db", "001_cards"), ("companion", "001_tables_seats_events"), ("companion", "002_idempotency_keys"),
+                    ("companion", "003_idempotency_fingerprints")]
     assert conn.execute("PRAGMA journal_mode").fetchone()[0] == "wal"
 
 

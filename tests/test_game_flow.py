@@ -343,3 +343,54 @@ def test_typed_in_enhancers_and_one_shots_with_bad_numbers_are_refused_not_faile
         assert refused(state, "s1", "combat.enhancer.add", monster=goblin, enhancer=enhancer).status == 400
     for shot in ({"bonus": "zz"}, {"bonus": 2.9}, {"bonus": 10 ** 40}):
         assert refused(state, "s1", "combat.oneshot.add", side="players", one_shot=shot).status == 400
+
+
+# --- a fight ends by winning it or running away (1.6, Running Away) ------------------------------
+
+def test_a_fight_the_players_are_losing_is_not_called_off_but_run_from():
+    """Calling the fight off spared a losing fighter the die and the Bad Stuff (2026-11-30): it is
+    refused while the monsters are winning, and the host may still overrule it (a card the
+    referee does not know that ends the fight)."""
+    state = new_table("Ann", "Bob")
+    state = act(state, "s0", "turn.door", found="other")
+    state = act(state, "s0", "turn.loot")
+    state = act(state, "s0", "turn.end")
+    state = act(state, "s1", "turn.door", found="monster", monster=card("gazebo"))  # level 8 against Level 1
+    no = refused(state, "s1", "combat.end")
+    assert no.rule.id == "combat.run-away" and "(8 to 1)" in no.message.format(**no.params)
+    assert refused(state, "s1", "combat.end", override="combat.run-away").status == 403  # the host's ruling
+    event = t.decide(state, "s0", "combat.end", {"override": "combat.run-away"})
+    assert event.payload["override"]["rule"] == "combat.run-away"
+    state = t.apply(state, event)
+    assert state.combat is None and state.players["s1"].level == 1
+
+
+def test_a_fight_the_players_are_winning_or_without_a_monster_may_be_called_off():
+    state = new_table("Ann", "Bob")
+    state = act(state, "s0", "turn.door", found="monster", monster=card("potted-plant"))
+    state = act(state, "s0", "combat.oneshot.add", side="players", one_shot={"name": "Potion", "bonus": 5})
+    state = act(state, "s0", "combat.end")  # no rewards: the fighter's choice
+    assert state.combat is None and state.players["s0"].level == 1
+
+
+def test_a_new_character_draws_at_the_start_of_its_own_next_turn():
+    """1.6, Death: the new character appears as the next player's turn begins, with no cards, and
+    draws four of each deck at the start of its own next turn — the history said it drew as the
+    next player's turn began (2026-11-30)."""
+    from companion.referee import history
+
+    def turn_end_text(state, seat):
+        event = t.decide(state, seat, "turn.end", {})
+        return t.apply(state, event), history.render(event.payload["summary"], who="?")
+
+    state = new_table("Ann", "Bob", "Cid")
+    state = act(state, "s0", "turn.door", found="other")
+    state = act(state, "s0", "turn.loot")
+    state = act(state, "s0", "character.die", seat="s0")  # Ann dies on her own turn: Bob's is next
+    state, text = turn_end_text(state, "s0")
+    assert "Ann's new character is back, with no cards: at the start of their next turn they draw 4 Door" in text
+    state = act(state, "s1", "turn.door", found="other")
+    state = act(state, "s1", "turn.loot")
+    state = act(state, "s2", "character.die", seat="s2")  # Cid dies on Bob's turn: Cid's is next
+    state, text = turn_end_text(state, "s1")
+    assert "Cid's new character is back and, as the turn is theirs, first draws 4 Door" in text

@@ -8,6 +8,7 @@ import shutil
 from pathlib import Path
 
 from companion import create_app
+from companion.web import pwa
 from conftest import Phone
 
 STATIC = Path(__file__).resolve().parent.parent / "static"
@@ -28,6 +29,24 @@ def test_manifest(client):
     german = client.get("/manifest.webmanifest", headers={"Accept-Language": "de"})
     assert json.loads(german.get_data(as_text=True))["name"] == "Tisch-Schiedsrichter"
     assert "Accept-Language" in german.headers["Vary"]
+
+
+def test_the_manifest_takes_the_phones_colours(client):
+    """The splash screen and the window's bar of the installed app in the scheme the phone shows:
+    the colours chosen on the page, else the browser's hint, else light (a dark phone's splash was
+    always the light page's)."""
+    def colours(**headers):
+        body = json.loads(client.get("/manifest.webmanifest", headers=headers).get_data(as_text=True))
+        return body["theme_color"], body["background_color"]
+
+    light = colours()
+    assert light == (pwa.THEME_COLORS["light"], "#fbf4e4")
+    assert colours(**{"Sec-CH-Prefers-Color-Scheme": '"dark"'}) == (pwa.THEME_COLORS["dark"], "#15100c")
+    client.set_cookie(pwa.THEME_COOKIE, "dark")
+    assert colours() == (pwa.THEME_COLORS["dark"], "#15100c")
+    client.set_cookie(pwa.THEME_COOKIE, "light")
+    assert colours(**{"Sec-CH-Prefers-Color-Scheme": '"dark"'}) == light  # chosen beats the hint
+    assert "Cookie" in client.get("/manifest.webmanifest").headers["Vary"]
 
 
 def test_every_page_links_the_manifest_icons_and_the_worker(client):

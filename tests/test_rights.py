@@ -53,6 +53,14 @@ def test_a_visitor_can_neither_open_nor_post_the_import(app, client):
     assert card_count(client) == before
 
 
+def test_a_visitors_tap_gets_the_refusal_as_a_toast(app):
+    """To htmx a toast (#feedback), as every other error: the whole 403 page was swapped in (2026-11-30)."""
+    visitor = Phone(app)
+    tapped = visitor.post("/cards/import", {"file": house_file()}, content_type="multipart/form-data", htmx=True)
+    assert tapped.status_code == 403 and tapped.headers["HX-Retarget"] == "#feedback"
+    assert "only the operator" in tapped.get_data(as_text=True) and "<main>" not in tapped.get_data(as_text=True)
+
+
 def test_table_players_read_only_too(phones):
     alice, bob, _ = phones  # Alice hosts a table: that makes her host of the table, not of the server
     for phone in (alice, bob):

@@ -163,8 +163,8 @@ def test_a_retried_action_with_the_same_key_applies_once(server):
     table_id, token = new_table(server, "Retry")
     url = f"{server.url}/api/v1/tables/{table_id}/actions"
 
-    def tap(key):
-        request = urllib.request.Request(url, data=json.dumps({"action": "level.up"}).encode(), method="POST",
+    def tap(key, action="level.up"):
+        request = urllib.request.Request(url, data=json.dumps({"action": action}).encode(), method="POST",
                                          headers={"Content-Type": "application/json", "Authorization": f"Bearer {token}",
                                                   "Idempotency-Key": key})
         with urllib.request.urlopen(request, timeout=60) as response:
@@ -173,6 +173,9 @@ def test_a_retried_action_with_the_same_key_applies_once(server):
     first, again = tap("tap-1"), tap("tap-1")
     assert first["event"]["seq"] == again["event"]["seq"] and again["table"]["players"][0]["level"] == 2
     assert tap("tap-2")["table"]["players"][0]["level"] == 3  # a new key is a new tap
+    with pytest.raises(urllib.error.HTTPError) as reused:  # the same key for another request
+        tap("tap-2", "level.down")
+    assert reused.value.code == 422 and "already used for another request" in json.loads(reused.value.read())["error"]
     request = urllib.request.Request(url, data=b'{"action": "level.up"}', method="POST",
                                      headers={"Content-Type": "application/json", "Authorization": f"Bearer {token}",
                                               "Idempotency-Key": "x" * 200})

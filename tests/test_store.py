@@ -152,6 +152,27 @@ def test_a_retried_action_applies_once_even_when_the_retries_race(opener):
     assert store.load(conn, table_id).players[ben].level == 2 and len(store.history(conn, table_id)) == 4
 
 
+def test_a_key_reused_for_another_request_is_refused_and_changes_nothing(conn):
+    """A retry is the same request again; the same key on another request (a client reusing its
+    keys by mistake) answered the first request's change as if it were this one's (2026-11-30)."""
+    table_id, ann, ben = _table(conn)
+    _, seq = store.act(conn, table_id, ben, "level.up", {"seat": ben}, idempotency_key="tap-1")
+    assert store.act(conn, table_id, ben, "level.up", {"seat": ben}, idempotency_key="tap-1")[1] == seq  # a retry
+    version = store.load(conn, table_id).version
+    with pytest.raises(Refused) as exc:
+        store.act(conn, table_id, ben, "level.up", {"seat": ann}, idempotency_key="tap-1")
+    assert exc.value.status == 422 and f"change #{seq}" in exc.value.message
+    with pytest.raises(Refused):
+        store.act(conn, table_id, ben, "sex.set", {"seat": ben, "sex": "female"}, idempotency_key="tap-1")
+    after = store.load(conn, table_id)
+    assert after.version == version and after.players[ann].level == 1 and after.players[ben].level == 2
+    # what the app adds itself (the moment of a claim: "_now") is not part of the request
+    store.act(conn, table_id, ben, "dice.roll", {"_now": 1.0}, idempotency_key="roll-1")
+    assert store.act(conn, table_id, ben, "dice.roll", {"_now": 2.0}, idempotency_key="roll-1")[1] == version + 1
+    # another seat's key of the same name is another key
+    assert store.act(conn, table_id, ann, "level.up", {"seat": ann}, idempotency_key="tap-1")[1] == version + 2
+
+
 def test_joins_at_once_all_get_their_own_seat(opener):
     conn = opener()
     table_id, _, _ = _table(conn)

@@ -671,12 +671,24 @@ def _decide_combat(state: TableState, actor: str, action: str, params: dict) -> 
     if state.profile.quest:
         return quest_table.fight_action(state, actor, action, params)
     if action == "combat.end":
+        _check_not_losing(state)
         return _fight_event(state, None, [], said("{who} calls the fight off"), None, actor)
     if action in ("combat.help.accept",) and state.players[actor].dead:
         raise Refused("{name} is dead: no cards and no levels until the next player's turn begins.",
                       rule="death.state", status=409, name=state.players[actor].name)
     after, ops, summary, winners = fights.decide(state, actor, action, params)
     return _fight_event(state, after, ops, summary, winners, actor)
+
+
+def _check_not_losing(state: TableState) -> None:
+    """A fight the players are losing ends by running away (1.6, Running Away), not by calling it
+    off, which would spare them the Bad Stuff; a card that ends it (a Friendship Potion) is told by
+    getting rid of the monsters, and the host may still overrule (a house ruling)."""
+    judged = fights.verdict(state)
+    if judged and judged["outcome"] == "lose":
+        refuse("The monsters are winning ({monsters} to {players}): run away, or get rid of the monsters if a card "
+               "ends the fight.", rule="combat.run-away", monsters=judged["monsters"]["total"],
+               players=judged["players"]["total"])
 
 
 def _fight_event(state: TableState, after: dict | None, ops: list[dict], summary: dict, winners: list[str] | None,

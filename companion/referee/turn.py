@@ -153,8 +153,9 @@ def next_seat(order: list[str], after: str) -> str:
 def passed(state, current: str, profile) -> tuple[list[dict], list[dict]]:
     """Operations and sentences for the turn passing to the next player.
 
-    The dead come back as new characters as the next player's turn begins (1.6, Death): they
-    then draw what the edition deals a new character.
+    The dead come back as new characters as the next player's turn begins (1.6, Death), with no
+    cards: they draw what the edition deals a new character at the start of their own next turn
+    (which is this one when the turn passes to them).
     """
     number = (state.turn or {}).get("number", 0)
     after = {"seat": next_seat(list(state.players), current), "number": number + 1, "phase": "start"}
@@ -165,8 +166,11 @@ def passed(state, current: str, profile) -> tuple[list[dict], list[dict]]:
         if player.dead:
             ops.append({"op": "set", "seat": seat, "field": "dead", "from": True, "to": False,
                         "sheet": sheet_digest(player)})
-            parts.append(said("{name}'s new character draws {door} Door and {treasure} Treasure cards",
-                              name=player.name, door=door, treasure=treasure))
+            template = (N_("{name}'s new character is back and, as the turn is theirs, first draws {door} Door and "
+                           "{treasure} Treasure cards") if seat == after["seat"] else
+                        N_("{name}'s new character is back, with no cards: at the start of their next turn they draw "
+                           "{door} Door and {treasure} Treasure cards"))
+            parts.append(said(template, name=player.name, door=door, treasure=treasure))
     return ops, parts
 
 

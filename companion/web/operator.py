@@ -19,11 +19,14 @@ import hmac
 from pathlib import Path
 
 from flask import Blueprint, Flask, abort, current_app, redirect, render_template, session, url_for
+from flask_babel import gettext
 
 from card_db import store as card_store
 
 from .. import datadir
 from ..db import get_db
+from .render import is_htmx
+from .security import error_response
 
 bp = Blueprint("operator", __name__)
 
@@ -62,7 +65,11 @@ def operator_only(view):
 
 
 def refusal():
-    """The 403 page for anybody else: who may do this, and how to become the operator."""
+    """The 403 for anybody else: a page saying who may do this and how to become the operator; to
+    htmx the toast every other error is (the whole page was swapped in where the form was)."""
+    if is_htmx():
+        return error_response(gettext("Importing cards and teaching the scanner change what every table sees, so only "
+                                      "the operator of this server may do them: the person who started it."), 403)
     return render_template("operator_only.html"), 403
 
 

@@ -30,7 +30,8 @@ THEME_COOKIE = "companion_theme"
 THEMES = ("light", "dark")  # no cookie: follow the phone (prefers-color-scheme)
 #: The browser's bar colour per scheme: the top bar's brown (static/app.css), darker at night.
 THEME_COLORS = {"light": "#3b2314", "dark": "#24160c"}
-BACKGROUND = "#fbf4e4"  # the light page (--paper): the splash screen while the app starts
+#: The page's own colour per scheme (--paper in static/app.css): the splash screen while the app starts.
+BACKGROUNDS = {"light": "#fbf4e4", "dark": "#15100c"}
 SHELL_SUFFIXES = (".css", ".js", ".svg", ".png")
 #: Templates the offline page is made of: a change to them is a change to the shell.
 OFFLINE_TEMPLATES = ("offline.html", "base.html")
@@ -53,7 +54,13 @@ def _icon(name: str, size: int, purpose: str) -> dict:
 
 @bp.get("/manifest.webmanifest")
 def manifest():
+    """The manifest in this phone's colours: a manifest cannot follow the phone's scheme by itself,
+    so the colours chosen on the page (the cookie), else the scheme the browser says it shows
+    (the Sec-CH-Prefers-Color-Scheme hint, where it is sent), else light — a dark phone's splash
+    screen was always light."""
     home = url_for("pages.home")
+    hint = request.headers.get("Sec-CH-Prefers-Color-Scheme", "").strip('"')
+    scheme = theme() or (hint if hint in THEMES else "light")
     body = {
         "name": gettext("Table Referee"),
         "short_name": gettext("Referee"),
@@ -62,14 +69,14 @@ def manifest():
         "start_url": home,
         "scope": home,
         "display": "standalone",
-        "theme_color": THEME_COLORS["light"],
-        "background_color": BACKGROUND,
+        "theme_color": THEME_COLORS[scheme],
+        "background_color": BACKGROUNDS[scheme],
         "icons": [_icon("icon-192.png", 192, "any"), _icon("icon-512.png", 512, "any"),
                   _icon("icon-maskable-512.png", 512, "maskable")],
     }
     response = Response(json.dumps(body, ensure_ascii=False), mimetype="application/manifest+json")
     response.headers["Cache-Control"] = "no-cache"
-    response.headers["Vary"] = "Cookie, Accept-Language"
+    response.headers["Vary"] = "Cookie, Accept-Language, Sec-CH-Prefers-Color-Scheme"
     return response
 
 
