@@ -189,5 +189,6 @@ def test_the_fight_page_says_which_monster_takes_no_die_and_allows_no_help(phone
     alice, _, _ = phones
     html = alice.act("combat.start", card="crabs").get_data(as_text=True)
     assert "No die for Crabs: it cannot be run away from" in html and "Ask for help" in html
+    assert "Run away (roll the app" in html and 'id="menu-flee"' not in html  # no die to type in for Crabs alone
     html = alice.act("combat.monster.add", card="gazebo").get_data(as_text=True)
     assert "Nobody can help against Gazebo." in html and "Ask for help" not in html
