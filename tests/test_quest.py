@@ -469,6 +469,25 @@ def test_a_level_for_1000_gold_once_a_turn_on_your_turn():
     assert refused(state, "s1", "quest.level.buy").rule.id == "turn.own"
 
 
+def test_no_level_is_bought_during_a_fight():
+    """Comment gagner des niveaux ? (once a turn, our reading: between the fights, as the hand's cards are
+    played, Gestion des cartes): neither coins nor items buy a level while a fight is on, even a lost one."""
+    state = act(new_table("Ann", "Bob"), "s0", "quest.gold", change=1700)
+    state = act(state, "s0", "quest.item.add", name="Crown", slot="headgear", gold=800)
+    crown = q(state, "s0")["gear"][0]["uid"]
+    state = explored(state)
+    for params in ({}, {"uids": [crown]}):
+        error = refused(state, "s0", "quest.level.buy", **params)
+        assert error.rule.id == "quest.level.buy" and error.status == 409 and "outside a fight" in error.message
+    state = act(state, "s0", "quest.fight.dice", fighter_die=1, monster_dice=["6"])
+    state = act(state, "s0", "quest.fight.resolve")
+    assert state.combat["stage"] == "flee" and refused(state, "s0", "quest.level.buy").rule.id == "quest.level.buy"
+    assert state.players["s0"].level == 1 and q(state, "s0")["gold"] == 2000 and len(q(state, "s0")["gear"]) == 1
+    state = act(state, "s0", "quest.fight.flee", fighter_rolls=["6"], room="entrance")
+    state = act(state, "s0", "quest.level.buy")
+    assert state.players["s0"].level == 2 and q(state, "s0")["gold"] == 1000
+
+
 def test_level_10_only_by_a_kill_and_it_does_not_win_by_itself():
     state = at_level(new_table("Ann"), "s0", 9)
     assert refused(state, "s0", "level.up").rule.id == "level.win-by-kill"

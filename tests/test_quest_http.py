@@ -120,6 +120,19 @@ def test_heal_and_buy_a_level_over_the_api_with_their_citations(quest):
     assert quest.player(undone["table"], "Ann")["level"] == 2 and quest.player(undone["table"], "Ann")["quest"]["health"] == 2
 
 
+def test_no_level_is_bought_in_a_fight_over_the_api(quest):
+    quest("Ann", "quest.gold", change=700)
+    quest("Ann", "quest.draw")
+    quest("Ann", "quest.explore", name="Crypt", monster={"name": "Orc", "level": 3})
+    refused = quest("Ann", "quest.level.buy", expect=409)
+    assert refused["rule"] == "quest.level.buy" and "outside a fight" in refused["error"]
+    assert refused["citation"] == "Munchkin Quest (seed summary), Comment gagner des niveaux ?"
+    ann = quest.player(quest.get("")["table"], "Ann")
+    assert ann["level"] == 1 and ann["quest"]["gold"] == 1000
+    quest("Ann", "combat.end")
+    assert quest.player(quest("Ann", "quest.level.buy")["table"], "Ann")["level"] == 2
+
+
 def test_card_game_actions_are_refused_at_a_quest_table(quest):
     answer = quest("Ann", "turn.door", expect=409, found="other")
     assert "not part of Munchkin Quest" in answer["error"]

@@ -382,7 +382,8 @@ _quest("quest.boss", "Fight the Boss: at the Entrance, at level 10 (the game is 
        {"monster": _Q_MONSTER, **_Q_FLAT}, phases=("actions",), alive=True)
 _quest("quest.heal", "Heal: lose a level to get back 3 health (never above 4, never below level 1).", OWN,
        {"seat": SEAT}, alive=True)
-_quest("quest.level.buy", "Buy a level for 1,000 gold in coins or items, once a turn, on your turn; never level 10.",
+_quest("quest.level.buy", "Buy a level for 1,000 gold in coins or items, once a turn, on your turn, not during a fight; "
+       "never level 10.",
        OWN, {"seat": SEAT, "uids": Param("list", "Items in play sold for it (their gold value first, coins make up "
                                                "the rest; no change).", max_length=40)}, alive=True)
 _quest("quest.health", "Health lost or regained by a card; no health left is death.", OWN,

@@ -456,14 +456,14 @@ def _buy_level(state: TableState, actor: str, action: str, params: dict) -> Even
     if state.turn and state.turn["seat"] != seat:
         refuse("It is {name}'s turn: a level is bought on your own turn.", rule="turn.own",
                name=_name(state, state.turn["seat"]))
+    if state.combat:  # our reading: not in a fight, as cards in hand are played (Gestion des cartes)
+        raise Refused("A level is bought outside a fight: settle the fight first.", rule="quest.level.buy", status=409)
     if draft.q(seat).get("bought_turn") == number:
         raise Refused("A level can be bought once a turn.", rule="quest.level.buy", status=409)
     uids = params.get("uids") or []
     if len(set(uids)) != len(uids):
         raise Refused("Name each item once.", status=400)
     items = [Q.gear_item(draft.chars[seat], uid) for uid in uids]
-    if seat in in_fight(state) and items:
-        raise Refused("No items are sold during a fight.", rule="quest.trade", status=409)
     worth = sum(item["gold"] for item in items)
     coins = max(0, price - worth)  # the items' worth first, the coins make up the rest (no change is given)
     if draft.q(seat)["gold"] < coins:
