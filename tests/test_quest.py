@@ -370,6 +370,35 @@ def test_help_only_from_the_same_or_an_adjacent_room_and_the_helper_moves_in():
     assert refused(state, "s1", "combat.help.decline").rule.id == "quest.help"
 
 
+def test_a_helper_cannot_back_out_by_undoing_the_accept_once_the_fight_has_moved_on():
+    """Combat (Demander de l'aide): a helper moves in and cannot back out. Undoing the accept at once (a
+    mistaken tap) puts the helper back; once the fight has moved on (dice, a card) it is refused, and
+    undoing those later changes first does not reopen the way out."""
+    state = explored(new_table("Ann", "Bob"))
+    state = act(state, "s0", "combat.help.ask", seat="s1")
+    accept = t.decide(state, "s1", "combat.help.accept", {})
+    joined = t.apply(state, accept)
+    mistaken = t.apply(joined, t.inverse(joined, accept))
+    assert mistaken.combat["helper"] is None and q(mistaken, "s1")["room"] == "entrance"
+    dice = t.decide(joined, "s0", "quest.fight.dice", {"fighter_die": 1, "helper_die": 1, "monster_dice": ["6"]})
+    rolled = t.apply(joined, dice)
+    with pytest.raises(Refused) as exc:
+        t.inverse(rolled, accept)
+    assert exc.value.rule.id == "quest.help" and exc.value.status == 409 and "cannot back out" in exc.value.message
+    # the dice undone (the helper's own roll, or the host's): the fight is as it was, the helper still bound
+    back = t.apply(rolled, t.inverse(rolled, dice))
+    assert back.combat["helper"] == "s1" and back.combat["dice"] == joined.combat["dice"]
+    with pytest.raises(Refused) as exc:
+        t.inverse(back, accept)
+    assert exc.value.rule.id == "quest.help"
+    one_shot = t.decide(back, "s0", "combat.oneshot.add", {"side": "players", "one_shot": {"name": "Ale", "bonus": 2}})
+    later = t.apply(back, one_shot)
+    assert t.apply(later, t.inverse(later, one_shot)).combat["helper"] == "s1"  # later changes still undo
+    with pytest.raises(Refused) as exc:  # and once the fight is over
+        t.inverse(t.apply(rolled, t.decide(rolled, "s0", "quest.fight.resolve", {})), accept)
+    assert exc.value.rule.id == "quest.help"
+
+
 def test_no_help_from_a_room_that_is_not_adjacent():
     state = explored(new_table("Ann", "Bob"))
     state = act(state, "s0", "combat.end")

@@ -38,7 +38,12 @@ def quest(server):
     def get(path, method="GET", body=None):
         return call(server, method, f"/api/v1/tables/{table_id}{path}", body, tokens["Ann"])[1]
 
-    act.player, act.get = player, get
+    def undo(who, seq, expect=200):
+        status, answer = call(server, "POST", f"/api/v1/tables/{table_id}/history/{seq}/undo", {}, tokens[who])
+        assert status == expect, answer
+        return answer
+
+    act.player, act.get, act.undo = player, get, undo
     return act
 
 
@@ -131,6 +136,24 @@ def test_no_level_is_bought_in_a_fight_over_the_api(quest):
     assert ann["level"] == 1 and ann["quest"]["gold"] == 1000
     quest("Ann", "combat.end")
     assert quest.player(quest("Ann", "quest.level.buy")["table"], "Ann")["level"] == 2
+
+
+def test_a_helper_cannot_undo_the_accept_once_the_fight_has_moved_on_over_the_api(quest):
+    """Combat (Demander de l'aide): the helper moves in and cannot back out — not even by undoing their own
+    roll and then the accept."""
+    quest("Ann", "quest.draw")
+    quest("Ann", "quest.explore", name="Crypt", monster={"name": "Orc", "level": 3})
+    quest("Ann", "combat.help.ask", seat=quest.player(quest.get("")["table"], "Bob")["seat"])
+    accept = quest("Bob", "combat.help.accept")["event"]["seq"]
+    roll = quest("Bob", "quest.fight.dice", helper_die=1)["event"]["seq"]
+    refused = quest.undo("Bob", accept, expect=409)
+    assert refused["rule"] == "quest.help" and "cannot back out" in refused["error"]
+    assert refused["citation"] == "Munchkin Quest (seed summary), Combat, Demander de l'aide"
+    quest.undo("Bob", roll)
+    assert quest.undo("Bob", accept, expect=409)["rule"] == "quest.help"
+    table = quest.get("")["table"]
+    assert table["combat"]["helper"] == quest.player(table, "Bob")["seat"]
+    assert quest.player(table, "Bob")["quest"]["room"] == table["combat"]["room"]
 
 
 def test_card_game_actions_are_refused_at_a_quest_table(quest):
