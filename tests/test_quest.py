@@ -257,6 +257,71 @@ def test_monsters_move_to_an_adjacent_room_but_never_stop_in_the_entrance():
     assert state.board["monsters"][orc["uid"]]["room"] == hall
 
 
+
+def two_rooms_off_the_entrance(state):
+    """Ann explores the Crypt (the Orc) and the Hall (the Rat) from the Entrance, calls both fights off and
+    ends her moves: the monsters' move. Answers the state, the Orc's and the Rat's uids, the Crypt and the Hall."""
+    state = explored(state, name="Crypt")
+    state = act(state, "s0", "combat.end")
+    crypt = q(state, "s0")["room"]
+    state = act(state, "s0", "quest.move", room="entrance")
+    state = act(state, "s0", "quest.explore", name="Hall", monster={**ORC, "name": "Rat"}, cost=0)
+    state = act(state, "s0", "combat.end")
+    hall = q(state, "s0")["room"]
+    state = act(state, "s0", "quest.monsters")
+    uid = {m["name"]: m["uid"] for m in state.board["monsters"].values()}
+    return state, uid["Orc"], uid["Rat"], crypt, hall
+
+
+def test_a_monster_goes_through_the_entrance_out_to_the_room_beyond_never_stopping_there():
+    """Règles inamovibles: no monster stops in the Entrance; one that moves that way comes out by the
+    opposite door, and not at all when no explored room lies beyond."""
+    state, orc, rat, crypt, hall = two_rooms_off_the_entrance(new_table("Ann"))
+    assert refused(state, "s0", "quest.monster.move", monster=orc, room="entrance").rule.id == "quest.map"
+    error = refused(state, "s0", "quest.monster.move", monster=orc, room=crypt, through="entrance")
+    assert error.rule.id == "quest.map" and error.status == 409  # out by the door it came in by: not through
+    event = t.decide(state, "s0", "quest.monster.move", {"monster": orc, "room": hall, "through": "entrance"})
+    after = t.apply(state, event)
+    assert after.board["monsters"][orc]["room"] == hall
+    assert history.render(event.payload["summary"], "Ann") == "Ann moves Orc through the Entrance to Hall"
+    assert t.apply(after, t.inverse(after, event)).board == state.board
+    # a room explored from the Hall lies beyond no door of the Entrance
+    state = act(state, "s0", "turn.end")
+    state = act(state, "s0", "quest.draw")  # Ann starts in the Hall, with the Rat: a fight, called off
+    state = act(state, "s0", "combat.end")
+    state = act(state, "s0", "quest.explore", name="Cellar", monster={**ORC, "name": "Bat"})
+    state = act(state, "s0", "combat.end")
+    cellar = q(state, "s0")["room"]
+    state = act(state, "s0", "quest.monsters")
+    error = refused(state, "s0", "quest.monster.move", monster=orc, room=cellar, through="entrance")
+    assert error.rule.id == "quest.map" and "not beyond the Entrance" in error.message
+    bat = next(m["uid"] for m in state.board["monsters"].values() if m["name"] == "Bat")
+    error = refused(state, "s0", "quest.monster.move", monster=bat, room=crypt, through="entrance")
+    assert error.rule.id == "quest.map" and "not next to the Entrance" in error.message
+    assert state.board["monsters"][orc]["room"] == crypt and state.board["monsters"][bat]["room"] == cellar
+
+
+def test_no_monster_turns_back_into_a_room_it_has_been_in_during_the_move():
+    """Tour de jeu (Déplacement des monstres): no U-turn, never back into a room it has been in; the next
+    turn's move starts afresh."""
+    state, orc, rat, crypt, hall = two_rooms_off_the_entrance(new_table("Ann"))
+    state = act(state, "s0", "quest.room.join", room=crypt, to=hall)
+    state = act(state, "s0", "quest.monster.move", monster=rat, room=crypt)
+    error = refused(state, "s0", "quest.monster.move", monster=rat, room=hall)
+    assert error.rule.id == "quest.map" and error.status == 409 and "no monster turns back" in error.message
+    error = refused(state, "s0", "quest.monster.move", monster=rat, room=hall, through="entrance")
+    assert error.rule.id == "quest.map"  # nor by the other way round
+    state = act(state, "s0", "quest.monster.move", monster=orc, room=hall, through="entrance")
+    error = refused(state, "s0", "quest.monster.move", monster=orc, room=crypt)  # the Crypt it started from
+    assert error.rule.id == "quest.map" and "Crypt" in error.message
+    assert state.board["monsters"][orc]["trail"]["rooms"] == [crypt, "entrance", hall]
+    state = act(state, "s0", "turn.end")  # Ann's next turn: a new move
+    state = act(state, "s0", "quest.draw")  # (she stands in the Hall with the Orc: a fight)
+    state = act(state, "s0", "combat.end")
+    state = act(state, "s0", "quest.monsters")
+    state = act(state, "s0", "quest.monster.move", monster=orc, room=crypt)
+    assert state.board["monsters"][orc]["room"] == crypt
+
 # --- combat (Combat, Principe) -----------------------------------------------------------------
 
 def test_quest_combat_adds_a_die_per_player_and_the_monsters_dice_and_ties_go_to_the_monsters():

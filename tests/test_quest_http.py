@@ -125,6 +125,33 @@ def test_heal_and_buy_a_level_over_the_api_with_their_citations(quest):
     assert quest.player(undone["table"], "Ann")["level"] == 2 and quest.player(undone["table"], "Ann")["quest"]["health"] == 2
 
 
+def test_a_monster_goes_through_the_entrance_and_never_turns_back_over_the_api(quest):
+    """Règles inamovibles (no monster stops in the Entrance: it comes out by the opposite door) and
+    Déplacement des monstres (no U-turn); bad input is refused and nothing moves."""
+    quest("Ann", "quest.draw")
+    crypt = quest.player(quest("Ann", "quest.explore", name="Crypt", monster={"name": "Orc", "level": 3})["table"],
+                         "Ann")["quest"]["room"]
+    quest("Ann", "combat.end")
+    quest("Ann", "quest.move", room="entrance")
+    table = quest("Ann", "quest.explore", name="Hall", cost=0, monster={"name": "Rat", "level": 1})["table"]
+    hall = quest.player(table, "Ann")["quest"]["room"]
+    quest("Ann", "combat.end")
+    table = quest("Ann", "quest.monsters")["table"]
+    orc = next(m["uid"] for m in table["board"]["monsters"].values() if m["name"] == "Orc")
+    refused = quest("Bob", "quest.monster.move", expect=409, monster=orc, room="entrance")
+    assert refused["rule"] == "quest.map" and refused["citation"].startswith("Munchkin Quest (seed summary)")
+    assert quest("Bob", "quest.monster.move", expect=400, monster=orc, room=hall, through="door")["error"]
+    refused = quest("Bob", "quest.monster.move", expect=409, monster=orc, room=crypt, through="entrance")
+    assert refused["rule"] == "quest.map"  # out by the door it came in by: that is not going through
+    assert quest.get("")["table"]["board"]["monsters"][orc]["room"] == crypt
+    answer = quest("Bob", "quest.monster.move", monster=orc, room=hall, through="entrance")
+    assert answer["table"]["board"]["monsters"][orc]["room"] == hall
+    assert answer["event"]["text"] == "Bob moves Orc through the Entrance to Hall"
+    refused = quest("Bob", "quest.monster.move", expect=409, monster=orc, room=crypt, through="entrance")
+    assert refused["rule"] == "quest.map" and "turns back" in refused["error"]
+    assert quest.get("")["table"]["board"]["monsters"][orc]["room"] == hall
+
+
 def test_no_level_is_bought_in_a_fight_over_the_api(quest):
     quest("Ann", "quest.gold", change=700)
     quest("Ann", "quest.draw")
