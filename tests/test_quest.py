@@ -257,6 +257,71 @@ def test_monsters_move_to_an_adjacent_room_but_never_stop_in_the_entrance():
     assert state.board["monsters"][orc["uid"]]["room"] == hall
 
 
+
+def two_rooms_off_the_entrance(state):
+    """Ann explores the Crypt (the Orc) and the Hall (the Rat) from the Entrance, calls both fights off and
+    ends her moves: the monsters' move. Answers the state, the Orc's and the Rat's uids, the Crypt and the Hall."""
+    state = explored(state, name="Crypt")
+    state = act(state, "s0", "combat.end")
+    crypt = q(state, "s0")["room"]
+    state = act(state, "s0", "quest.move", room="entrance")
+    state = act(state, "s0", "quest.explore", name="Hall", monster={**ORC, "name": "Rat"}, cost=0)
+    state = act(state, "s0", "combat.end")
+    hall = q(state, "s0")["room"]
+    state = act(state, "s0", "quest.monsters")
+    uid = {m["name"]: m["uid"] for m in state.board["monsters"].values()}
+    return state, uid["Orc"], uid["Rat"], crypt, hall
+
+
+def test_a_monster_goes_through_the_entrance_out_to_the_room_beyond_never_stopping_there():
+    """Règles inamovibles: no monster stops in the Entrance; one that moves that way comes out by the
+    opposite door, and not at all when no explored room lies beyond."""
+    state, orc, rat, crypt, hall = two_rooms_off_the_entrance(new_table("Ann"))
+    assert refused(state, "s0", "quest.monster.move", monster=orc, room="entrance").rule.id == "quest.map"
+    error = refused(state, "s0", "quest.monster.move", monster=orc, room=crypt, through="entrance")
+    assert error.rule.id == "quest.map" and error.status == 409  # out by the door it came in by: not through
+    event = t.decide(state, "s0", "quest.monster.move", {"monster": orc, "room": hall, "through": "entrance"})
+    after = t.apply(state, event)
+    assert after.board["monsters"][orc]["room"] == hall
+    assert history.render(event.payload["summary"], "Ann") == "Ann moves Orc through the Entrance to Hall"
+    assert t.apply(after, t.inverse(after, event)).board == state.board
+    # a room explored from the Hall lies beyond no door of the Entrance
+    state = act(state, "s0", "turn.end")
+    state = act(state, "s0", "quest.draw")  # Ann starts in the Hall, with the Rat: a fight, called off
+    state = act(state, "s0", "combat.end")
+    state = act(state, "s0", "quest.explore", name="Cellar", monster={**ORC, "name": "Bat"})
+    state = act(state, "s0", "combat.end")
+    cellar = q(state, "s0")["room"]
+    state = act(state, "s0", "quest.monsters")
+    error = refused(state, "s0", "quest.monster.move", monster=orc, room=cellar, through="entrance")
+    assert error.rule.id == "quest.map" and "not beyond the Entrance" in error.message
+    bat = next(m["uid"] for m in state.board["monsters"].values() if m["name"] == "Bat")
+    error = refused(state, "s0", "quest.monster.move", monster=bat, room=crypt, through="entrance")
+    assert error.rule.id == "quest.map" and "not next to the Entrance" in error.message
+    assert state.board["monsters"][orc]["room"] == crypt and state.board["monsters"][bat]["room"] == cellar
+
+
+def test_no_monster_turns_back_into_a_room_it_has_been_in_during_the_move():
+    """Tour de jeu (Déplacement des monstres): no U-turn, never back into a room it has been in; the next
+    turn's move starts afresh."""
+    state, orc, rat, crypt, hall = two_rooms_off_the_entrance(new_table("Ann"))
+    state = act(state, "s0", "quest.room.join", room=crypt, to=hall)
+    state = act(state, "s0", "quest.monster.move", monster=rat, room=crypt)
+    error = refused(state, "s0", "quest.monster.move", monster=rat, room=hall)
+    assert error.rule.id == "quest.map" and error.status == 409 and "no monster turns back" in error.message
+    error = refused(state, "s0", "quest.monster.move", monster=rat, room=hall, through="entrance")
+    assert error.rule.id == "quest.map"  # nor by the other way round
+    state = act(state, "s0", "quest.monster.move", monster=orc, room=hall, through="entrance")
+    error = refused(state, "s0", "quest.monster.move", monster=orc, room=crypt)  # the Crypt it started from
+    assert error.rule.id == "quest.map" and "Crypt" in error.message
+    assert state.board["monsters"][orc]["trail"]["rooms"] == [crypt, "entrance", hall]
+    state = act(state, "s0", "turn.end")  # Ann's next turn: a new move
+    state = act(state, "s0", "quest.draw")  # (she stands in the Hall with the Orc: a fight)
+    state = act(state, "s0", "combat.end")
+    state = act(state, "s0", "quest.monsters")
+    state = act(state, "s0", "quest.monster.move", monster=orc, room=crypt)
+    assert state.board["monsters"][orc]["room"] == crypt
+
 # --- combat (Combat, Principe) -----------------------------------------------------------------
 
 def test_quest_combat_adds_a_die_per_player_and_the_monsters_dice_and_ties_go_to_the_monsters():
@@ -370,6 +435,35 @@ def test_help_only_from_the_same_or_an_adjacent_room_and_the_helper_moves_in():
     assert refused(state, "s1", "combat.help.decline").rule.id == "quest.help"
 
 
+def test_a_helper_cannot_back_out_by_undoing_the_accept_once_the_fight_has_moved_on():
+    """Combat (Demander de l'aide): a helper moves in and cannot back out. Undoing the accept at once (a
+    mistaken tap) puts the helper back; once the fight has moved on (dice, a card) it is refused, and
+    undoing those later changes first does not reopen the way out."""
+    state = explored(new_table("Ann", "Bob"))
+    state = act(state, "s0", "combat.help.ask", seat="s1")
+    accept = t.decide(state, "s1", "combat.help.accept", {})
+    joined = t.apply(state, accept)
+    mistaken = t.apply(joined, t.inverse(joined, accept))
+    assert mistaken.combat["helper"] is None and q(mistaken, "s1")["room"] == "entrance"
+    dice = t.decide(joined, "s0", "quest.fight.dice", {"fighter_die": 1, "helper_die": 1, "monster_dice": ["6"]})
+    rolled = t.apply(joined, dice)
+    with pytest.raises(Refused) as exc:
+        t.inverse(rolled, accept)
+    assert exc.value.rule.id == "quest.help" and exc.value.status == 409 and "cannot back out" in exc.value.message
+    # the dice undone (the helper's own roll, or the host's): the fight is as it was, the helper still bound
+    back = t.apply(rolled, t.inverse(rolled, dice))
+    assert back.combat["helper"] == "s1" and back.combat["dice"] == joined.combat["dice"]
+    with pytest.raises(Refused) as exc:
+        t.inverse(back, accept)
+    assert exc.value.rule.id == "quest.help"
+    one_shot = t.decide(back, "s0", "combat.oneshot.add", {"side": "players", "one_shot": {"name": "Ale", "bonus": 2}})
+    later = t.apply(back, one_shot)
+    assert t.apply(later, t.inverse(later, one_shot)).combat["helper"] == "s1"  # later changes still undo
+    with pytest.raises(Refused) as exc:  # and once the fight is over
+        t.inverse(t.apply(rolled, t.decide(rolled, "s0", "quest.fight.resolve", {})), accept)
+    assert exc.value.rule.id == "quest.help"
+
+
 def test_no_help_from_a_room_that_is_not_adjacent():
     state = explored(new_table("Ann", "Bob"))
     state = act(state, "s0", "combat.end")
@@ -467,6 +561,25 @@ def test_a_level_for_1000_gold_once_a_turn_on_your_turn():
     assert refused(state, "s0", "quest.level.buy").rule.id == "quest.level.buy"  # once a turn
     state = act(state, "s1", "quest.gold", change=1000)
     assert refused(state, "s1", "quest.level.buy").rule.id == "turn.own"
+
+
+def test_no_level_is_bought_during_a_fight():
+    """Comment gagner des niveaux ? (once a turn, our reading: between the fights, as the hand's cards are
+    played, Gestion des cartes): neither coins nor items buy a level while a fight is on, even a lost one."""
+    state = act(new_table("Ann", "Bob"), "s0", "quest.gold", change=1700)
+    state = act(state, "s0", "quest.item.add", name="Crown", slot="headgear", gold=800)
+    crown = q(state, "s0")["gear"][0]["uid"]
+    state = explored(state)
+    for params in ({}, {"uids": [crown]}):
+        error = refused(state, "s0", "quest.level.buy", **params)
+        assert error.rule.id == "quest.level.buy" and error.status == 409 and "outside a fight" in error.message
+    state = act(state, "s0", "quest.fight.dice", fighter_die=1, monster_dice=["6"])
+    state = act(state, "s0", "quest.fight.resolve")
+    assert state.combat["stage"] == "flee" and refused(state, "s0", "quest.level.buy").rule.id == "quest.level.buy"
+    assert state.players["s0"].level == 1 and q(state, "s0")["gold"] == 2000 and len(q(state, "s0")["gear"]) == 1
+    state = act(state, "s0", "quest.fight.flee", fighter_rolls=["6"], room="entrance")
+    state = act(state, "s0", "quest.level.buy")
+    assert state.players["s0"].level == 2 and q(state, "s0")["gold"] == 1000
 
 
 def test_level_10_only_by_a_kill_and_it_does_not_win_by_itself():

@@ -38,7 +38,12 @@ def quest(server):
     def get(path, method="GET", body=None):
         return call(server, method, f"/api/v1/tables/{table_id}{path}", body, tokens["Ann"])[1]
 
-    act.player, act.get = player, get
+    def undo(who, seq, expect=200):
+        status, answer = call(server, "POST", f"/api/v1/tables/{table_id}/history/{seq}/undo", {}, tokens[who])
+        assert status == expect, answer
+        return answer
+
+    act.player, act.get, act.undo = player, get, undo
     return act
 
 
@@ -118,6 +123,64 @@ def test_heal_and_buy_a_level_over_the_api_with_their_citations(quest):
     seq = quest.get("/history")["events"][0]["seq"]
     undone = quest.get(f"/history/{seq}/undo", "POST", {})
     assert quest.player(undone["table"], "Ann")["level"] == 2 and quest.player(undone["table"], "Ann")["quest"]["health"] == 2
+
+
+def test_a_monster_goes_through_the_entrance_and_never_turns_back_over_the_api(quest):
+    """Règles inamovibles (no monster stops in the Entrance: it comes out by the opposite door) and
+    Déplacement des monstres (no U-turn); bad input is refused and nothing moves."""
+    quest("Ann", "quest.draw")
+    crypt = quest.player(quest("Ann", "quest.explore", name="Crypt", monster={"name": "Orc", "level": 3})["table"],
+                         "Ann")["quest"]["room"]
+    quest("Ann", "combat.end")
+    quest("Ann", "quest.move", room="entrance")
+    table = quest("Ann", "quest.explore", name="Hall", cost=0, monster={"name": "Rat", "level": 1})["table"]
+    hall = quest.player(table, "Ann")["quest"]["room"]
+    quest("Ann", "combat.end")
+    table = quest("Ann", "quest.monsters")["table"]
+    orc = next(m["uid"] for m in table["board"]["monsters"].values() if m["name"] == "Orc")
+    refused = quest("Bob", "quest.monster.move", expect=409, monster=orc, room="entrance")
+    assert refused["rule"] == "quest.map" and refused["citation"].startswith("Munchkin Quest (seed summary)")
+    assert quest("Bob", "quest.monster.move", expect=400, monster=orc, room=hall, through="door")["error"]
+    refused = quest("Bob", "quest.monster.move", expect=409, monster=orc, room=crypt, through="entrance")
+    assert refused["rule"] == "quest.map"  # out by the door it came in by: that is not going through
+    assert quest.get("")["table"]["board"]["monsters"][orc]["room"] == crypt
+    answer = quest("Bob", "quest.monster.move", monster=orc, room=hall, through="entrance")
+    assert answer["table"]["board"]["monsters"][orc]["room"] == hall
+    assert answer["event"]["text"] == "Bob moves Orc through the Entrance to Hall"
+    refused = quest("Bob", "quest.monster.move", expect=409, monster=orc, room=crypt, through="entrance")
+    assert refused["rule"] == "quest.map" and "turns back" in refused["error"]
+    assert quest.get("")["table"]["board"]["monsters"][orc]["room"] == hall
+
+
+def test_no_level_is_bought_in_a_fight_over_the_api(quest):
+    quest("Ann", "quest.gold", change=700)
+    quest("Ann", "quest.draw")
+    quest("Ann", "quest.explore", name="Crypt", monster={"name": "Orc", "level": 3})
+    refused = quest("Ann", "quest.level.buy", expect=409)
+    assert refused["rule"] == "quest.level.buy" and "outside a fight" in refused["error"]
+    assert refused["citation"] == "Munchkin Quest (seed summary), Comment gagner des niveaux ?"
+    ann = quest.player(quest.get("")["table"], "Ann")
+    assert ann["level"] == 1 and ann["quest"]["gold"] == 1000
+    quest("Ann", "combat.end")
+    assert quest.player(quest("Ann", "quest.level.buy")["table"], "Ann")["level"] == 2
+
+
+def test_a_helper_cannot_undo_the_accept_once_the_fight_has_moved_on_over_the_api(quest):
+    """Combat (Demander de l'aide): the helper moves in and cannot back out — not even by undoing their own
+    roll and then the accept."""
+    quest("Ann", "quest.draw")
+    quest("Ann", "quest.explore", name="Crypt", monster={"name": "Orc", "level": 3})
+    quest("Ann", "combat.help.ask", seat=quest.player(quest.get("")["table"], "Bob")["seat"])
+    accept = quest("Bob", "combat.help.accept")["event"]["seq"]
+    roll = quest("Bob", "quest.fight.dice", helper_die=1)["event"]["seq"]
+    refused = quest.undo("Bob", accept, expect=409)
+    assert refused["rule"] == "quest.help" and "cannot back out" in refused["error"]
+    assert refused["citation"] == "Munchkin Quest (seed summary), Combat, Demander de l'aide"
+    quest.undo("Bob", roll)
+    assert quest.undo("Bob", accept, expect=409)["rule"] == "quest.help"
+    table = quest.get("")["table"]
+    assert table["combat"]["helper"] == quest.player(table, "Bob")["seat"]
+    assert quest.player(table, "Bob")["quest"]["room"] == table["combat"]["room"]
 
 
 def test_card_game_actions_are_refused_at_a_quest_table(quest):

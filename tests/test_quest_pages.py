@@ -104,3 +104,28 @@ def test_the_map_records_a_passage_and_a_monster_from_the_phone(app):
     assert "Alice records a passage between Crypt and Hall" in board
     board = text(bob.act("quest.monster.place", monster_name="Bat", monster_level=2, room=rooms[0]))
     assert "⚔ Bat (2)" in board
+
+
+def test_the_monsters_move_offers_the_way_through_the_entrance_and_never_back(app):
+    """The monsters' move on the phone: a monster next to the Entrance goes through it to the room beyond
+    (never stopping there); a room it has been in this move is not offered again."""
+    alice, bob = quest_table(app)
+    alice.act("quest.draw")
+    alice.act("quest.explore", name="Crypt", monster_name="Orc", monster_level=3, cost=0)
+    alice.act("combat.end")
+    alice.act("quest.move", room="entrance")
+    alice.act("quest.explore", name="Hall", monster_name="Rat", monster_level=1, cost=0)
+    alice.act("combat.end")
+    board = text(alice.act("quest.monsters"))
+    moves = board[board.index('id="monster-moves"'):]
+    moves = moves[:moves.index("</ul>")]
+    assert "through the Entrance to Hall" in moves and "through the Entrance to Crypt" in moves
+    assert 'value="entrance"' in moves and "→ Entrance" not in moves
+    orc = re.search(r'name="monster" value="(m\d+)"><input type="hidden" name="room" value="(r\d+)">'
+                    r'<input type="hidden" name="through" value="entrance">', moves)
+    board = text(bob.act("quest.monster.move", monster=orc.group(1), room=orc.group(2), through="entrance"))
+    assert "Bob moves Orc through the Entrance to Hall" in board
+    moves = board[board.index('id="monster-moves"'):]
+    moves = moves[:moves.index("</ul>")]
+    orc_line = next(line for line in moves.split("<li>") if line.startswith("Orc"))
+    assert "through the Entrance" not in orc_line and "→ Crypt" not in orc_line

@@ -19,7 +19,7 @@ from dataclasses import dataclass, field
 from card_db.words import CLASSES, RACES, SEXES, SLOTS, WORD_PATTERN
 
 from .profiles import GAMES
-from .quest import PLACES, QUEST_SLOTS
+from .quest import ENTRANCE as Q_ENTRANCE, PLACES, QUEST_SLOTS
 from .rules import N_, OVERRIDABLE, Refused, refuse
 
 #: Who may ask for an action.
@@ -371,8 +371,13 @@ _quest("quest.monsters", "End the moves and actions: Charity (hand of 5 at most)
                                                 "Treasure; unsaid: DxM first).", 0, 100),
                       "colour": Param("str", "The seat whose colour the die showed (that player draws a DxM card).",
                                       max_length=40)}, phases=("actions",))
-_quest("quest.monster.move", "The monsters' move: a monster goes to an adjacent explored room (never stops in the "
-       "Entrance).", ANYONE, {"monster": Param("str", "The monster's uid on the map.", max_length=40), "room": _ROOM},
+_quest("quest.monster.move", "The monsters' move, a room at a time: a monster goes to an adjacent explored room, or "
+       "through the Entrance (never stopping there) out to the room beyond it; never back into a room it has been in "
+       "during this move.", ANYONE,
+       {"monster": Param("str", "The monster's uid on the map.", max_length=40),
+        "room": Param("str", "The room it goes to (beyond the Entrance when it goes through it).", max_length=40),
+        "through": Param("str", "entrance: it passes through the Entrance without stopping, out by the opposite door "
+                                "into room.", enum=(Q_ENTRANCE,))},
        phases=("monsters",))
 _quest("quest.monster.place", "Put a monster on the map (a search, a card): it stands in a room.", ANYONE,
        {"monster": _Q_MONSTER, **_Q_FLAT, "room": _ROOM})
@@ -382,7 +387,8 @@ _quest("quest.boss", "Fight the Boss: at the Entrance, at level 10 (the game is 
        {"monster": _Q_MONSTER, **_Q_FLAT}, phases=("actions",), alive=True)
 _quest("quest.heal", "Heal: lose a level to get back 3 health (never above 4, never below level 1).", OWN,
        {"seat": SEAT}, alive=True)
-_quest("quest.level.buy", "Buy a level for 1,000 gold in coins or items, once a turn, on your turn; never level 10.",
+_quest("quest.level.buy", "Buy a level for 1,000 gold in coins or items, once a turn, on your turn, not during a fight; "
+       "never level 10.",
        OWN, {"seat": SEAT, "uids": Param("list", "Items in play sold for it (their gold value first, coins make up "
                                                "the rest; no change).", max_length=40)}, alive=True)
 _quest("quest.health", "Health lost or regained by a card; no health left is death.", OWN,

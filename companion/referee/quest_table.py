@@ -340,6 +340,10 @@ def _charity(draft: Draft, seat: str, params: dict) -> list:
 
 @decides("quest.monster.move")
 def _monster_move(state: TableState, actor: str, action: str, params: dict) -> Event:
+    """One step of a monster's move (quest.map): to a joined explored room, or through the Entrance
+    (``through="entrance"``) to the room beyond it — no monster stops there (Règles inamovibles). A
+    monster never goes back into a room it has been in during this move (Déplacement des monstres:
+    no U-turn), kept as its ``trail`` of the turn; it stops on meeting its owner (quest.monster-owner)."""
     turn.require(state, "monster")
     draft = Draft(state)
     monster = draft.board["monsters"].get(params.get("monster"))
@@ -347,18 +351,40 @@ def _monster_move(state: TableState, actor: str, action: str, params: dict) -> E
         raise Refused("There is no such monster on the map.", status=404)
     there = params.get("room") or ""
     Q.room_of(draft.board, there)
-    if there == monster["room"] or not Q.adjacent(draft.board, monster["room"], there):
-        raise Refused("A monster moves to an adjacent explored room.", rule="quest.map", status=409)
+    here, through = monster["room"], params.get("through")
     if there == Q.ENTRANCE:
-        raise Refused("No monster stops in the Entrance: it goes through, or not at all.", rule="quest.map", status=409)
+        raise Refused("No monster stops in the Entrance: it goes through to the room beyond it (through the Entrance, "
+                      "to that room), or not at all.", rule="quest.map", status=409)
+    if through:
+        if here == Q.ENTRANCE or not Q.adjacent(draft.board, here, Q.ENTRANCE):
+            raise Refused("{monster} is not next to the Entrance: it cannot go through it.", rule="quest.map",
+                          status=409, monster=monster["name"])
+        if there == here or not Q.adjacent(draft.board, Q.ENTRANCE, there):
+            raise Refused("A monster goes through the Entrance and out by the opposite door into an explored room; "
+                          "{room} is not beyond the Entrance, so it does not go through.", rule="quest.map",
+                          status=409, room=Q.room_name(draft.board, there))
+    elif there == here or not Q.adjacent(draft.board, here, there):
+        raise Refused("A monster moves to an adjacent explored room.", rule="quest.map", status=409)
     number = state.turn["number"]
     if monster.get("stopped") == number:
         raise Refused("{monster} met its owner and stops moving this turn.", rule="quest.monster-owner", status=409,
                       monster=monster["name"])
+    trail = monster.get("trail") or {}
+    been = trail["rooms"] if trail.get("turn") == number else [here]
+    back = next((room for room in ([Q.ENTRANCE] if through else []) + [there] if room in been), None)
+    if back:
+        raise Refused("{monster} has been in {room} during this move: no monster turns back.", rule="quest.map",
+                      status=409, monster=monster["name"], room=Q.room_name(draft.board, back))
     owner = monster.get("owner")
     meets = owner in state.players and not state.players[owner].dead and draft.q(owner)["room"] == there
-    draft.put("monsters", monster["uid"], {**monster, "room": there, **({"stopped": number} if meets else {})})
-    summary = said("{who} moves {monster} to {room}", monster=monster["name"], room=Q.room_name(draft.board, there))
+    trail = {"turn": number, "rooms": been + ([Q.ENTRANCE] if through else []) + [there]}
+    moved = {**monster, "room": there, "trail": trail, **({"stopped": number} if meets else {})}
+    draft.put("monsters", monster["uid"], moved)
+    if through:
+        summary = said("{who} moves {monster} through the Entrance to {room}", monster=monster["name"],
+                       room=Q.room_name(draft.board, there))
+    else:
+        summary = said("{who} moves {monster} to {room}", monster=monster["name"], room=Q.room_name(draft.board, there))
     if meets:
         summary = said("{first}: it meets its owner {name} and stops", first=summary, name=_name(state, owner))
     return _changed(actor, action, draft.ops, summary, state)
@@ -456,14 +482,14 @@ def _buy_level(state: TableState, actor: str, action: str, params: dict) -> Even
     if state.turn and state.turn["seat"] != seat:
         refuse("It is {name}'s turn: a level is bought on your own turn.", rule="turn.own",
                name=_name(state, state.turn["seat"]))
+    if state.combat:  # our reading: not in a fight, as cards in hand are played (Gestion des cartes)
+        raise Refused("A level is bought outside a fight: settle the fight first.", rule="quest.level.buy", status=409)
     if draft.q(seat).get("bought_turn") == number:
         raise Refused("A level can be bought once a turn.", rule="quest.level.buy", status=409)
     uids = params.get("uids") or []
     if len(set(uids)) != len(uids):
         raise Refused("Name each item once.", status=400)
     items = [Q.gear_item(draft.chars[seat], uid) for uid in uids]
-    if seat in in_fight(state) and items:
-        raise Refused("No items are sold during a fight.", rule="quest.trade", status=409)
     worth = sum(item["gold"] for item in items)
     coins = max(0, price - worth)  # the items' worth first, the coins make up the rest (no change is given)
     if draft.q(seat)["gold"] < coins:

@@ -996,6 +996,41 @@ def invert(ops: list[dict]) -> list[dict]:
     return out
 
 
+#: The mark of a Munchkin Quest fight whose helper can no longer leave (quest.help: a helper cannot back
+#: out). Undoing the helper's joining is refused once the fight has moved on (dice, cards, monsters…);
+#: undoing those later changes puts the fight back as it was but leaves this mark, so undoing them
+#: first does not reopen the way out.
+HELPER_BOUND = "helper_bound"
+
+
+def _same_fight(a: dict | None, b: dict | None) -> bool:
+    """Whether two states of the fight are the same, the helper's mark aside."""
+    def bare(fight):
+        return {k: v for k, v in fight.items() if k != HELPER_BOUND} if fight else fight
+    return bare(a) == bare(b)
+
+
+def _helper_joined(p: dict) -> bool:
+    """Whether the fight change ``p`` is a Quest helper joining the fight (combat.help.accept)."""
+    before, after = p.get("before"), p.get("after")
+    return bool(before and after and after.get("game") == "munchkin-quest" and not before.get("helper")
+                and after.get("helper") and after["helper"] == p.get("actor"))
+
+
+def _restored_fight(p: dict) -> dict | None:
+    """The fight an undo of the change ``p`` goes back to: the one before it, marked when a Quest helper
+    was in it and stayed through the change undone (the fight had moved on with them in it)."""
+    before, after = p.get("before"), p.get("after")
+    if before and before.get("game") == "munchkin-quest" and before.get("helper") and \
+            (after is None or after.get("helper") == before["helper"]):
+        return {**before, HELPER_BOUND: True}
+    return before
+
+
+def _seat_name(state: TableState, seat: str) -> str:
+    return state.players[seat].name if seat in state.players else seat
+
+
 def inverse(state: TableState, event: Event) -> Event:
     """The event that undoes ``event`` in today's state, checked by the same rules; a refusal
     cites the book of the table's edition, as :func:`decide`'s do."""
@@ -1062,7 +1097,11 @@ def _inverse(state: TableState, event: Event) -> Event:
             event.payload["clears_win"] = True
         return event
     if event.kind == "fight.changed":
-        if state.combat != p["after"]:
+        moved_on = not state.combat or state.combat.get(HELPER_BOUND) or not _same_fight(state.combat, p["after"])
+        if _helper_joined(p) and moved_on:
+            raise Refused("{name} has joined the fight and it has moved on since: a helper cannot back out.",
+                          rule="quest.help", status=409, name=_seat_name(state, p["after"]["helper"]))
+        if not _same_fight(state.combat, p["after"]):
             raise Refused("The fight has changed since; undo the later changes first.", status=409)
         missing = {op["seat"] for op in p["ops"] if "seat" in op} - set(state.players)
         if missing:
@@ -1074,8 +1113,8 @@ def _inverse(state: TableState, event: Event) -> Event:
             raise Refused("The turn has moved on since; it cannot go back.", status=409)
         characters = {s: asdict(pl) for s, pl in state.players.items()}
         _apply_ops_to(characters, ops, state.profile)
-        return Event("fight.changed", {"actor": p["actor"], "summary": undone(p["summary"]), "before": p["after"],
-                                       "after": p["before"], "ops": ops, "winner": None, "winners": [],
+        return Event("fight.changed", {"actor": p["actor"], "summary": undone(p["summary"]), "before": state.combat,
+                                       "after": _restored_fight(p), "ops": ops, "winner": None, "winners": [],
                                        "clears_win": bool(p.get("winner"))})
     if event.kind == "sheet.changed":
         missing = {op["seat"] for op in p["ops"]} - set(state.players)
