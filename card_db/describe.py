@@ -85,6 +85,8 @@ def facts(card: dict, _: Gettext = _english) -> list[tuple[str, str]]:
             out.append((_("Run Away"), f"{i['run_away_bonus']:+d}"))
         for b in i.get("bonus_if", []):
             out.append((_("Bonus for %(who)s") % {"who": who([b["who"]], _)}, f"{b['value']:+d}"))
+        if i.get("door_curse_immune"):
+            out.append((_("Effect"), _("curses from the door you kick open do not act on you")))
     o = card.get("one_shot")
     if o:
         if o.get("bonus"):
@@ -92,6 +94,8 @@ def facts(card: dict, _: Gettext = _english) -> list[tuple[str, str]]:
         out.append((_("Gold"), f"{o['gold']:,}"))
         if o.get("usable_by"):
             out.append((_("Only for"), who(o["usable_by"], _)))
+        if o.get("either_side", True) is False:
+            out.append((_("Side"), _("its player's side only, never the monsters")))
         if o.get("cancels_curse"):
             out.append((_("Effect"), _("cancels a curse, in or out of a fight")))
         if o.get("steal_levels"):
@@ -100,6 +104,9 @@ def facts(card: dict, _: Gettext = _english) -> list[tuple[str, str]]:
             out.append((_("Effect"), _("draw %(n)d Treasures") % {"n": o["draw_treasures"]}))
     if card.get("not_for_highest"):
         out.append((_("Not for"), _("the highest-level player, or one tied for it")))
+    if card.get("discards_item"):
+        out.append((_("Only while in play"), _("%(item)s, which goes to the discards") % {
+            "item": card["discards_item"].replace("-", " ").title()}))
     if card["kind"] == "go_up_a_level":
         out.append((_("Levels"), f"+{card['levels']}"))
     c = card.get("curse")

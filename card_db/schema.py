@@ -38,7 +38,8 @@ _effect = {  # what a curse or a monster's Bad Stuff does (companion/referee/eff
     "type": "object",
     "properties": {
         "type": {"enum": ["combat_bonus", "run_away_bonus", "lose_levels", "level_to", "lose_item", "change_sex",
-                          "lose_race", "lose_class", "death", "other"]},
+                          "lose_race", "lose_class", "death", "items_only", "other"],
+                 "description": "items_only: in a fight only the items in use in ``slot`` count (Malign Mirror)"},
         "value": _int,
         "slot": {"enum": list(SLOTS)},
         "until": {"enum": ["next_combat", "removed", "next_run_away"]},
@@ -121,6 +122,8 @@ CARD_SCHEMA: dict = {
                 "usable_by": {"type": "array", "items": _who},
                 "not_usable_by": {"type": "array", "items": _who},
                 "run_away_bonus": _int,
+                "door_curse_immune": {"type": "boolean", "description": "curses from the door its wearer kicks open "
+                                                                        "do not act on them (Sandals of Protection)"},
                 # a different bonus while the wearer is of this race, class or sex (Horny Helmet: +3 for Elves)
                 "bonus_if": {"type": "array", "items": {"type": "object", "required": ["who", "value"],
                                                          "properties": {"who": _who, "value": _int},
@@ -144,6 +147,9 @@ CARD_SCHEMA: dict = {
         "levels": {"type": "integer", "minimum": 1, "maximum": 5},
         "not_for_highest": {"type": "boolean", "description": "Go Up a Level: not for the highest-level player, nor "
                                                               "one tied for it (Whine at the GM)"},
+        "discards_item": {"type": "string", "pattern": "^[a-z0-9]+(-[a-z0-9]+)*$",
+                          "description": "Go Up a Level: played only while an item of this card id is in play, "
+                                         "which goes to the discards (Kill the Hireling)"},
         "rulings": {"type": "array", "items": {
             "type": "object", "required": ["question", "answer"], "additionalProperties": False,
             "properties": {"question": _text, "answer": _text,

@@ -19,7 +19,7 @@ from card_db.schema import DOOR_KINDS, KINDS
 from . import store
 from .db import get_db, get_store
 from .fights import card_of
-from .referee import catalogue, sheet
+from .referee import catalogue, played, sheet
 from .referee.profiles import OPTIONS
 from .referee.rules import Refused
 from .referee.table import TableState
@@ -105,9 +105,7 @@ def _fight_params(action: str, params: dict) -> dict:
     if action == "combat.oneshot.add":
         shot = params.get("one_shot") or {k: params[k] for k in ("name", "bonus") if k in params}
         if params.get("card"):
-            card = card_of(get_db(), params["card"], ("one_shot",))
-            shot = {"name": card["names"]["en"], "card_id": card["id"], "bonus": card["one_shot"].get("bonus", 0),
-                    **({"usable_by": card["one_shot"]["usable_by"]} if card["one_shot"].get("usable_by") else {})}
+            shot = played.one_shot(card_of(get_db(), params["card"], ("one_shot",)))
         return {"side": params.get("side"), "one_shot": shot}
     if action in ("combat.claim", "combat.resolve"):
         return {**params, "_now": time.time()}
@@ -134,6 +132,8 @@ def _from_cards(action: str, params: dict) -> dict:
         if card is None:
             raise Refused("Which card? card is required.", status=400)
         return {**params, "_card": card}
+    if action == "level.up" and params.get("card") not in (None, "", "divine_intervention"):
+        return {**params, "_card": card_of(get_db(), params["card"], ("go_up_a_level",))}  # its own limits checked
     if action == "settings.objection" and "seconds" not in params:
         raise Refused("seconds must be a number.", status=400)
     if action not in ("item.add", "curse.add"):
@@ -153,9 +153,7 @@ def _from_cards(action: str, params: dict) -> dict:
 def _curse(params: dict) -> dict:
     """A curse from its card (every effect the card data names), typed in, or from form fields."""
     if params.get("card"):
-        card = card_of(get_db(), params["card"], ("curse",))
-        return {"name": card["names"]["en"], "card_id": card["id"], "text": (card.get("text") or {}).get("en", ""),
-                **card["curse"]}
+        return played.curse(card_of(get_db(), params["card"], ("curse",)))
     curse = params.get("curse")
     if curse is None:
         curse = {"name": params.get("name", "")}

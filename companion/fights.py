@@ -12,7 +12,7 @@ import sqlite_utils
 from card_db import describe
 from card_db import store as card_store
 
-from .referee import combat, quest_fight
+from .referee import combat, played, quest_fight
 from .referee.profiles import PROFILES
 from .referee.rules import Refused
 
@@ -66,9 +66,7 @@ def resolve(db: sqlite_utils.Database, fight: dict) -> dict:
     for index, shot in enumerate(fight.get("one_shots") or []):
         if isinstance(shot, dict) and "card" in shot:
             card = card_of(db, shot.pop("card"), ("one_shot",), f"one_shots.{index}.card")
-            fight["one_shots"][index] = {"name": card["names"]["en"], "bonus": card["one_shot"].get("bonus", 0),
-                                         **({"usable_by": card["one_shot"]["usable_by"]} if card["one_shot"].get("usable_by") else {}),
-                                         **shot}
+            fight["one_shots"][index] = {**{k: v for k, v in played.one_shot(card).items() if k != "card_id"}, **shot}
     return fight
 
 

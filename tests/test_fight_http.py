@@ -192,3 +192,23 @@ def test_the_fight_page_says_which_monster_takes_no_die_and_allows_no_help(phone
     assert "Run away (roll the app" in html and 'id="menu-flee"' not in html  # no die to type in for Crabs alone
     html = alice.act("combat.monster.add", card="gazebo").get_data(as_text=True)
     assert "Nobody can help against Gazebo." in html and "Ask for help" not in html
+
+
+def test_card_limits_hold_through_every_action_that_names_the_card(api):
+    """A Go Up a Level card named in level.up keeps its card's limits (Whine at the GM: not for
+    the tied), an unknown one is a 404; a curse played by its card shows its words; a one-shot for
+    its players' side only is refused for the monsters — each refusal records nothing."""
+    client, table_id, tokens, _ = api
+    hana, ivo = tokens["Hana"], tokens["Ivo"]
+    seats = seats_of(client, table_id, hana)
+    version = state(client, table_id, hana)["version"]
+    whine = act(client, table_id, ivo, action="level.up", seat=seats["Hana"], card="whine-at-the-gm")
+    assert whine.status_code == 409 and whine.json["rule"] == "cards.override"
+    unknown = act(client, table_id, ivo, action="level.up", seat=seats["Hana"], card="no-such-card")
+    assert unknown.status_code == 404 and "no-such-card" in unknown.json["error"]
+    assert state(client, table_id, hana)["version"] == version
+    cursed = act(client, table_id, ivo, action="card.play", card="income-tax", seat=seats["Hana"])
+    assert cursed.status_code == 200 and "Discard an item of your choice" in cursed.json["event"]["text"]
+    assert act(client, table_id, hana, action="combat.start", card="potted-plant").status_code == 200
+    balloons = act(client, table_id, ivo, action="combat.oneshot.add", side="monsters", card="pretty-balloons")
+    assert balloons.status_code == 409 and balloons.json["rule"] == "combat.one-shots"

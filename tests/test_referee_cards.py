@@ -284,3 +284,111 @@ def test_hoard_tells_the_table_to_draw_three_treasures(g):
     assert t.playable_now(CARDS["hoard"], g.state, "a")
     hoard = play(g, "hoard")
     assert "draw 3 Treasures at the table" in g.said(hoard)
+
+
+# --- found by playing every card of the base deck through the API (2026-11-30) ------------------------------
+
+def test_a_curse_played_by_its_card_shows_the_cards_own_words(g):
+    """What the app cannot perform is said in the card's words: card.play gave only the name
+    ("Income Tax: Income Tax"), curse.add card=… the words."""
+    cursed = play(g, "income-tax", actor="b", seat="a")
+    assert CARDS["income-tax"]["text"]["en"] in g.said(cursed)
+
+
+@pytest.mark.parametrize("items, race, lost", [
+    ([{"name": "Horny Helmet", "bonus": 1, "slot": "headgear", "gold": 600, "bonus_if": [{"who": {"race": "elf"}, "value": 3}]},
+      {"name": "Sword", "bonus": 2, "slot": "one_hand", "gold": 400}], "elf", ["Horny Helmet"]),  # +3 for an Elf
+    ([{"name": "Sword", "bonus": 2, "slot": "one_hand", "gold": 400},
+      {"name": "Mace of Sharpness", "bonus": 4, "slot": "one_hand", "gold": 600, "usable_by": [{"class": "cleric"}]}],
+     None, ["Sword"]),  # the Mace counts nothing for a non-Cleric
+])
+def test_truly_obnoxious_curse_takes_the_item_that_gives_the_biggest_bonus(g, items, race, lost):
+    """The card: the item that gives you the biggest bonus — as it counts for this character,
+    not the biggest number printed (it took the Sword from an Elf with a Horny Helmet)."""
+    if race:
+        g.do("race.add", race=race)
+    for item in items:
+        g.do("item.add", item=item)
+    play(g, "truly-obnoxious-curse", actor="b", seat="a")
+    left = {i["name"] for i in g.state.players["a"].items}
+    assert left == {i["name"] for i in items} - set(lost)
+
+
+def test_truly_obnoxious_curse_lets_the_victim_choose_between_equals_and_ignores_what_is_carried(g):
+    g.do("item.add", item={"name": "Sword", "bonus": 2, "slot": "one_hand", "gold": 400})
+    g.do("item.add", item={"name": "Buckler", "bonus": 2, "slot": "one_hand", "gold": 400})
+    g.do("item.add", item=CHAINSAW)
+    assert not g.item("Chainsaw")["in_use"]  # no hand free: carried, +3 printed but giving nothing
+    play(g, "truly-obnoxious-curse", actor="b", seat="a")
+    assert len(g.state.players["a"].items) == 3  # a choice waits: Sword or Buckler
+    (choice,) = g.state.players["a"].choices
+    assert sorted(choice["options"]) == sorted(
+        [g.item("Sword")["uid"], g.item("Buckler")["uid"]])
+
+
+@pytest.mark.parametrize("card_id", ["pretty-balloons", "friendship-potion", "magic-lamp"])
+def test_a_one_shot_for_its_players_side_only_is_refused_for_the_monsters(g, card_id):
+    g.do("combat.start", monster={"name": "Plant", "level": 3})
+    refused = refused_play(g, card_id, actor="b", side="monsters")
+    assert refused.rule.id == "combat.one-shots" and refused.status == 409
+    assert fights.verdict(g.state)["monsters"]["total"] == 3
+
+
+def test_malign_mirror_lets_only_armor_count_in_the_next_fight_then_goes(g):
+    g.do("item.add", item=HELMET)
+    g.do("item.add", item={"name": "Sword", "bonus": 2, "slot": "one_hand", "gold": 400})
+    g.do("item.add", item={"name": "Leather Armor", "bonus": 1, "slot": "armor", "gold": 200})
+    play(g, "malign-mirror", actor="b", seat="a")
+    g.do("combat.start", monster={"name": "Rat", "level": 2})
+    verdict = fights.verdict(g.state)
+    assert verdict["players"]["total"] == 1 + 1  # Level and the armor: a tie, lost
+    assert {line["source"] for line in verdict["players"]["not_counting"]} >= {"Helm of Courage", "Sword"}
+    assert verdict["outcome"] == "lose"
+    g.do("combat.flee", fighter_rolls=[6])
+    assert g.state.players["a"].curses == []  # spent with that fight
+
+
+def test_only_the_fighter_the_helper_or_the_host_takes_the_rewards():
+    g = Game()
+    g._record(t.join(g.state, "c", "Cy", "male"))
+    g.do("combat.start", monster={"name": "Plant", "level": 1})
+    g.do("combat.oneshot.add", side="players", one_shot={"name": "Potion", "bonus": 5})
+    g.do("combat.claim", _now=0)
+    assert g.refused("combat.resolve", actor="c", _now=100).status == 403
+    g.do("combat.resolve", actor="a", _now=100)
+    assert g.state.players["a"].level == 2
+
+
+def test_sandals_of_protection_keep_a_door_curse_off(g):
+    sandals = CARDS["sandals-of-protection"]
+    g.do("item.add", item={"name": "Sandals of Protection", "card_id": sandals["id"], **sandals["item"]})
+    g.level(3)
+    kicked = g.do("turn.door", found="curse", curse={"name": "Lose a Level", "effects": [{"type": "lose_levels", "value": 1}]})
+    assert g.state.players["a"].level == 3 and "Sandals of Protection keeps off" in g.said(kicked)
+    g.do("card.play", actor="b", card="lose-a-level", seat="a", _card=CARDS["lose-a-level"])  # not from the door
+    assert g.state.players["a"].level == 2
+
+
+def test_floating_nose_cannot_be_run_away_from(g):
+    g.do("combat.start", monster=monster("floating-nose"))
+    g.level(5)
+    fled = g.do("combat.flee", fighter_rolls=[6])
+    assert g.state.players["a"].level == 2 and "cannot run away from Floating Nose" in g.said(fled)
+
+
+def test_kill_the_hireling_needs_a_hireling_in_play_and_discards_it(g):
+    refused = refused_play(g, "kill-the-hireling", seat="a")
+    assert refused.status == 409 and "Hireling" in refused.message
+    hireling = CARDS["hireling"]
+    g.do("item.add", actor="b", seat="b", item={"name": "Hireling", "card_id": "hireling", **hireling["item"]})
+    played = play(g, "kill-the-hireling", seat="a")
+    assert g.state.players["a"].level == 2 and g.state.players["b"].items == []
+    assert "Ben's Hireling goes to the discards" in g.said(played)
+    g.undo(played)
+    assert g.state.players["a"].level == 1 and g.item("Hireling", seat="b")
+
+
+def test_a_go_up_a_level_card_named_in_level_up_keeps_its_limits(g):
+    """level.up card=whine-at-the-gm (the action layer finds the card) is refused as card.play is."""
+    refused = g.refused("level.up", seat="a", card="whine-at-the-gm", _card=CARDS["whine-at-the-gm"])
+    assert refused.rule.id == "cards.override" and refused.status == 409

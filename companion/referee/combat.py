@@ -91,6 +91,7 @@ INPUT_SCHEMA: dict = {
             "type": "object", "required": ["side"], "additionalProperties": False,
             "properties": {"card": {"type": "string"}, "name": {"type": "string"}, "bonus": _int,
                            "side": {"enum": ["players", "monsters"]}, "usable_by": _ONE_SHOT["usable_by"],
+                           "either_side": _ONE_SHOT["either_side"],
                            "monster": {"type": "integer", "minimum": 0,
                                        "description": "which monster a monster-side one-shot helps (default the first)"}}}},
         "backstabs": {"type": "array", "maxItems": 10, "items": {"enum": ["fighter", "helper"]},
@@ -137,6 +138,19 @@ def _prepare(character: dict, who: str, strict: bool = True) -> dict:
         raise Refused("{who}: {problem}", rule=violation.rule, status=400, who=character.get("name") or who,
                       problem=violation.message)
     return p
+
+
+def _items_not_counting(p: dict) -> dict[str, str]:
+    """The items a curse keeps from counting in this fight (``items_only``: Malign Mirror lets only
+    armor count), by uid, with the reason."""
+    out = {}
+    for curse in p["curses"]:
+        for effect in curse["effects"]:
+            if effect.get("type") == "items_only":
+                for item in p["items"]:
+                    if item["slot"] != effect.get("slot"):
+                        out[item["uid"]] = f"only {effect.get('slot')} counts ({curse['name']})"
+    return out
 
 
 def _expand_mates(monsters: list[dict]) -> list[dict]:
@@ -196,7 +210,13 @@ def evaluate(fight: dict, strict: bool = True) -> dict:
 
     for who, p, raw in party:
         strength = sheet.strength(p)
+        mirrored = _items_not_counting(p)
         for line in strength["lines"]:
+            if line.get("uid") in mirrored:
+                not_counting.append({"who": names[who], "source": line["source"], "value": line["value"],
+                                     "reason": mirrored[line["uid"]], "rule": "curses.effects",
+                                     "citation": RULES["curses.effects"].citation})
+                continue
             rule = "curses.lasting" if line.get("uid", "").startswith(f"{who}-curse") else "combat.compare"
             count(_line("players", f"{names[who]}: {line['source']}", line["value"], rule), names[who], line["source"],
                   level=line is strength["lines"][0])
@@ -258,6 +278,9 @@ def evaluate(fight: dict, strict: bool = True) -> dict:
                             3 * raw["turning"], "combat.powers"), names[who], f"Turning ({raw['turning']} cards)")
 
     for shot in fight.get("one_shots", []):
+        if shot["side"] == "monsters" and shot.get("either_side") is False:
+            raise Refused("{card} helps its player's side only, never the monsters.", rule="combat.one-shots", status=400,
+                          card=shot.get("name") or "one-shot")
         line = _line(shot["side"], shot.get("name") or "one-shot", shot.get("bonus", 0), "combat.one-shots")
         if shot["side"] == "monsters":  # (a restriction is about whom it helps: never the monsters')
             monster_lines.append(line)

@@ -26,7 +26,7 @@ from .profiles import Profile
 from .rules import Refused
 
 #: Effects that stay on the sheet as part of a curse, rather than acting once.
-LASTING = ("combat_bonus", "run_away_bonus")
+LASTING = ("combat_bonus", "run_away_bonus", "items_only")
 
 
 @dataclass
@@ -155,7 +155,9 @@ def _to_level(p: dict, seat: str, target: int, profile: Profile):
 
 def _lose_item(p: dict, seat: str, effect: dict):
     """Lose items: ``slot`` (the one worn there), ``big``, ``count`` (1), and ``pick``: who
-    chooses (``target``, ``caster``), the one with the biggest bonus (``best``) or ``all``."""
+    chooses (``target``, ``caster``), the one that gives the biggest bonus (``best``: as it counts
+    now — in use, usable by this character, a race's or class's own bonus; the victim chooses
+    among equals; none when no item gives one) or ``all``."""
     items = p.get("items", [])
     if "slot" in effect:
         items = [i for i in items if i["slot"] == effect["slot"] and i.get("in_use")]
@@ -163,9 +165,11 @@ def _lose_item(p: dict, seat: str, effect: dict):
         items = [i for i in items if bool(i.get("big")) == effect["big"]]
     pick = effect.get("pick", "all" if "slot" in effect else "target")
     count = effect.get("count", 1)
-    if pick == "best" and items:
-        top = max(i.get("bonus", 0) for i in items)
-        items = [i for i in items if i.get("bonus", 0) == top]
+    if pick == "best":
+        counted = {line["uid"]: line["value"] for line in sheet.strength(p)["lines"] if line.get("uid")}
+        items = [i for i in items if counted.get(i["uid"], 0) > 0]
+        top = max((counted[i["uid"]] for i in items), default=0)
+        items = [i for i in items if counted[i["uid"]] == top]
         pick = "target"
     if pick == "all" or len(items) <= count:
         ops, lines = _lose_items(p, seat, items)

@@ -142,6 +142,9 @@ def decide(state, actor: str, action: str, params: dict) -> tuple[dict, list[dic
                 "bonus": whole(raw.get("bonus", 0), "one_shot.bonus", -100, 100), "side": side, "by": actor}
         if raw.get("usable_by"):
             shot["usable_by"] = _usable_by(state, fight, raw["usable_by"], side, shot["name"])
+        if raw.get("either_side") is False and side == "monsters":
+            raise Refused("{card} helps its player's side only, never the monsters.", rule="combat.one-shots", status=409,
+                          card=shot["name"])
         after["one_shots"].append(shot)
         if side == "players":
             return after, [], said("{who} plays {card} for the players", card=thing(shot)), None
@@ -221,6 +224,7 @@ def decide(state, actor: str, action: str, params: dict) -> tuple[dict, list[dic
         return after, [], said("{who} claims the win ({players} to {monsters}); anyone may still play a card",
                                players=judged["players"]["total"], monsters=judged["monsters"]["total"]), None
     if action == "combat.resolve":
+        _only(actor in participants or actor == state.host, "Only the fighter, the helper or the host takes the rewards.")
         return _resolve(state, fight, actor, params)
     if action == "combat.flee":
         return _flee(state, fight, actor, params)

@@ -298,6 +298,8 @@ def new_item(raw: dict, uid: str) -> dict:
             item[key] = _conditions(raw, key)
     if raw.get("bonus_if"):
         item["bonus_if"] = _bonuses_if(raw)
+    if raw.get("door_curse_immune"):
+        item["door_curse_immune"] = True
     if raw.get("card_id"):
         item["card_id"] = raw["card_id"]
     return item

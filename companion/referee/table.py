@@ -20,7 +20,7 @@ from dataclasses import asdict, dataclass, field
 from card_db import schema
 from card_db.words import SEXES
 
-from . import catalogue, effects, quest, sheet, turn
+from . import catalogue, effects, played, quest, sheet, turn
 from . import fight as fights
 from .catalogue import CATALOGUE, decides
 from .levels import change_level
@@ -318,7 +318,29 @@ def _decide_level(state: TableState, actor: str, action: str, params: dict) -> E
     card = params.get("card")
     if card == "divine_intervention":
         return _divine_intervention(state, actor)
+    record = params.get("_card")  # the Go Up a Level card, when the action layer found it by its id
+    if record and record.get("not_for_highest"):
+        _check_not_highest(state, seat, record)
+    if record and record.get("discards_item"):
+        return _level_with_discard(state, actor, seat, record)
     return _level_event(state, seat, 1, "up", actor, card)
+
+
+def _level_with_discard(state: TableState, actor: str, seat: str, card: dict) -> Event:
+    """A Go Up a Level card played only while a certain item is in play, which goes to the
+    discards (Kill the Hireling: the card beats the rules, cards.override)."""
+    wanted = card["discards_item"]
+    held = next(((owner, item) for owner, p in state.players.items() for item in p.items
+                 if item.get("card_id") == wanted), None)
+    if held is None:
+        raise Refused("{card} needs a {item} in play, and nobody has one.", rule="cards.override", status=409,
+                      card=card["names"]["en"], item=wanted.replace("-", " ").title())
+    owner, item = held
+    ops = [{"op": "level", "seat": seat, "delta": 1, "cause": "up"},
+           {"op": "remove", "seat": owner, "field": "items", "value": item}]
+    return _changed(actor, "level.up", ops, said("{who} plays {card}: {name} goes up a level, and {owner}'s {item} "
+                                                 "goes to the discards", card=_named(card), name=state.players[seat].name,
+                                                 owner=state.players[owner].name, item=thing(item)), state)
 
 
 def _divine_intervention(state: TableState, actor: str) -> Event:
@@ -407,17 +429,15 @@ def _decide_card(state: TableState, actor: str, action: str, params: dict) -> Ev
     """A card by its id (the action layer looks it up: ``params["_card"]``) does what its kind does."""
     card = params["_card"]
     kind, seat = card["kind"], params.get("seat") or actor
-    named = {"name": card["names"]["en"], "card_id": card["id"]}
+    named = played.named(card)
     if kind == "item":
         return decide(state, actor, "item.add", {"seat": seat, "item": {**named, **card["item"]}})
     if kind == "curse":
-        return decide(state, actor, "curse.add", {"seat": seat, "curse": {**named, **card["curse"]}})
+        return decide(state, actor, "curse.add", {"seat": seat, "curse": played.curse(card)})
     if kind in ("race", "class"):
         return decide(state, actor, f"{kind}.add", {"seat": seat, kind: card["id"], "_card": card})
     if kind == "go_up_a_level":
-        if card.get("not_for_highest"):
-            _check_not_highest(state, seat, card)
-        return decide(state, actor, "level.up", {"seat": seat, "card": card["id"]})
+        return decide(state, actor, "level.up", {"seat": seat, "card": card["id"], "_card": card})
     if kind == "monster":
         monster = {**named, **card["monster"]}
         if state.combat:
@@ -430,9 +450,8 @@ def _decide_card(state: TableState, actor: str, action: str, params: dict) -> Ev
         acts = next((key for key in ONE_SHOT_ACTS if card["one_shot"].get(key)), None)
         if acts:
             return ONE_SHOT_ACTS[acts](state, actor, seat, card, params)
-        shot = {key: card["one_shot"][key] for key in ("bonus", "usable_by") if key in card["one_shot"]}
         return decide(state, actor, "combat.oneshot.add", {"side": params.get("side") or "players",
-                                                          "one_shot": {**named, **shot}})
+                                                          "one_shot": played.one_shot(card)})
     special = SPECIAL_CARDS.get(card["id"])
     if special == "level.up":
         return decide(state, actor, "level.up", {"seat": seat, "card": "divine_intervention"})
@@ -502,7 +521,7 @@ def _draw_treasures(state: TableState, actor: str, seat: str, card: dict, params
 
 
 def _named(card: dict) -> dict:
-    return thing({"name": card["names"]["en"], "card_id": card["id"]})
+    return thing(played.named(card))
 
 
 #: What a one-shot does besides a bonus, by its card field: playable in a fight or out of one.
@@ -579,6 +598,13 @@ def _decide_door(state: TableState, actor: str, action: str, params: dict) -> Ev
         raise Refused("{name} is dead: no cards and no levels until the next player's turn begins.",
                       rule="death.state", status=409, name=state.players[actor].name)
     curse = params.get("curse") or {}
+    shield = next((i for i in state.players[actor].items if i.get("in_use") and i.get("door_curse_immune")
+                   and not sheet.restriction_problem(asdict(state.players[actor]), i)), None)
+    if shield:  # the card beats the rules (cards.override): Sandals of Protection
+        return _changed(actor, action, ops, said("{who} kicks open the door: a curse, {curse}, which {item} keeps off",
+                                                 curse=thing({"name": str(curse.get("name") or "?"), **(
+                                                     {"card_id": curse["card_id"]} if curse.get("card_id") else {})}),
+                                                 item=thing(shield)), state)
     return _curse_event(state, actor, actor, curse, ops, action, "{who} kicks open the door: a curse! {curse}")
 
 
