@@ -18,6 +18,12 @@ QUEST = get_profile("munchkin-quest")
 ORC = {"name": "Orc", "level": 3, "bonus": 1, "dice": 1, "treasures": 2, "bad_stuff": {"health": 1}}
 
 
+def call_off(state, host="s0"):
+    """The host calls the fight off as a house ruling (a card ended it): a Quest fight otherwise ends
+    by winning it or fleeing (quest.combat, quest.flee)."""
+    return act(state, host, "combat.end", override="quest.combat" if state.combat["stage"] == "fight" else "quest.flee")
+
+
 def new_table(*names):
     return game_flow.new_table(*names, profile="munchkin-quest")
 
@@ -97,7 +103,7 @@ def test_moves_go_to_an_adjacent_explored_room_for_a_token_and_a_monster_there_m
     assert refused(state, "s0", "quest.move", room="nowhere").status == 404
     state = act(state, "s0", "quest.explore", name="Crypt", monster=ORC, cost=0)
     crypt = q(state, "s0")["room"]
-    state = act(state, "s0", "combat.end")  # called off: the Orc stays in the Crypt
+    state = call_off(state)  # called off: the Orc stays in the Crypt
     state = act(state, "s0", "quest.move", room="entrance")
     assert q(state, "s0")["room"] == "entrance" and q(state, "s0")["tokens"] == 2
     state = act(state, "s0", "quest.move", room=crypt)
@@ -106,12 +112,12 @@ def test_moves_go_to_an_adjacent_explored_room_for_a_token_and_a_monster_there_m
 
 def test_a_move_needs_a_passage():
     state = explored(new_table("Ann"))
-    state = act(state, "s0", "combat.end")
+    state = call_off(state)
     crypt = q(state, "s0")["room"]
     state = act(state, "s0", "quest.move", room="entrance")
     state = act(state, "s0", "quest.explore", name="Hall", monster={**ORC, "name": "Rat"}, cost=0)
     hall = q(state, "s0")["room"]
-    state = act(state, "s0", "combat.end")
+    state = call_off(state)
     assert refused(state, "s0", "quest.move", room=crypt).rule.id == "quest.map"  # Hall and Crypt are not joined
     state = act(state, "s0", "quest.room.join", room=hall, to=crypt)
     assert t.quest.adjacent(state.board, hall, crypt)
@@ -119,7 +125,7 @@ def test_a_move_needs_a_passage():
 
 def test_no_tokens_left_no_move():
     state = explored(new_table("Ann"), monster={**ORC}, name="Crypt")
-    state = act(state, "s0", "combat.end")
+    state = call_off(state)
     state = act(state, "s0", "quest.move", room="entrance")
     state = act(state, "s0", "quest.search", die=2)
     assert q(state, "s0")["tokens"] == 0
@@ -129,7 +135,7 @@ def test_no_tokens_left_no_move():
 
 def test_starting_a_turn_in_a_room_with_a_monster_means_a_fight():
     state = explored(new_table("Ann", "Bob"))
-    state = act(state, "s0", "combat.end")
+    state = call_off(state)
     state = act(state, "s0", "quest.monsters", hand=4)
     state = act(state, "s0", "turn.end")
     state = act(state, "s1", "quest.draw")
@@ -147,12 +153,11 @@ def test_search_once_per_room_per_turn_with_a_die_and_never_with_a_monster():
     assert refused(state, "s0", "quest.search", die=3).rule.id == "quest.search"
     state = act(state, "s0", "quest.monster.place", room="entrance", monster=ORC)  # a monster in the room: a fight
     assert state.combat
-    state = act(state, "s0", "combat.end")
-    state = act(state, "s0", "quest.monsters")
-    state = act(state, "s0", "turn.end")
-    state = act(state, "s1", "quest.draw")  # Bob starts his turn with the Orc: a fight
-    state = act(state, "s1", "combat.end")
-    assert refused(state, "s1", "quest.search", die=2).rule.id == "quest.search"  # the Orc is in the Entrance
+    state = call_off(state)
+    assert state.board["monsters"] == {}  # no monster stays in the Entrance
+    state = act(state, "s0", "quest.explore", name="Crypt", monster=ORC)
+    state = call_off(state)
+    assert refused(state, "s0", "quest.search", die=2).rule.id == "quest.search"  # the Orc is in the Crypt
 
 
 def state_event_summary(state, seat, action, **params):
@@ -175,7 +180,7 @@ def test_market_only_in_a_market_room_and_never_with_a_monster():
     state = act(new_table("Ann"), "s0", "quest.draw")
     assert refused(state, "s0", "quest.market", gold=100).rule.id == "quest.market"  # the Entrance has none
     state = act(state, "s0", "quest.explore", name="Bazaar", market=True, monster=ORC)
-    state = act(state, "s0", "combat.end")
+    state = call_off(state)
     assert refused(state, "s0", "quest.market", gold=100).rule.id == "quest.market"  # the Orc is still here
 
 
@@ -241,10 +246,10 @@ def test_charity_discards_when_the_giver_is_lowest_and_refuses_more_dxm_than_go(
 
 def test_monsters_move_to_an_adjacent_room_but_never_stop_in_the_entrance():
     state = explored(new_table("Ann"), name="Crypt")
-    state = act(state, "s0", "combat.end")
+    state = call_off(state)
     state = act(state, "s0", "quest.move", room="entrance")
     state = act(state, "s0", "quest.explore", name="Hall", monster={**ORC, "name": "Rat"}, cost=0)
-    state = act(state, "s0", "combat.end")
+    state = call_off(state)
     orc = next(m for m in state.board["monsters"].values() if m["name"] == "Orc")
     hall = q(state, "s0")["room"]
     assert refused(state, "s0", "quest.monster.move", monster=orc["uid"], room=hall).rule.id == "quest.turn"
@@ -262,11 +267,11 @@ def two_rooms_off_the_entrance(state):
     """Ann explores the Crypt (the Orc) and the Hall (the Rat) from the Entrance, calls both fights off and
     ends her moves: the monsters' move. Answers the state, the Orc's and the Rat's uids, the Crypt and the Hall."""
     state = explored(state, name="Crypt")
-    state = act(state, "s0", "combat.end")
+    state = call_off(state)
     crypt = q(state, "s0")["room"]
     state = act(state, "s0", "quest.move", room="entrance")
     state = act(state, "s0", "quest.explore", name="Hall", monster={**ORC, "name": "Rat"}, cost=0)
-    state = act(state, "s0", "combat.end")
+    state = call_off(state)
     hall = q(state, "s0")["room"]
     state = act(state, "s0", "quest.monsters")
     uid = {m["name"]: m["uid"] for m in state.board["monsters"].values()}
@@ -288,9 +293,9 @@ def test_a_monster_goes_through_the_entrance_out_to_the_room_beyond_never_stoppi
     # a room explored from the Hall lies beyond no door of the Entrance
     state = act(state, "s0", "turn.end")
     state = act(state, "s0", "quest.draw")  # Ann starts in the Hall, with the Rat: a fight, called off
-    state = act(state, "s0", "combat.end")
+    state = call_off(state)
     state = act(state, "s0", "quest.explore", name="Cellar", monster={**ORC, "name": "Bat"})
-    state = act(state, "s0", "combat.end")
+    state = call_off(state)
     cellar = q(state, "s0")["room"]
     state = act(state, "s0", "quest.monsters")
     error = refused(state, "s0", "quest.monster.move", monster=orc, room=cellar, through="entrance")
@@ -317,7 +322,7 @@ def test_no_monster_turns_back_into_a_room_it_has_been_in_during_the_move():
     assert state.board["monsters"][orc]["trail"]["rooms"] == [crypt, "entrance", hall]
     state = act(state, "s0", "turn.end")  # Ann's next turn: a new move
     state = act(state, "s0", "quest.draw")  # (she stands in the Hall with the Orc: a fight)
-    state = act(state, "s0", "combat.end")
+    state = call_off(state)
     state = act(state, "s0", "quest.monsters")
     state = act(state, "s0", "quest.monster.move", monster=orc, room=crypt)
     assert state.board["monsters"][orc]["room"] == crypt
@@ -466,7 +471,7 @@ def test_a_helper_cannot_back_out_by_undoing_the_accept_once_the_fight_has_moved
 
 def test_no_help_from_a_room_that_is_not_adjacent():
     state = explored(new_table("Ann", "Bob"))
-    state = act(state, "s0", "combat.end")
+    state = call_off(state)
     state = act(state, "s0", "quest.explore", name="Deep", monster={**ORC, "name": "Rat"}, cost=0)  # Deep joins the Crypt
     assert refused(state, "s0", "combat.help.ask", seat="s1").rule.id == "quest.help"
 
@@ -605,6 +610,8 @@ def test_the_game_is_won_by_beating_the_boss_at_the_entrance_at_level_10():
     state = act(state, "s0", "quest.fight.dice", fighter_die=6, monster_dice=["1"])
     state = act(state, "s0", "quest.fight.resolve")
     assert state.winners == ["s0"] and state.board["boss"]["beaten"]
+    over = refused(state, "s0", "quest.draw")  # cited in the Quest summary, not the card game's books
+    assert over.rule.id == "game.won" and "Munchkin Quest" in over.as_dict()["citation"]
 
 
 def test_the_boss_needs_level_10():
@@ -640,7 +647,7 @@ def test_no_swapping_with_the_backpack_during_a_fight():
     uid = q(state, "s0")["gear"][0]["uid"]
     state = explored(state)
     assert refused(state, "s0", "quest.item.move", uid=uid, place="worn").rule.id == "quest.backpack"
-    state = act(state, "s0", "combat.end")
+    state = call_off(state)
     state = act(state, "s0", "quest.item.move", uid=uid, place="worn")
     assert q(state, "s0")["gear"][0]["where"] == "worn"
 
@@ -661,12 +668,12 @@ def test_trades_only_with_the_same_or_an_adjacent_room_and_not_in_a_fight():
     club = q(state, "s0")["gear"][0]["uid"]
     state = explored(state)
     assert refused(state, "s0", "quest.item.give", uid=club, to="s1").rule.id == "quest.trade"
-    state = act(state, "s0", "combat.end")
+    state = call_off(state)
     state = act(state, "s0", "quest.explore", name="Deep", monster={**ORC, "name": "Rat"}, cost=0)
-    state = act(state, "s0", "combat.end")
+    state = call_off(state)
     assert refused(state, "s0", "quest.item.give", uid=club, to="s1").rule.id == "quest.trade"  # Deep is two rooms away
     state = act(state, "s0", "quest.move", room=state.board["monsters"][next(iter(state.board["monsters"]))]["room"])
-    state = act(state, "s0", "combat.end")  # the Orc's room, next to the Entrance
+    state = call_off(state)  # the Orc's room, next to the Entrance
     state = act(state, "s0", "quest.item.give", uid=club, to="s1")
     assert q(state, "s1")["gear"][0]["name"] == "Club" and q(state, "s0")["gear"] == []
 
@@ -713,17 +720,17 @@ def test_a_monster_stops_when_it_meets_its_owner():
     """Combat, Propriétaires des monstres: the monster's move ends in its owner's room."""
     state = explored(new_table("Ann", "Bob"), monster={**ORC, "owner": "s1"})
     crypt = q(state, "s0")["room"]
-    state = act(state, "s0", "combat.end")
+    state = call_off(state)
     state = act(state, "s0", "quest.move", room="entrance")
     state = act(state, "s0", "quest.explore", name="Hall", monster={**ORC, "name": "Rat"}, cost=0)
     hall = q(state, "s0")["room"]
-    state = act(state, "s0", "combat.end")
+    state = call_off(state)
     state = act(state, "s0", "quest.room.join", room=crypt, to=hall)
     state = act(state, "s0", "quest.monsters")
     state = act(state, "s0", "turn.end")
     state = act(state, "s1", "quest.draw")
     state = act(state, "s1", "quest.move", room=hall)  # Bob walks into the Hall: the Rat fights him
-    state = act(state, "s1", "combat.end")
+    state = call_off(state)
     state = act(state, "s1", "quest.monsters")
     orc = next(m for m in state.board["monsters"].values() if m["name"] == "Orc")
     rat = next(m for m in state.board["monsters"].values() if m["name"] == "Rat")
@@ -752,7 +759,7 @@ def test_fleeing_goes_back_where_the_fighter_came_from_unless_told():
 
 def test_a_flight_from_a_fight_begun_in_the_room_must_say_where():
     state = explored(new_table("Ann", "Bob"))
-    state = act(state, "s0", "combat.end")
+    state = call_off(state)
     state = act(state, "s0", "quest.monsters")
     state = act(state, "s0", "turn.end")
     state = act(state, "s1", "quest.draw")
@@ -843,7 +850,7 @@ def test_a_level_is_bought_with_items_worth_1000_gold_the_coins_making_up_the_re
 def test_a_players_three_stands_hold_three_monsters_at_most():
     """Début de partie (three stands a colour); Exploration, step 3 (no stand left: another colour)."""
     state = explored(new_table("Ann", "Bob"), monster={**ORC, "owner": "s1"})
-    state = act(state, "s0", "combat.end")
+    state = call_off(state)
     crypt = q(state, "s0")["room"]
     for name in ("Bat", "Rat"):
         state = act(state, "s1", "quest.monster.place", room=crypt, monster={"name": name, "level": 1, "owner": "s1"})
@@ -855,12 +862,12 @@ def test_a_players_three_stands_hold_three_monsters_at_most():
 def test_the_entrance_holds_no_monster_keeps_its_passages_and_the_boss_fight_is_never_called_off():
     """Règles inamovibles."""
     state = explored(new_table("Ann", "Bob"))
-    state = act(state, "s0", "combat.end")
+    state = call_off(state)
     crypt = q(state, "s0")["room"]
     assert refused(state, "s0", "quest.monster.place", room="entrance", monster=ORC).rule.id == "quest.map"
     state = act(state, "s0", "quest.move", room="entrance")
     state = act(state, "s0", "quest.explore", name="Hall", monster={**ORC, "name": "Rat"}, cost=0)
-    state = act(state, "s0", "combat.end")
+    state = call_off(state)
     assert refused(state, "s0", "quest.room.join", room=q(state, "s0")["room"], to="entrance").rule.id == "quest.map"
     state = act(state, "s0", "quest.room.join", room=q(state, "s0")["room"], to=crypt)
     state = t.apply(state, t.Event("sheet.changed", {"seat": "s0", "action": "test", "summary": "",
@@ -892,11 +899,11 @@ def test_bad_monster_and_one_shot_numbers_are_refused_not_failed():
 
 def test_a_monster_whose_owner_left_the_table_still_moves():
     state = explored(new_table("Ann", "Bob", "Cid"), monster={**ORC, "owner": "s2"})
-    state = act(state, "s0", "combat.end")
+    state = call_off(state)
     state = act(state, "s0", "quest.move", room="entrance")
     state = act(state, "s0", "quest.explore", name="Hall", monster={"name": "Rat", "level": 1}, cost=0)
     hall = q(state, "s0")["room"]
-    state = act(state, "s0", "combat.end")
+    state = call_off(state)
     orc = next(m for m in state.board["monsters"].values() if m["name"] == "Orc")
     state = act(state, "s0", "quest.room.join", room=orc["room"], to=hall)
     state = act(state, "s0", "player.remove", seat="s2")
@@ -937,3 +944,90 @@ def test_nothing_keeps_the_boss_out_of_its_fight():
     state = act(state, "s0", "quest.boss", monster={"name": "Boss", "level": 20})
     boss = state.combat["monsters"][0]["uid"]
     assert refused(state, "s0", "quest.fight.ignore", monster=boss).rule.id == "quest.win"
+
+
+def bobs_fight(owner="s2"):
+    """Bob (not the host) explores on his turn and meets an Orc standing on ``owner``'s colour."""
+    state = new_table("Ann", "Bob", "Cid")
+    state = act(state, "s0", "quest.draw")
+    state = act(state, "s0", "quest.monsters")
+    state = act(state, "s0", "turn.end")
+    return explored(state, "s1", monster={**ORC, "owner": owner})
+
+
+def test_a_quest_fight_is_won_or_fled_not_called_off():
+    """Exploration (a new room's monster means a fight at once) and Combat, Perdu (a lost fight is fled
+    from, a die per monster): the fighter called either off and skipped both (2026-11-30); the host
+    may still allow it when a card ends the fight (a house ruling)."""
+    state = bobs_fight()
+    no = refused(state, "s1", "combat.end")
+    assert no.rule.id == "quest.combat" and no.status == 422
+    state = act(state, "s1", "quest.fight.dice", fighter_die=1)
+    state = act(state, "s2", "quest.fight.dice", monster_dice=["6"])
+    state = act(state, "s1", "quest.fight.resolve")  # lost: flee now
+    assert refused(state, "s1", "combat.end").rule.id == "quest.flee"
+    assert refused(state, "s1", "combat.end", override="quest.flee").status == 403  # the host's ruling only
+    state = act(state, "s0", "combat.end", override="quest.flee")
+    assert state.combat is None
+
+
+def test_a_monsters_dice_are_rolled_by_its_owner_and_each_player_rolls_their_own():
+    """Combat, Propriétaires des monstres: the owner rolls every die of its monster. Anyone in the fight
+    could overwrite any die, and the owner's roll rolled the fighter's die too (2026-11-30)."""
+    state = bobs_fight(owner="s2")
+    state = act(state, "s2", "quest.fight.dice", roll=True)  # Cid rolls the Orc's dice, not Bob's
+    assert state.combat["dice"]["fighter"] is None and len(state.combat["dice"]["monsters"][state.combat["monsters"][0]["uid"]]) == 1
+    rolled = state.combat["dice"]["monsters"][state.combat["monsters"][0]["uid"]]
+    other = [str(7 - rolled[0])]
+    no = refused(state, "s1", "quest.fight.dice", monster_dice=other)
+    assert no.rule.id == "quest.monster-owner" and no.status == 403 and "Cid" in no.message
+    assert refused(state, "s2", "quest.fight.dice", fighter_die=6).status == 403
+    state = act(state, "s1", "quest.fight.dice", fighter_die=6, monster_dice=[str(rolled[0])])  # the same: no change
+    assert state.combat["dice"]["fighter"] == 6
+    state = act(state, "s0", "quest.fight.dice", monster_dice=other)  # the host may enter any die
+    assert state.combat["dice"]["monsters"][state.combat["monsters"][0]["uid"]] == [int(other[0])]
+
+
+def test_a_monster_fought_in_the_entrance_and_left_alive_leaves_the_map():
+    """Règles inamovibles: no monster stays in the Entrance — one a search there turned up and that
+    was fled from stayed, and the next player had to fight it there (2026-11-30)."""
+    state = act(new_table("Ann", "Bob"), "s0", "quest.draw")
+    state = act(state, "s0", "quest.explore", name="Hall", monster={**ORC, "name": "Rat"}, cost=0)
+    state = act(state, "s0", "quest.fight.dice", fighter_die=6, monster_dice=["1"])
+    state = act(state, "s0", "quest.fight.resolve")  # the Rat dies
+    hall = q(state, "s0")["room"]
+    state = act(state, "s0", "quest.move", room="entrance")
+    state = act(state, "s0", "quest.monster.place", room="entrance", monster=ORC)  # turned up by a search: a fight
+    state = act(state, "s0", "quest.fight.dice", fighter_die=1, monster_dice=["6"])
+    state = act(state, "s0", "quest.fight.resolve")  # lost
+    fled = t.decide(state, "s0", "quest.fight.flee", {"fighter_rolls": ["6"], "room": hall})
+    state = t.apply(state, fled)
+    assert state.board["monsters"] == {} and state.combat is None
+    assert "no monster stays in the Entrance: Orc leaves the map" in history.render(fled.payload["summary"], who="Ann")
+
+
+def test_a_sale_at_the_market_takes_the_items_off_the_sheet():
+    """Marché: selling an item leaves it off the sheet, for its worth (or the price the table says)."""
+    state = act(new_table("Ann"), "s0", "quest.item.add", name="Sword", slot="one_hand", bonus=2, gold=400)
+    state = act(state, "s0", "quest.draw")
+    state = act(state, "s0", "quest.explore", name="Bazaar", market=True, monster=ORC, cost=0)
+    state = act(state, "s0", "quest.fight.dice", fighter_die=6, monster_dice=["1"])
+    state = act(state, "s0", "quest.fight.resolve")
+    sword = q(state, "s0")["gear"][0]["uid"]
+    gold = q(state, "s0")["gold"]
+    assert refused(state, "s0", "quest.market", uids=["nope"]).status == 404
+    state = act(state, "s0", "quest.market", uids=[sword])
+    assert q(state, "s0")["gear"] == [] and q(state, "s0")["gold"] == gold + 400
+
+
+def test_a_worn_item_is_swapped_for_one_in_a_full_backpack():
+    """Sac à dos: outside a fight an item in the backpack may take the place of one worn, even with the
+    backpack full — both ways were refused (2026-11-30)."""
+    state = act(new_table("Ann"), "s0", "quest.item.add", name="Old Helmet", slot="headgear", bonus=1)
+    state = act(state, "s0", "quest.item.add", name="Great Helmet", slot="headgear", bonus=3)
+    state = act(state, "s0", "quest.item.add", name="Rope", slot="other", place="backpack")
+    assert [i["where"] for i in q(state, "s0")["gear"]] == ["worn", "backpack", "backpack"]
+    great = q(state, "s0")["gear"][1]["uid"]
+    state = act(state, "s0", "quest.item.move", uid=great, place="worn")
+    assert {i["name"]: i["where"] for i in q(state, "s0")["gear"]} == {
+        "Old Helmet": "backpack", "Great Helmet": "worn", "Rope": "backpack"}

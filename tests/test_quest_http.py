@@ -131,11 +131,11 @@ def test_a_monster_goes_through_the_entrance_and_never_turns_back_over_the_api(q
     quest("Ann", "quest.draw")
     crypt = quest.player(quest("Ann", "quest.explore", name="Crypt", monster={"name": "Orc", "level": 3})["table"],
                          "Ann")["quest"]["room"]
-    quest("Ann", "combat.end")
+    quest("Ann", "combat.end", override="quest.combat")
     quest("Ann", "quest.move", room="entrance")
     table = quest("Ann", "quest.explore", name="Hall", cost=0, monster={"name": "Rat", "level": 1})["table"]
     hall = quest.player(table, "Ann")["quest"]["room"]
-    quest("Ann", "combat.end")
+    quest("Ann", "combat.end", override="quest.combat")
     table = quest("Ann", "quest.monsters")["table"]
     orc = next(m["uid"] for m in table["board"]["monsters"].values() if m["name"] == "Orc")
     refused = quest("Bob", "quest.monster.move", expect=409, monster=orc, room="entrance")
@@ -161,7 +161,7 @@ def test_no_level_is_bought_in_a_fight_over_the_api(quest):
     assert refused["citation"] == "Munchkin Quest (seed summary), Comment gagner des niveaux ?"
     ann = quest.player(quest.get("")["table"], "Ann")
     assert ann["level"] == 1 and ann["quest"]["gold"] == 1000
-    quest("Ann", "combat.end")
+    quest("Ann", "combat.end", override="quest.combat")
     assert quest.player(quest("Ann", "quest.level.buy")["table"], "Ann")["level"] == 2
 
 

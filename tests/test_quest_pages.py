@@ -95,11 +95,11 @@ def test_the_map_records_a_passage_and_a_monster_from_the_phone(app):
     alice, bob = quest_table(app)
     alice.act("quest.draw")
     alice.act("quest.explore", name="Crypt", monster_name="Orc", monster_level=3, cost=0)
-    alice.act("combat.end")
+    alice.act("combat.end", override="quest.combat")
     alice.act("quest.move", room="entrance")
     board = text(alice.act("quest.explore", name="Hall", monster_name="Rat", monster_level=1, cost=0))
     rooms = re.findall(r'data-room="(r\d+)"', board)
-    alice.act("combat.end")
+    alice.act("combat.end", override="quest.combat")
     board = text(alice.act("quest.room.join", room=rooms[0], to=rooms[1]))
     assert "Alice records a passage between Crypt and Hall" in board
     board = text(bob.act("quest.monster.place", monster_name="Bat", monster_level=2, room=rooms[0]))
@@ -112,10 +112,10 @@ def test_the_monsters_move_offers_the_way_through_the_entrance_and_never_back(ap
     alice, bob = quest_table(app)
     alice.act("quest.draw")
     alice.act("quest.explore", name="Crypt", monster_name="Orc", monster_level=3, cost=0)
-    alice.act("combat.end")
+    alice.act("combat.end", override="quest.combat")
     alice.act("quest.move", room="entrance")
     alice.act("quest.explore", name="Hall", monster_name="Rat", monster_level=1, cost=0)
-    alice.act("combat.end")
+    alice.act("combat.end", override="quest.combat")
     board = text(alice.act("quest.monsters"))
     moves = board[board.index('id="monster-moves"'):]
     moves = moves[:moves.index("</ul>")]

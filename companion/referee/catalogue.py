@@ -362,8 +362,11 @@ _quest("quest.search", "Search the room: 1 move/action token and 1d6 on the sear
         "pick": Param("list", "Dropped things in the room to pick up (their uids).", max_length=40)},
        phases=("actions",), alive=True)
 _quest("quest.market", "Trade at the room's market (1 move/action token); not with a monster in the room.", TURN,
-       {"gold": Param("int", "Gold gained (a sale) or spent (a purchase, negative).", -10000, 10000),
-        "what": Param("str", "What was bought or sold.", max_length=80)}, phases=("actions",), alive=True)
+       {"gold": Param("int", "Gold gained (a sale) or spent (a purchase, negative); unsaid with uids: what the "
+                             "items sold are worth.", -10000, 10000),
+        "what": Param("str", "What was bought or sold.", max_length=80),
+        "uids": Param("list", "Items of your gear sold: they leave the sheet.", max_length=40)},
+       phases=("actions",), alive=True)
 _quest("quest.monsters", "End the moves and actions: Charity (hand of 5 at most) and the colour die; the monsters move.",
        TURN_OR_HOST, {"hand": Param("int", "Cards in your hand now, for Charity (unsaid: the DxM and Treasure cards "
                                             "the app counts).", 0, 100),

@@ -128,6 +128,17 @@ def wear_problem(gear: list[dict], item: dict) -> tuple[str, dict] | None:
     return None
 
 
+def in_the_way(gear: list[dict], item: dict) -> list[dict]:
+    """The worn items that keep ``item`` from being worn: the one in its slot (headgear, armor,
+    footgear), or the weapons in hand for a weapon that needs more hands than are free."""
+    worn = [i for i in gear if i["where"] == "worn" and i["uid"] != item["uid"]]
+    if item["slot"] in ONE_EACH:
+        return [i for i in worn if i["slot"] == item["slot"]]
+    if item["slot"] in HANDS:
+        return [i for i in worn if i["slot"] in HANDS]
+    return []
+
+
 def place_for(gear: list[dict], item: dict, asked: str | None, backpack: int) -> str:
     """Where a new or moved item goes: the place asked for, checked, or worn when it fits, else the backpack."""
     if asked is None:

@@ -269,13 +269,19 @@ def _market(state: TableState, actor: str, action: str, params: dict) -> Event:
     if not Q.room_of(draft.board, room).get("market"):
         raise Refused("{room} has no market.", rule="quest.market", status=409, room=Q.room_name(draft.board, room))
     _no_monster(draft, room, "quest.market", "No market with a monster in the room ({monsters}).")
-    change = params.get("gold", 0)
+    uids = params.get("uids") or []  # items sold: they leave the sheet, for their worth unless a price is said
+    if len(set(uids)) != len(uids):
+        raise Refused("Name each item once.", status=400)
+    sold = [Q.gear_item(draft.chars[actor], uid) for uid in uids]
+    change = params.get("gold", sum(item["gold"] for item in sold))
     if draft.q(actor)["gold"] + change < 0:
         raise Refused("{name} has only {gold} gold.", rule="quest.market", status=409, name=_name(state, actor),
                       gold=draft.q(actor)["gold"])
     _tokens(draft, actor, 1, "market")
     draft.add(actor, "gold", change)
-    what = params.get("what") or "—"
+    if sold:
+        draft.set(actor, "gear", [i for i in draft.q(actor)["gear"] if i["uid"] not in set(uids)])
+    what = params.get("what") or ", ".join(item["name"] for item in sold) or "—"
     return _changed(actor, action, draft.ops, said("{who} trades at the market ({what}): {change:+} gold", what=what,
                                                    change=change), state)
 
@@ -604,6 +610,11 @@ def _gear(state: TableState, actor: str, action: str, params: dict) -> Event:
         place = params.get("place")
         if place is None or place == item["where"]:
             raise Refused("Say where it goes: worn, belt or backpack (not where it is).", status=400)
+        swapped = _swap(gear, item, place, backpack)
+        if swapped:
+            draft.set(seat, "gear", swapped[0])
+            return _sheet(state, seat, action, draft, said("{who} wears {item}; {others} into the backpack",
+                                                           item=item["name"], others=", ".join(swapped[1])))
         where = Q.place_for(rest, item, place, backpack)
         draft.set(seat, "gear", [dict(i, where=where) if i["uid"] == item["uid"] else i for i in gear])
         return _sheet(state, seat, action, draft, said("{who} moves {item} ({word})", item=item["name"], word=where))
@@ -629,6 +640,20 @@ def _gear(state: TableState, actor: str, action: str, params: dict) -> Event:
     theirs = draft.q(to)["gear"]
     draft.set(to, "gear", theirs + [{**item, "where": Q.place_for(theirs, item, None, backpack)}])
     return _sheet(state, seat, action, draft, said("{who} gives {item} to {name}", item=item["name"], name=_name(state, to)))
+
+
+def _swap(gear: list[dict], item: dict, place: str, backpack: int) -> tuple[list[dict], list[str]] | None:
+    """Wearing an item from the backpack in place of what is worn in its slot (Sac à dos: a swap, even
+    with the backpack full): the gear after, and the names that went into the backpack — or ``None``
+    when it is no such swap or the backpack cannot take what comes off."""
+    if place != "worn" or item["where"] != "backpack" or Q.wear_problem(gear, item) is None:
+        return None
+    off = {i["uid"] for i in Q.in_the_way(gear, item)}
+    after = [dict(i, where="worn") if i["uid"] == item["uid"] else dict(i, where="backpack") if i["uid"] in off else i
+             for i in gear]
+    if not off or Q.wear_problem(after, item) or sum(i["where"] == "backpack" for i in after) > backpack:
+        return None
+    return after, [i["name"] for i in gear if i["uid"] in off]
 
 
 def _sheet(state: TableState, seat: str, action: str, draft: Draft, summary: dict) -> Event:
@@ -661,10 +686,26 @@ def _fight_event(draft: Draft, after: dict | None, summary: dict, actor: str, wi
     if after is None and state.combat:
         draft.turn(step or "fight over")
         draft.ops += _spent_curses(state, draft.ops)
+        left = _out_of_the_entrance(draft, state.combat)
+        if left:
+            summary = said("{first}; no monster stays in the Entrance: {names} leaves the map", first=summary,
+                           names=", ".join(left))
     _check_ops(state, draft.ops)
     return Event("fight.changed", {"actor": actor, "summary": summary, "before": state.combat, "after": after,
                                    "ops": draft.ops, "winner": winners[0] if winners else None,
                                    "winners": winners or []})
+
+
+def _out_of_the_entrance(draft: Draft, fight: dict) -> list[str]:
+    """A fight in the Entrance that ends with monsters left (one a search turned up there, fled from):
+    no monster stays in the Entrance (Règles inamovibles), so they leave the map — our reading, as
+    nothing says where else they would go. Their names."""
+    if fight["room"] != Q.ENTRANCE or fight.get("boss"):
+        return []
+    left = [m for m in fight["monsters"] if m["uid"] in draft.board["monsters"]]
+    for monster in left:
+        draft.put("monsters", monster["uid"], None)
+    return [m["name"] for m in left]
 
 
 @decides("quest.boss")
@@ -724,6 +765,13 @@ def fight_action(state: TableState, actor: str, action: str, params: dict) -> Ev
     if action == "combat.end":  # who may was checked for both games (table._decide_combat)
         if fight["boss"]:
             raise Refused("Nothing stops the fight with the Boss.", rule="quest.win", status=409)
+        # A monster in the room means a fight at once, and a lost one is fled from (Exploration;
+        # Combat, Perdu): calling it off would skip both. A card that ends it is the host's to allow.
+        if fight["stage"] == "fight":
+            refuse("A Quest fight ends by winning it or fleeing: roll the dice (a monster that ignores you is left "
+                   "out); the host may allow calling it off when a card ends it.", rule="quest.combat")
+        else:
+            refuse("The fight is lost: flee now; the host may allow calling it off when a card ends it.", rule="quest.flee")
         return _fight_event(draft, None, said("{who} calls the fight off"), actor)
     _still_fighting(fight)
     if action == "combat.oneshot.add":
@@ -847,6 +895,18 @@ def _dice(raw, where: str) -> list[int]:
     return out
 
 
+def rolls_for(state: TableState, actor: str, fight: dict, who) -> bool:
+    """Whether ``actor`` gives the dice of ``who`` — a role of the fight or one of its monsters: each
+    player their own die, a monster's dice its owner (quest.monster-owner; the fighter when its owner
+    is not at the table), and the host any of them (a player without a phone)."""
+    if actor == state.host:
+        return True
+    if who in quest_fight.ROLES:
+        return actor == fight[who]
+    owner = who.get("owner")
+    return actor == (owner if owner in state.players else fight["fighter"])
+
+
 @decides("quest.fight.dice")
 def _fight_dice(state: TableState, actor: str, action: str, params: dict) -> Event:
     fight = state.combat
@@ -860,8 +920,11 @@ def _fight_dice(state: TableState, actor: str, action: str, params: dict) -> Eve
         if given is not None:
             if not fight[role]:
                 raise Refused("There is no {role} in this fight.", status=400, role=role)
+            if given != dice[role] and not rolls_for(state, actor, fight, role):
+                raise Refused("{name} rolls their own die (or the host enters it).", status=403,
+                              name=_name(state, fight[role]))
             dice[role] = given
-        elif roll and fight[role] and dice[role] is None:
+        elif roll and fight[role] and dice[role] is None and rolls_for(state, actor, fight, role):
             dice[role] = secrets.randbelow(6) + 1
     given = _dice(params.get("monster_dice"), "monster_dice")
     needed = sum(m["dice"] for m in fight["monsters"])
@@ -870,8 +933,12 @@ def _fight_dice(state: TableState, actor: str, action: str, params: dict) -> Eve
                       status=400, n=needed, m=len(given))
     for m in fight["monsters"]:
         if given:
-            dice["monsters"][m["uid"]], given = given[:m["dice"]], given[m["dice"]:]
-        elif roll and len(dice["monsters"].get(m["uid"]) or []) != m["dice"]:
+            mine, given = given[:m["dice"]], given[m["dice"]:]
+            if mine != dice["monsters"].get(m["uid"]) and not rolls_for(state, actor, fight, m):
+                raise Refused("{monster}'s dice are rolled by its owner, {name}.", rule="quest.monster-owner", status=403,
+                              monster=m["name"], name=_name(state, m["owner"]))
+            dice["monsters"][m["uid"]] = mine
+        elif roll and len(dice["monsters"].get(m["uid"]) or []) != m["dice"] and rolls_for(state, actor, fight, m):
             dice["monsters"][m["uid"]] = [secrets.randbelow(6) + 1 for _ in range(m["dice"])]
     if after == fight:
         raise Refused("No die given: give them, or roll=true for the app's dice.", status=400)

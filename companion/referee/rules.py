@@ -103,7 +103,8 @@ def N_(message: str) -> str:
 #: :func:`refuse`. Checks that keep the game state coherent (the level floor, rewards, the
 #: fight's order) cannot be overridden.
 OVERRIDABLE = ("level.win-by-kill", "items.big", "race.one", "class.one", "items.not-in-combat", "turn.own",
-               "halfling.double", "level.causes", "turn.door", "turn.trouble-or-loot", "combat.run-away")
+               "halfling.double", "level.causes", "turn.door", "turn.trouble-or-loot", "combat.run-away",
+               "quest.combat", "quest.flee")
 
 
 class Refused(Exception):
