@@ -20,6 +20,7 @@ from . import store
 from .db import get_db, get_store
 from .fights import card_of
 from .referee import catalogue, played, sheet
+from .referee.fight import typed_dice
 from .referee.profiles import OPTIONS
 from .referee.rules import Refused
 from .referee.table import TableState
@@ -61,17 +62,10 @@ def parse_params(action: str, raw: Mapping) -> dict:
     return catalogue.parse(action, raw)
 
 
-def _dice(raw: list[str] | None, label: str) -> list[int]:
-    """The real die's numbers as typed, or the app's own die (one roll per possible monster)."""
-    if not raw:
-        return [secrets.randbelow(6) + 1 for _ in range(10)]
-    rolls = []
-    for value in raw:
-        for part in str(value).replace(",", " ").split():
-            if part not in ("1", "2", "3", "4", "5", "6"):
-                raise Refused("{label}: a die shows 1 to 6, not {part!r}.", status=400, label=label, part=part)
-            rolls.append(int(part))
-    return rolls
+def _dice(raw: list[str] | None) -> list[int]:
+    """The real die's numbers as typed (:func:`fights.typed_dice`), or the app's own die (one roll
+    per possible monster)."""
+    return typed_dice(raw) if raw else [secrets.randbelow(6) + 1 for _ in range(10)]
 
 
 def _monster(params: dict) -> dict | None:
@@ -110,14 +104,14 @@ def _fight_params(action: str, params: dict) -> dict:
     if action in ("combat.claim", "combat.resolve"):
         return {**params, "_now": time.time()}
     if action == "combat.flee":
-        out = {"fighter_rolls": _dice(params.get("fighter_rolls"), "fighter"),
-               "helper_rolls": _dice(params.get("helper_rolls"), "helper")}
+        out = {"fighter_rolls": _dice(params.get("fighter_rolls")), "helper_rolls": _dice(params.get("helper_rolls")),
+               "_app_dice": [role for role in ("fighter", "helper") if not params.get(f"{role}_rolls")]}
         if params.get("order"):
             out["order"] = params["order"]
         for role in ("fighter", "helper"):  # the Halfling's second roll: typed, or the app's die
             reroll = params.get(f"{role}_reroll")
             if reroll:
-                out[f"{role}_reroll"] = _dice([reroll] if reroll != "app" else None, role)[0]
+                out[f"{role}_reroll"] = _dice([reroll] if reroll != "app" else None)[0]
         return out
     return params
 

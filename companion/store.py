@@ -327,7 +327,7 @@ def undo(db: Conn, table_id: str, actor: str, seq: int, reason: str | None = Non
             raise Refused("Only the host or whoever made a change can undo it.", rule="table.host", status=403)
         if target.undone_by:
             raise Refused("That change was already undone (change #{undone_by}).", status=409, undone_by=target.undone_by)
-        return referee.inverse(state, target.event), actor, reason, seq
+        return referee.inverse(state, target.event, actor), actor, reason, seq
 
     state, new_seq = _write(db, table_id, expected_version, decide)
     return state, new_seq

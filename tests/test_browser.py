@@ -475,7 +475,7 @@ def test_a_german_table_classic_rules_a_house_ruling_and_the_rule_search(browser
     host.check("input[name=fast_start]")
     host.click("button.primary >> text=Tisch eröffnen")
     ready(host)
-    expect(host.locator("#profile summary")).to_contain_text("Munchkin, classic rules (German 2003 / Dutch 2001), schnelles Austeilen")
+    expect(host.locator("#profile summary")).to_contain_text("Munchkin, klassische Regeln (deutsch 2003 / niederländisch 2001), schnelles Austeilen")
     expect(host.locator("#profile")).to_contain_text("Jeder Spieler bekommt 4 Tür- und 4 Schatzkarten.")
 
     ben = join_by_qr(browser, errors, host, tmp_path, "Ben", "male", locale="de-DE")

@@ -29,7 +29,8 @@ def test_fight_through_the_api_with_cards_and_the_real_die(api):
     early = act(client, table_id, hana, action="combat.resolve")
     assert early.status_code == 409 and early.json["rule"] == "combat.objection"
     bad_die = act(client, table_id, hana, action="combat.flee", fighter_rolls=["7"])
-    assert bad_die.status_code == 400 and "1 to 6" in bad_die.json["error"]
+    assert bad_die.status_code == 400 and "1 to 6" in bad_die.json["error"] and "fighter" not in bad_die.json["error"]
+    assert act(client, table_id, hana, action="combat.flee", fighter_rolls=["5x"]).status_code == 400
     fled = act(client, table_id, hana, action="combat.flee", fighter_rolls=["4"])
     assert fled.status_code == 200
     assert "caught by Bigfoot (4): Bad Stuff — He steps on your head" in fled.json["event"]["text"]

@@ -245,6 +245,8 @@ def test_a_refusal_and_a_done_tap_answer_as_toasts_with_undo_and_allow_it(phones
     html = refused.get_data(as_text=True)
     assert refused.status_code == 422 and 'class="notice refused toast" id="answer" role="alert"' in html
     assert 'data-override="level.win-by-kill"' in html.split('id="answer"')[1]
+    rolled = alice.act("dice.roll").get_data(as_text=True)  # a die rolled is not taken back: no Undo offered
+    assert 'id="answer"' in rolled and "data-undo=" not in rolled.split('id="answer"')[1].split("</div>")[0]
     bad = alice.act("settings.objection")  # a 400 from the action's input check: the board with its refusal
     assert bad.status_code == 400 and 'class="board"' in bad.get_data(as_text=True)
     assert "seconds must be a number" in bad.get_data(as_text=True) and "HX-Retarget" not in bad.headers
@@ -264,3 +266,10 @@ def test_each_line_of_the_card_game_sheet_leads_to_its_rule(phones):
     assert links["level.causes"] == "Stufe" and links["items.slots"] == "Gegenstände"
     for rule_id in links:
         assert alice.get(f"/rules/{rule_id}?profile=munchkin-1.6").status_code == 200
+
+
+def test_the_editions_are_named_in_the_phones_language(client):
+    """The host's first choice, the rules, was English in every language (2026-11-30)."""
+    home = client.get("/", headers={"Accept-Language": "de"}).get_data(as_text=True)
+    assert "Munchkin, klassische Regeln (deutsch 2003 / niederländisch 2001)" in home
+    assert "Munchkin, classic rules" not in home

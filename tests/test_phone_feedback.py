@@ -445,3 +445,22 @@ def test_a_second_tap_on_a_button_the_first_answer_took_away_is_said_not_sent(br
     expect(page.locator("#feedback")).to_contain_text("Your last tap was not sent")
     assert len(sent) == 1
     assert errors == []
+
+
+def test_quick_taps_on_a_bonus_stay_on_it_when_the_first_one_shot_is_listed(browser, server):
+    """Three quick taps on the same spot of "+2": the first one-shot's "Played" line came above the
+    buttons and pushed them down, so the next taps hit the row's label — +2 where +6 was meant,
+    without a word (2026-11-30). The line now comes below them."""
+    errors: list[str] = []
+    host = fight_screen(browser, errors, server)
+    players = int(host.locator("#players-total").inner_text())
+    button = host.locator("#fight button[aria-label='+2 for the players']")
+    host.wait_for_timeout(500)  # the fight's own answer and its stream copy are in
+    button.scroll_into_view_if_needed()
+    box = button.bounding_box()
+    for _ in range(3):
+        host.mouse.click(box["x"] + box["width"] / 2, box["y"] + box["height"] / 2)
+        host.wait_for_timeout(150)
+    expect(host.locator("#players-total")).to_have_text(str(players + 6))
+    assert abs(button.bounding_box()["y"] - box["y"]) < 1  # nothing above it moved
+    assert errors == []

@@ -199,3 +199,28 @@ def test_fleeing_players_choose_the_order(g):
     assert g.refused("combat.flee", fighter_rolls=[5, 6], order=[frogs]).message.startswith("order must")
     fled = g.do("combat.flee", fighter_rolls=[5, 6], order=[bigfoot, frogs])  # 1.6 Running Away: any order
     assert g.said(fled) == "Ann runs away: Ann escapes Bigfoot (5); Ann escapes Flying Frogs (6)"
+
+
+def test_dice_typed_run_together_on_a_number_pad_are_one_die_each():
+    """A phone's number pad has no space key: "52" for two monsters is a 5 and a 2 (it was refused
+    as "not '52'", and with the word "fighter" in it)."""
+    from companion.referee.fight import typed_dice
+    assert typed_dice(["52"]) == [5, 2] and typed_dice(["5 2"]) == [5, 2] and typed_dice(["5,2", "6"]) == [5, 2, 6]
+    for bad in (["7"], ["50"], ["5x"], ["-1"]):
+        with pytest.raises(Refused) as exc:
+            typed_dice(bad)
+        assert exc.value.status == 400 and "1 to 6" in exc.value.message
+
+
+def test_the_looting_order_names_the_living_only():
+    """1.6, Death: the dead take no cards — when fighter and helper both die in one flee, the second
+    death's looting order named the first (2026-11-30)."""
+    g = Game()
+    g._record(t.join(g.state, "c", "Cid", "male"))
+    g.do("combat.start", monster={"name": "Dragon", "level": 20, "bad_stuff": {"death": True}})
+    g.do("combat.help.ask", seat="b")
+    g.do("combat.help.accept", actor="b")
+    fled = g.do("combat.flee", fighter_rolls=[1], helper_rolls=[1])
+    text = g.said(fled)
+    assert "Ann dies: the stuff is lost, looting order Ben = Cid" in text or "looting order Cid" in text
+    assert "Ben dies: the stuff is lost, looting order Cid" in text

@@ -141,3 +141,26 @@ def test_divine_intervention_taking_two_clerics_to_the_winning_level_is_left_to_
         state = at_level(state, seat, 9)
     with pytest.raises(Refused, match="together"):
         t.decide(state, "s0", "level.up", {"seat": "s0", "card": "divine_intervention"})
+
+
+def test_an_escape_the_apps_die_decided_is_taken_back_by_the_host_alone():
+    """Undo after "Run away (roll the app's die)" was a free second roll: a caught fighter undid it
+    and ran again until the die said 5 (2026-11-30). A die typed in stays the author's to correct."""
+    from test_referee_sheet import Game
+    g = Game()
+    g.pass_turn("a")  # Ben's turn: Ben is not the host
+    g.do("combat.start", actor="b", monster={"name": "Rat", "level": 5})
+    fled = g.do("combat.flee", actor="b", fighter_rolls=[2], _app_dice=["fighter"])
+    assert fled.payload["app_dice"]
+    refusal = undo_refused_by(g.state, fled, "b")
+    assert refusal.status == 403 and refusal.rule.id == "combat.run-away"
+    g._record(t.inverse(g.state, fled, "a"))  # the host's house ruling
+    assert g.state.combat
+    typed = g.do("combat.flee", actor="b", fighter_rolls=[2])
+    assert "app_dice" not in typed.payload and t.inverse(g.state, typed, "b")
+
+
+def undo_refused_by(state, event, actor) -> Refused:
+    with pytest.raises(Refused) as exc:
+        t.inverse(state, event, actor)
+    return exc.value

@@ -38,6 +38,18 @@ def whole(value, what: str, low: int, high: int) -> int:
     return value
 
 
+def typed_dice(raw) -> list[int]:
+    """The dice as typed: numbers 1 to 6 apart by spaces or commas — or run together, "52" for a 5
+    and a 2, as a phone's number pad has no space key. Anything else is a 400 refusal."""
+    rolls = []
+    for value in raw or []:
+        for part in str(value).replace(",", " ").split():
+            if part.strip("123456"):
+                raise Refused("A die shows 1 to 6, not {part!r}.", status=400, part=part)
+            rolls.extend(int(digit) for digit in part)
+    return rolls
+
+
 def new_fight(fighter: str) -> dict:
     return {"fighter": fighter, "helper": None, "invited": None, "promise": None, "monsters": [], "one_shots": [],
             "powers": {}, "backstabs": [], "claim": None}
@@ -299,11 +311,11 @@ def _resolve(state, fight: dict, actor: str, params: dict):
         winners.append(fight["helper"])
     game = "together" if len(winners) > 1 else "alone" if winners else "no"
     summary = said(WIN_SENTENCES[game], players=judged["players"]["total"], monsters=judged["monsters"]["total"],
-                   gain=_gain(gained), draw=_draw(judged["treasures"], bool(judged.get("treasures_face_up"))),
+                   gain=gain_said(gained), draw=draw_said(judged["treasures"], bool(judged.get("treasures_face_up"))),
                    name=state.players[winners[-1]].name if winners else "")
     if fight["helper"] and judged["levels"]["helper"]:  # an Elf helper's own levels (helper.levels)
         summary = said("{fight}; {name} helped as an Elf: {gain}", fight=summary, name=state.players[fight["helper"]].name,
-                       gain=_gain(judged["levels"]["helper"]))
+                       gain=gain_said(judged["levels"]["helper"]))
     return None, ops, summary, winners
 
 
@@ -315,13 +327,15 @@ WIN_SENTENCES = {
 }
 
 
-def _gain(levels: int) -> dict:
+def gain_said(levels: int) -> dict:
+    """The levels gained, as a phrase of the history ("no level", "+1 level", "+2 levels")."""
     if levels == 0:
         return said("no level")
     return said("+1 level") if levels == 1 else said("+{n} levels", n=levels)
 
 
-def _draw(treasures: int, face_up: bool) -> dict:
+def draw_said(treasures: int, face_up: bool) -> dict:
+    """The treasures to draw, as a phrase of the history (one or more, face up or down)."""
     if face_up:
         return said("draw 1 treasure face up") if treasures == 1 else said("draw {n} treasures face up", n=treasures)
     return said("draw 1 treasure face down") if treasures == 1 else said("draw {n} treasures face down", n=treasures)
@@ -379,7 +393,7 @@ def _flee(state, fight: dict, actor: str, params: dict):
                               monster=r["monster"], roll=roll, bad_stuff=done["said"]))
         if done["dies"]:
             dead.add(seat)
-            parts.append(death_said(state, seat))
+            parts.append(death_said(state, seat, dead))
     if not parts:
         return None, ops, said("{who} runs away: nothing to run from"), None
     return None, ops, said("{who} runs away: {parts}", parts=parts), None
@@ -393,17 +407,20 @@ def _escape_cost(state, characters: dict[str, dict], seat: str, levels: int) -> 
     return outcome.ops
 
 
-def looting_picks(state, seat: str) -> str:
-    """Who picks first from the dead character's stuff, in words ("Ann → Bob = Cid (🎲)") (death.looting)."""
-    order = sheet.looting_order({s: asdict(p) for s, p in state.players.items()}, seat)
+def looting_picks(state, seat: str, also_dead: set[str] = frozenset()) -> str:
+    """Who picks first from the dead character's stuff, in words ("Ann → Bob = Cid (🎲)") (death.looting):
+    the living only — the dead take no cards (death.state), those already dead and ``also_dead``, who
+    died in the same moment (a flee that kills fighter and helper)."""
+    living = {s: asdict(p) for s, p in state.players.items() if s == seat or (not p.dead and s not in also_dead)}
+    order = sheet.looting_order(living, seat)
     return " → ".join(" = ".join(state.players[s].name for s in group) + (" (🎲)" if len(group) > 1 else "")
                       for group in order) or "—"
 
 
-def death_said(state, seat: str) -> dict:
+def death_said(state, seat: str, also_dead: set[str] = frozenset()) -> dict:
     """The sentence of a death by a monster or a curse: who picks from the stuff first."""
     return said("{name} dies: the stuff is lost, looting order {order}", name=state.players[seat].name,
-                order=looting_picks(state, seat))
+                order=looting_picks(state, seat, also_dead))
 
 
 def bad_stuff(state, characters: dict[str, dict], seat: str, monster: dict) -> dict:

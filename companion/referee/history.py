@@ -91,7 +91,7 @@ def profile_label(chosen: dict, _: Gettext = _english) -> str:
               if profile.options.get(key)]
     if profile.options.get("top_level"):
         extras.append(_("to Level {n}").format(n=profile.top_level) + _(" (house rule)"))
-    return ", ".join([profile.name] + extras)
+    return ", ".join([_(profile.name)] + extras)
 
 
 def describe(event, names: dict[str, str], _: Gettext = _english, word: Callable[[str], str] | None = None,

@@ -13,6 +13,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field, replace
 
+from .languages import N_
+
 #: What a dead character may keep, in the words the sheet uses.
 DEATH_PARTS = ("level", "races", "classes", "half_breed", "super_munchkin", "curses")
 #: The game families: the card game, and the board game Munchkin Quest.
@@ -157,7 +159,7 @@ PROFILES: dict[str, Profile] = {
     for p in [
         Profile(
             id="munchkin-classic",
-            name="Munchkin, classic rules (German 2003 / Dutch 2001)",
+            name=N_("Munchkin, classic rules (German 2003 / Dutch 2001)"),
             game="munchkin",
             edition="classic",
             year=2003,
@@ -174,7 +176,7 @@ PROFILES: dict[str, Profile] = {
         ),
         Profile(
             id="munchkin-1.6",
-            name="Munchkin 1.6 (English, 2011)",
+            name=N_("Munchkin 1.6 (English, 2011)"),
             game="munchkin",
             edition="1.6",
             year=2011,
@@ -183,7 +185,7 @@ PROFILES: dict[str, Profile] = {
         ),
         Profile(
             id="munchkin-1.71",
-            name="Munchkin 1.71 (Italian, 2014)",
+            name=N_("Munchkin 1.71 (Italian, 2014)"),
             game="munchkin",
             edition="1.71",
             year=2014,
@@ -194,7 +196,7 @@ PROFILES: dict[str, Profile] = {
         ),
         Profile(
             id="munchkin-quest",
-            name="Munchkin Quest (the board game, French summary)",
+            name=N_("Munchkin Quest (the board game, French summary)"),
             game="munchkin-quest",
             edition="quest",
             year=2008,

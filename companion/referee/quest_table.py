@@ -20,7 +20,7 @@ from dataclasses import asdict
 from . import quest as Q
 from . import quest_fight, sheet, turn
 from .catalogue import decides
-from .fight import checked_object, whole
+from .fight import checked_object, draw_said, gain_said, typed_dice, whole
 from .history import said
 from .levels import change_level
 from .rules import N_, Refused, refuse
@@ -885,16 +885,6 @@ def _fight_ignore(state: TableState, actor: str, action: str, params: dict) -> E
     return _fight_event(Draft(state), after if after["monsters"] else None, summary, actor)
 
 
-def _dice(raw, where: str) -> list[int]:
-    out = []
-    for value in raw or []:
-        for part in str(value).replace(",", " ").split():
-            if part not in ("1", "2", "3", "4", "5", "6"):
-                raise Refused("{where}: a die shows 1 to 6, not {part!r}.", status=400, where=where, part=part)
-            out.append(int(part))
-    return out
-
-
 def rolls_for(state: TableState, actor: str, fight: dict, who) -> bool:
     """Whether ``actor`` gives the dice of ``who`` — a role of the fight or one of its monsters: each
     player their own die, a monster's dice its owner (quest.monster-owner; the fighter when its owner
@@ -926,7 +916,7 @@ def _fight_dice(state: TableState, actor: str, action: str, params: dict) -> Eve
             dice[role] = given
         elif roll and fight[role] and dice[role] is None and rolls_for(state, actor, fight, role):
             dice[role] = secrets.randbelow(6) + 1
-    given = _dice(params.get("monster_dice"), "monster_dice")
+    given = typed_dice(params.get("monster_dice"))
     needed = sum(m["dice"] for m in fight["monsters"])
     if given and len(given) != needed:
         raise Refused("The monsters roll {n} dice in all (in the fight's order); {m} given.", rule="quest.combat",
@@ -941,7 +931,7 @@ def _fight_dice(state: TableState, actor: str, action: str, params: dict) -> Eve
         elif roll and len(dice["monsters"].get(m["uid"]) or []) != m["dice"] and rolls_for(state, actor, fight, m):
             dice["monsters"][m["uid"]] = [secrets.randbelow(6) + 1 for _ in range(m["dice"])]
     if after == fight:
-        raise Refused("No die given: give them, or roll=true for the app's dice.", status=400)
+        raise Refused("No new die: type the dice you roll, or let the app roll the ones of yours still missing.", status=400)
     shown = ", ".join([f"{_name(state, fight[r])} {dice[r]}" for r in quest_fight.ROLES if fight[r] and dice[r]] +
                       [f"{m['name']} {'+'.join(map(str, dice['monsters'][m['uid']]))}" for m in fight["monsters"]
                        if dice["monsters"].get(m["uid"])])
@@ -986,11 +976,9 @@ def _fight_resolve(state: TableState, actor: str, action: str, params: dict) -> 
             draft.put("boss", "beaten", True)
             if draft.chars[fight["fighter"]]["level"] >= state.profile.top_level:
                 winners = [fight["fighter"]]
-        face = "face up" if judged["treasures_face_up"] else "face down"
-        summary = said("{who} wins the fight: {players} to {monsters}, {levels}, {treasures} treasures {face}",
-                       levels=", ".join(f"{_name(state, fight[r])} +{raised[r]}" for r in quest_fight.ROLES
-                                        if raised.get(r)) or "no level",
-                       treasures=judged["treasures"], face=face, **totals)
+        levels = ", ".join(f"{_name(state, fight[r])} +{raised[r]}" for r in quest_fight.ROLES if raised.get(r))
+        summary = said("{who} wins the fight: {players} to {monsters}, {levels}, {draw}", levels=levels or gain_said(0),
+                       draw=draw_said(judged["treasures"], bool(judged["treasures_face_up"])), **totals)
         if winners:
             summary = said("{first} — and wins the game", first=summary)
         if parts:
@@ -1001,8 +989,8 @@ def _fight_resolve(state: TableState, actor: str, action: str, params: dict) -> 
         seat = fight[role]
         if seat and hurt(draft, seat, 1):
             parts += die(draft, seat)
-    template = ("{who} loses the fight on a tie ({players} to {monsters}: ties go to the monsters): 1 health lost, flee"
-                if judged["tie"] else "{who} loses the fight ({players} to {monsters}): 1 health lost, flee")
+    template = (N_("{who} loses the fight on a tie ({players} to {monsters}: ties go to the monsters): 1 health lost, flee")
+                if judged["tie"] else N_("{who} loses the fight ({players} to {monsters}): 1 health lost, flee"))
     summary = said(template, **totals)
     if parts:
         summary = said("{first}; {parts}", first=summary, parts=parts)
@@ -1028,8 +1016,9 @@ def _fight_flee(state: TableState, actor: str, action: str, params: dict) -> Eve
         raise Refused("Say where to flee: an explored room next to this one.", rule="quest.flee", status=400)
     desc = _description(state, fight)
     fleeing = [r for r in quest_fight.ROLES if fight[r] and not state.players[fight[r]].dead]
+    app_dice = any(not params.get(f"{role}_rolls") for role in fleeing)
     for role in fleeing:
-        rolls = _dice(params.get(f"{role}_rolls"), f"{role}_rolls") or [secrets.randbelow(6) + 1 for _ in fight["monsters"]]
+        rolls = typed_dice(params.get(f"{role}_rolls")) or [secrets.randbelow(6) + 1 for _ in fight["monsters"]]
         if len(rolls) < len(fight["monsters"]):
             raise Refused("{who} needs a die for each monster ({n}).", rule="quest.flee", status=400,
                           who=_name(state, fight[role]), n=len(fight["monsters"]))
@@ -1060,7 +1049,10 @@ def _fight_flee(state: TableState, actor: str, action: str, params: dict) -> Eve
         parts = [said("nothing to flee from")]
     summary = said("{who} flees: {parts}", parts=parts)
     fighter_dead = draft.chars[fight["fighter"]]["dead"]
-    return _fight_event(draft, None, summary, actor, step="death" if fighter_dead else None)
+    event = _fight_event(draft, None, summary, actor, step="death" if fighter_dead else None)
+    if app_dice:
+        event.payload["app_dice"] = True  # not taken back but by the host (table.inverse)
+    return event
 
 
 def _bad_stuff(draft: Draft, seat: str, monster: dict, cannot_apply: bool) -> list:

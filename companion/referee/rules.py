@@ -14,7 +14,7 @@ from contextvars import ContextVar
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from .languages import LANGUAGES
+from .languages import LANGUAGES, N_  # noqa: F401 (N_ is the engine's mark, imported from here)
 from .profiles import DEFAULT_PROFILE, PROFILES
 
 RULEBOOK = Path(__file__).with_name("rulebook")
@@ -92,11 +92,6 @@ RULES: dict[str, Rule] = _rules()
 def localized(rule_id: str, lang: str) -> dict:
     """An entry's words in ``lang``, falling back to English where a language lacks it."""
     return TEXTS.get(lang, {}).get(rule_id) or TEXTS["en"][rule_id]
-
-
-def N_(message: str) -> str:
-    """Marks an engine message kept in a variable for translation (``scripts/i18n`` extracts it)."""
-    return message
 
 
 #: The rules the host may override for one action (a house ruling): the checks written with

@@ -703,7 +703,11 @@ def _decide_combat(state: TableState, actor: str, action: str, params: dict) -> 
         raise Refused("{name} is dead: no cards and no levels until the next player's turn begins.",
                       rule="death.state", status=409, name=state.players[actor].name)
     after, ops, summary, winners = fights.decide(state, actor, action, params)
-    return _fight_event(state, after, ops, summary, winners, actor)
+    event = _fight_event(state, after, ops, summary, winners, actor)
+    fleeing = {"fighter"} | ({"helper"} if state.combat["helper"] else set())
+    if action == "combat.flee" and fleeing & set(params.get("_app_dice") or ()):
+        event.payload["app_dice"] = True  # the app's die: not taken back but by the host (inverse)
+    return event
 
 
 def _check_not_losing(state: TableState) -> None:
@@ -1057,10 +1061,15 @@ def _seat_name(state: TableState, seat: str) -> str:
     return state.players[seat].name if seat in state.players else seat
 
 
-def inverse(state: TableState, event: Event) -> Event:
+def inverse(state: TableState, event: Event, actor: str | None = None) -> Event:
     """The event that undoes ``event`` in today's state, checked by the same rules; a refusal
-    cites the book of the table's edition, as :func:`decide`'s do."""
+    cites the book of the table's edition, as :func:`decide`'s do. ``actor`` is who undoes it
+    (the store checks they may: :func:`may_undo`): an escape the app's die decided is taken back
+    by the host alone, or undo would be a free second roll."""
     try:
+        if event.payload.get("app_dice") and actor is not None and actor != state.host:
+            raise Refused("The app's die decided that escape: only the host takes it back, or undo would be a "
+                          "second roll.", rule="combat.run-away", status=403)
         return _inverse(state, event)
     except Refused as exc:
         exc.profile_id = state.profile_id

@@ -131,7 +131,9 @@ def _answer(table_id: str, seat: str, work, action: str | None = None):
     status = 200
     try:
         state, seq = work()
-        notice = {"kind": "done", "seq": seq, "text": _describe_seq(table_id, seq)}
+        recorded = store.event(get_store(), table_id, seq)
+        notice = {"kind": "done", "seq": seq, "text": i18n.history_line(recorded.event, store.names(get_store(), table_id)),
+                  "can_undo": _offers_undo(state, seat, recorded)}
     except Refused as exc:
         state = store.load(get_store(), table_id)
         notice = {"kind": "refused", "text": i18n.refusal_text(exc), "rule": exc.rule}
@@ -146,9 +148,13 @@ def _answer(table_id: str, seat: str, work, action: str | None = None):
     return vary(render_template("table.html", **board_context(state, seat, notice), **invite_context(table_id)), status)
 
 
-def _describe_seq(table_id: str, seq: int) -> str:
-    db = get_store()
-    return i18n.history_line(store.event(db, table_id, seq).event, store.names(db, table_id))
+def _offers_undo(state, seat: str, recorded) -> bool:
+    """Whether this phone is offered Undo for a change: one of a kind that can be undone (a die
+    rolled is not taken back), by its author or the host, and an escape the app's die decided by
+    the host alone (table.inverse)."""
+    if recorded.kind not in UNDOABLE or not may_undo(state, seat, recorded.actor):
+        return False
+    return not recorded.payload.get("app_dice") or seat == state.host
 
 
 @bp.post("/t/<table_id>/act/<action>")
@@ -214,7 +220,7 @@ def _history_page(table_id: str, seat: str | None, notice=None, status: int = 20
     names = store.names(db, table_id)
     entries = [
         {"rec": rec, "text": i18n.history_line(rec.event, names), "who": names.get(rec.actor, "") if rec.actor else "",
-         "can_undo": rec.undone_by is None and rec.kind in UNDOABLE and may_undo(state, seat, rec.actor)}
+         "can_undo": rec.undone_by is None and _offers_undo(state, seat, rec)}
         for rec in store.history(db, table_id, limit=500)
     ]
     rulings = [{"rec": rec, "text": i18n.history_line(rec.event, names), "rule": RULES[rec.payload["override"]["rule"]]}
