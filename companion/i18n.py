@@ -31,7 +31,7 @@ TRANSLATIONS = Path(__file__).with_name("translations")
 WORDS = {
     "elf": N_("Elf"), "dwarf": N_("Dwarf"), "halfling": N_("Halfling"), "human": N_("Human"),
     "warrior": N_("Warrior"), "wizard": N_("Wizard"), "cleric": N_("Cleric"), "thief": N_("Thief"),
-    "male": N_("male"), "female": N_("female"), "Level": N_("Level"),
+    "male": N_("male"), "female": N_("female"), "Level": N_("Level"), "level": N_("level"),
     "none": N_("no slot"), "headgear": N_("headgear"), "armor": N_("armor"), "footgear": N_("footgear"),
     "one_hand": N_("1 hand"), "two_hands": N_("2 hands"),
     "players": N_("players"), "monsters": N_("monsters"), "fighter": N_("fighter"), "helper": N_("helper"),
@@ -126,6 +126,27 @@ def local_name(thing: dict) -> str:
     return cache[card_id] or typed
 
 
+def line_source(line: dict, names: dict[str, str]) -> str:
+    """A line of a fight's breakdown in the phone's language: the engine writes it in English as
+    "Ann: Level", "Orc: level", "Orc: Enraged", "Magic Missile"; each part that is a card in the
+    fight (``names``: its English name → the phone's, from :func:`fight_names`) or a game word
+    is told in the phone's words, the rest (a player's name) as it is."""
+    if language() == "en":
+        return line["source"]
+    return ": ".join(names.get(part) or (word(part) if part in WORDS else part) for part in line["source"].split(": "))
+
+
+def fight_names(state) -> dict[str, str]:
+    """The cards of the table's fight and its fighters' sheets, by English name, in the phone's language."""
+    fight = state.combat or {}
+    things = list(fight.get("monsters", [])) + list(fight.get("one_shots", []))
+    things += [e for m in fight.get("monsters", []) for e in m.get("enhancers", [])]
+    for seat in (fight.get("fighter"), fight.get("helper")):
+        if seat in state.players:
+            things += state.players[seat].items + state.players[seat].curses
+    return {t["name"]: local_name(t) for t in things if t.get("card_id") and t.get("name")}
+
+
 def reason_text(line: dict) -> str:
     """Why an item does not count, in the phone's language (a line of ``not_counting``)."""
     if "only_for" in line:
@@ -172,6 +193,7 @@ def init_app(app: Flask) -> None:
     app.jinja_env.filters["word"] = word
     app.jinja_env.filters["local_name"] = local_name
     app.jinja_env.filters["reason_text"] = reason_text
+    app.jinja_env.filters["line_source"] = line_source
     app.jinja_env.filters["kind_name"] = kind_name
     app.jinja_env.filters["refusal"] = refusal_text
     app.jinja_env.filters["decimal"] = format_decimal  # 2.6 → "2,6" on a German phone

@@ -213,3 +213,17 @@ def test_card_limits_hold_through_every_action_that_names_the_card(api):
     assert act(client, table_id, hana, action="combat.start", card="potted-plant").status_code == 200
     balloons = act(client, table_id, ivo, action="combat.oneshot.add", side="monsters", card="pretty-balloons")
     assert balloons.status_code == 409 and balloons.json["rule"] == "combat.one-shots"
+
+
+def test_why_these_numbers_names_the_cards_and_words_in_the_phones_language(phones):
+    """The breakdown was English on every phone ("Alice: Level", "Gelatinous Octahedron: Enraged",
+    "Played: Magic Missile") while the monster's line above it was in the phone's words (2026-11-30)."""
+    alice, _, _ = phones
+    html = alice.act("combat.start", card="gelatinous-octahedron").get_data(as_text=True)
+    monster = re.search(r'data-monster-uid="([^"]+)"', html) or re.search(r'name="monster" value="([^"]+)"', html)
+    alice.act("combat.enhancer.add", card="enraged", monster=monster.group(1))
+    alice.act("combat.oneshot.add", card="magic-missile", side="players")
+    page = alice.get(f"/t/{alice.table_id}", headers={"Accept-Language": "ru"}).get_data(as_text=True)
+    breakdown = page[page.index('id="menu-breakdown"'):page.index("</details>", page.index('id="menu-breakdown"'))]
+    assert "Alice: Уровень" in breakdown and ": Псих" in breakdown and "Ракета Магического Назначения" in breakdown
+    assert "Enraged" not in breakdown and "Magic Missile" not in breakdown

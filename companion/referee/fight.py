@@ -151,7 +151,8 @@ def decide(state, actor: str, action: str, params: dict) -> tuple[dict, list[dic
         if side not in ("players", "monsters"):
             raise Refused("side must be players or monsters.", status=400)
         shot = {"uid": uid, "name": str(raw.get("name") or "One-shot")[:80],
-                "bonus": whole(raw.get("bonus", 0), "one_shot.bonus", -100, 100), "side": side, "by": actor}
+                "bonus": whole(raw.get("bonus", 0), "one_shot.bonus", -100, 100), "side": side, "by": actor,
+                **({"card_id": str(raw["card_id"])} if raw.get("card_id") else {})}  # named in each phone's language
         if raw.get("usable_by"):
             shot["usable_by"] = _usable_by(state, fight, raw["usable_by"], side, shot["name"])
         if raw.get("either_side") is False and side == "monsters":

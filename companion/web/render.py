@@ -112,7 +112,8 @@ def board_context(state: TableState, seat: str | None, notice: dict | None = Non
     }
     me = next((p for p in facts["players"] if p["seat"] == seat), None) if seat else None
     return {**common, **_fragments(state, common), "me": me, "is_host": seat is not None and seat == state.host,
-            "notice": notice, "loot": sheet.loot(facts["players"], seat) if me else []}
+            "notice": notice, "loot": sheet.loot(facts["players"], seat) if me else [],
+            "fight_names": i18n.fight_names(state) if state.combat and i18n.language() != "en" else {}}
 
 
 #: The newest change of recently seen table versions, with the table's names: each change
