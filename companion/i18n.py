@@ -39,6 +39,7 @@ WORDS = {
     # Munchkin Quest: the other worn things and potions, and where an item is
     "other": N_("trinket, clothing, gadget"), "potion": N_("potion or scroll"),
     "worn": N_("worn"), "belt": N_("belt"), "backpack": N_("backpack"), "gold": N_("gold"), "dxm": N_("DxM cards"),
+    "Entrance": N_("Entrance"),
 }
 
 

@@ -150,6 +150,8 @@
     clearInterval(polling);
     polling = null;
     connection.textContent = "";
+    // what was said of the connection (a tap not sent, or not answered) is past: the board speaks now
+    document.querySelectorAll("#feedback [data-connection]").forEach(function (said) { said.remove(); });
     if (quiet) { window.location.reload(); return; } // the old stream is not to be trusted: a new one
     refresh();
   }
@@ -204,11 +206,13 @@
   function boardToastsGo() {
     document.querySelectorAll("#board .toast").forEach(function (old) { old.remove(); });
   }
+  var CONNECTION_MESSAGES = ["msgUnsent", "msgLost", "msgTimeout"]; // gone once the server answers again
   function say(message, status) { // message: a data-msg-* of #feedback
     var template = document.getElementById("feedback-toast");
     if (!feedback || !template) return;
     var toast = template.content.firstElementChild.cloneNode(true);
     toast.querySelector("p").textContent = feedback.dataset[message].replace("{status}", status);
+    if (CONNECTION_MESSAGES.indexOf(message) >= 0) toast.dataset.connection = message;
     boardToastsGo();
     feedback.replaceChildren(toast);
   }

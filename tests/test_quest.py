@@ -1031,3 +1031,17 @@ def test_a_worn_item_is_swapped_for_one_in_a_full_backpack():
     state = act(state, "s0", "quest.item.move", uid=great, place="worn")
     assert {i["name"]: i["where"] for i in q(state, "s0")["gear"]} == {
         "Old Helmet": "backpack", "Great Helmet": "worn", "Rope": "backpack"}
+
+
+def test_the_entrance_in_the_history_is_a_game_word_told_in_the_phones_language():
+    """The Quest feed said "Entrance" on every phone; rooms the players named stay as named."""
+    state = act(new_table("Ann"), "s0", "quest.draw")
+    state = act(state, "s0", "quest.explore", name="Crypt", monster=ORC, cost=0)
+    state = call_off(state)
+    moved = t.decide(state, "s0", "quest.move", {"room": "entrance"})
+    german = {"Entrance": "Eingang"}
+    assert "Eingang" in history.render(moved.payload["summary"], who="Ann", word=lambda key: german.get(key, key))
+    explored_text = history.render(state_event_summary(act(state, "s0", "quest.move", room="entrance"), "s0", "quest.explore",
+                                                       name="Hall", monster=ORC, cost=0), who="Ann",
+                                   word=lambda key: german.get(key, key))
+    assert "Hall" in explored_text

@@ -21,8 +21,9 @@ WORDS = {"elf": "Elf", "dwarf": "Dwarf", "halfling": "Halfling", "human": "Human
          "wizard": "Wizard", "cleric": "Cleric", "thief": "Thief", "male": "male", "female": "female",
          "players": "players", "monsters": "monsters", "half_breed": "Half-Breed", "super_munchkin": "Super Munchkin",
          "berserk": "Berserk", "turning": "Turning", "flight": "Flight", "door": "Door", "treasure": "Treasure",
+         "Entrance": "Entrance",
          "worn": "worn", "belt": "belt", "backpack": "backpack"}
-WORD_PARAMS = ("word", "word2")
+WORD_PARAMS = ("word", "word2", "room")  # (a room: the Entrance is a game word, other rooms are named by the players)
 
 
 def said(template: str, **params) -> dict:
