@@ -1045,3 +1045,15 @@ def test_the_entrance_in_the_history_is_a_game_word_told_in_the_phones_language(
                                                        name="Hall", monster=ORC, cost=0), who="Ann",
                                    word=lambda key: german.get(key, key))
     assert "Hall" in explored_text
+
+
+def test_a_flee_takes_one_typed_die_per_monster_no_more_no_fewer():
+    """Combat, Perdu: a d6 per monster — three dice typed for one Orc were taken as an escape (2026-11-30)."""
+    state = explored(new_table("Ann"))
+    state = act(state, "s0", "quest.fight.dice", fighter_die=1, monster_dice=["6"])
+    state = act(state, "s0", "quest.fight.resolve")
+    for rolls in (["6", "1", "1"], ["61"]):
+        no = refused(state, "s0", "quest.fight.flee", fighter_rolls=rolls, room="entrance")
+        assert no.status == 400 and no.rule.id == "quest.flee"
+    state = act(state, "s0", "quest.fight.flee", fighter_rolls=["6"], room="entrance")
+    assert state.combat is None

@@ -1019,8 +1019,8 @@ def _fight_flee(state: TableState, actor: str, action: str, params: dict) -> Eve
     app_dice = any(not params.get(f"{role}_rolls") for role in fleeing)
     for role in fleeing:
         rolls = typed_dice(params.get(f"{role}_rolls")) or [secrets.randbelow(6) + 1 for _ in fight["monsters"]]
-        if len(rolls) < len(fight["monsters"]):
-            raise Refused("{who} needs a die for each monster ({n}).", rule="quest.flee", status=400,
+        if len(rolls) != len(fight["monsters"]):  # (a die too many is a die meant for something else)
+            raise Refused("{who} rolls one die for each monster ({n}).", rule="quest.flee", status=400,
                           who=_name(state, fight[role]), n=len(fight["monsters"]))
         desc[role]["flee"] = rolls
     for role in quest_fight.ROLES:
