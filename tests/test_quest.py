@@ -1057,3 +1057,14 @@ def test_a_flee_takes_one_typed_die_per_monster_no_more_no_fewer():
         assert no.status == 400 and no.rule.id == "quest.flee"
     state = act(state, "s0", "quest.fight.flee", fighter_rolls=["6"], room="entrance")
     assert state.combat is None
+
+
+def test_a_typed_in_monster_with_an_unknown_word_or_given_twice_is_refused():
+    """A mistyped word was left out without a word ("colour_of_hat"), and a monster given as an
+    object and as monster_* fields at once dropped the fields (2026-11-30)."""
+    state = act(new_table("Ann"), "s0", "quest.draw")
+    no = refused(state, "s0", "quest.explore", name="Crypt", monster={**ORC, "colour_of_hat": "red"})
+    assert no.status == 400 and "colour_of_hat" in no.message
+    both = refused(state, "s0", "quest.explore", name="Crypt", monster=ORC, monster_level=9)
+    assert both.status == 400 and "monster_level" in both.message
+    assert state.version == act(state, "s0", "quest.explore", name="Crypt", monster=ORC).version - 1

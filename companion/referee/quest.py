@@ -217,11 +217,20 @@ def room_name(board: dict, room: str) -> str:
     return ((board.get("rooms") or {}).get(room) or {}).get("name", room)
 
 
+#: What a Quest monster typed in may say.
+MONSTER_KEYS = frozenset({"name", "level", "bonus", "dice", "levels", "treasures", "dreadful", "owner", "bad_stuff",
+                          "boss"})
+
+
 def new_monster(raw: dict, uid: str, room: str, seats) -> dict:
     """A monster on the map from typed-in numbers: level (at least 1), bonus, dice, levels and treasures
     a kill gives, dreadful, its owner (the colour of its stand) and its Bad Stuff."""
     if not isinstance(raw, dict):
         raise Refused("monster must be an object.", status=400)
+    unknown = sorted(set(raw) - MONSTER_KEYS)
+    if unknown:  # a word mistyped would be a number silently left out
+        raise Refused("A monster has no {key!r}; it has: {known}.", status=400, key=unknown[0],
+                      known=", ".join(sorted(MONSTER_KEYS)))
     name = str(raw.get("name") or "").strip()
     if not name or len(name) > 80:
         raise Refused("A monster needs a name of at most 80 characters.", status=400)

@@ -71,7 +71,11 @@ class Draft:
 
 def monster_param(params: dict) -> dict | None:
     """The monster of an action: the ``monster`` object, or the flat ``monster_*`` fields a form sends."""
+    flat_keys = sorted(k for k in params if k.startswith("monster_"))
     if params.get("monster"):
+        if flat_keys:  # both: which one was meant?
+            raise Refused("Give the monster as an object or as monster_* fields, not both ({key}).", status=400,
+                          key=flat_keys[0])
         return params["monster"]
     if not params.get("monster_name"):
         return None
