@@ -99,6 +99,8 @@
   // "Take the rewards" is greyed out until the count reaches 0, so that a tap in the window
   // is not answered with a refusal (without JavaScript it stays a button the server judges).
   var countdownStarted = new WeakMap(); // element -> {from: its data-remaining, at: when seen}
+  var tenths = new Intl.NumberFormat(document.documentElement.lang || undefined,
+                                     { minimumFractionDigits: 1, maximumFractionDigits: 1 });
   setInterval(function () {
     document.querySelectorAll(".countdown[data-remaining]").forEach(function (el) {
       var seen = countdownStarted.get(el);
@@ -107,7 +109,7 @@
         countdownStarted.set(el, seen);
       }
       var left = parseFloat(seen.from) - (Date.now() - seen.at) / 1000;
-      el.textContent = Math.max(0, left).toFixed(1);
+      el.textContent = tenths.format(Math.max(0, left)); // "2,3" on an Italian phone
       var claim = el.closest(".claim");
       claim.classList.toggle("ready", left <= 0);
       var take = claim.querySelector("button[data-action='combat.resolve']");

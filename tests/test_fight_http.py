@@ -227,3 +227,15 @@ def test_why_these_numbers_names_the_cards_and_words_in_the_phones_language(phon
     breakdown = page[page.index('id="menu-breakdown"'):page.index("</details>", page.index('id="menu-breakdown"'))]
     assert "Alice: Уровень" in breakdown and ": Псих" in breakdown and "Ракета Магического Назначения" in breakdown
     assert "Enraged" not in breakdown and "Magic Missile" not in breakdown
+
+
+def test_the_objection_countdown_is_written_the_phones_way(phones):
+    """"2.3 s" on an Italian phone: the countdown is in the phone's decimal form (the script that
+    counts it down writes it the same way, Intl.NumberFormat); the figure it reads stays 2.3."""
+    alice, _, _ = phones
+    assert alice.act("combat.start", card="potted-plant").status_code == 200
+    assert alice.act("combat.oneshot.add", side="players", name="Potion", bonus=5).status_code == 200
+    assert alice.act("combat.claim").status_code == 200
+    page = alice.get(f"/t/{alice.table_id}", headers={"Accept-Language": "it"}).get_data(as_text=True)
+    shown = re.search(r'class="countdown" data-remaining="(\d+\.\d)">([^<]+)</b>', page)
+    assert shown and shown.group(2) == shown.group(1).replace(".", ",")
