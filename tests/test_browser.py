@@ -50,8 +50,10 @@ def server(tmp_path):
     server.stop()
 
 
-def phone(browser, errors, locale: str = "en-GB"):
-    context = browser.new_context(**PHONE, locale=locale)
+def phone(browser, errors, locale: str = "en-GB", **options):
+    """A phone's page; ``options`` go to its browser context (``service_workers="block"`` where a test
+    holds answers back with ``page.route``, which does not see requests a service worker forwards)."""
+    context = browser.new_context(**PHONE, locale=locale, **options)
     page = context.new_page()
     page.on("pageerror", lambda exc: errors.append(str(exc)))
     page.on("console", lambda msg: errors.append(msg.text) if msg.type == "error" else None)
@@ -87,9 +89,9 @@ def ready(page, shown: str = "#my-level") -> None:
     page.wait_for_load_state("load")
 
 
-def open_table(browser, errors, server, name: str, sex: str):
+def open_table(browser, errors, server, name: str, sex: str, **options):
     """A phone that starts a table as host."""
-    page = phone(browser, errors)
+    page = phone(browser, errors, **options)
     page.goto(server.url + "/")
     page.fill("input[name=player_name]", name)
     page.check(f"input[name=sex][value={sex}]")
