@@ -410,7 +410,7 @@ def test_scan_a_card_with_the_phone_camera(browser, server, tmp_path):
         return path
 
     errors: list[str] = []
-    aric = open_table(browser, errors, server, "Aric", "male")
+    aric = open_table(browser, errors, server, "Aric", "male", service_workers="block")  # (a route sees no worker's requests)
     suzan = join_by_qr(browser, errors, aric, tmp_path, "Suzan", "female")
     uploads = []  # the bodies posted to the scan view (a route sees them; a "request" event does not)
     aric.route("**/scan", lambda route: (uploads.append(len(route.request.post_data_buffer or b"")),

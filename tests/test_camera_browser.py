@@ -128,7 +128,7 @@ def jpeg_size(body: bytes) -> tuple[int, int]:
 
 def test_the_live_camera_view_takes_the_photo_the_scanner_recognises(camera_browser, server):
     errors: list[str] = []
-    page = open_table(camera_browser, errors, server, "Aric", "male")
+    page = open_table(camera_browser, errors, server, "Aric", "male", service_workers="block")  # (a route sees no worker's requests)
     uploads = []
     page.route("**/scan", lambda route: (uploads.append(route.request.post_data_buffer), route.continue_()))
 

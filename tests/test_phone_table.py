@@ -205,7 +205,7 @@ def test_an_entry_sent_is_emptied_by_its_answer_and_kept_until_then(browser, ser
     answer does: the amount stays until the answer, which empties it. A refused amount stays
     as typed, to be corrected."""
     errors: list[str] = []
-    alice = phone(browser, errors)
+    alice = phone(browser, errors, service_workers="block")  # (a route sees no worker's requests)
     open_quest_table(alice, server.url)
     bob = join_in_browser(browser, errors, alice, "Bob")
     alice.locator('.player[data-name="Bob"]').wait_for()
