@@ -253,7 +253,8 @@ def hold_answer(page, action: str) -> list:
     """Hold back the phone's answer to its next ``action`` tap: the server gets the tap and applies
     it at once (so the live stream shows the change), the phone gets the answer when released.
     The phone's context blocks service workers: once the app's worker controls the page, the taps
-    go through it and ``page.route`` does not see them (the answer came unheld, 1 run in ~10)."""
+    go through it and ``page.route`` does not see them (the answer came unheld, 1 run in ~10); a
+    test that reads its taps' headers blocks them too (a forwarded tap's lacked its Idempotency-Key)."""
     held: list = []
     page.route(f"**/act/{action}", lambda route: held.append((route, route.fetch())), times=1)
     page.evaluate("""(action) => { window.__answered = []; document.addEventListener('htmx:beforeSwap', (e) => {
@@ -359,7 +360,7 @@ def test_a_tap_sent_twice_by_the_browser_is_applied_once(browser, server):
     (a reused connection broke after the server had answered), the second copy is answered
     with what the first did, and the level goes up once — it went 1 → 3 before (2026-11-30)."""
     errors: list[str] = []
-    page = open_table(browser, errors, server, "Alice", "female")
+    page = open_table(browser, errors, server, "Alice", "female", service_workers="block")  # (see hold_answer)
     sent = []
     page.on("request", lambda r: sent.append(r) if r.method == "POST" and "/act/" in r.url else None)
     page.click("#me button[data-action='level.up']")
@@ -418,7 +419,7 @@ def test_taps_made_while_an_answer_is_on_its_way_all_count(browser, server):
     htmx drops a tap queued on an element no longer in the page: 2 or 3 of 8 quick second taps
     were lost without a word (2026-11-30)."""
     errors: list[str] = []
-    page = open_table(browser, errors, server, "Alice", "female")
+    page = open_table(browser, errors, server, "Alice", "female", service_workers="block")  # (see hold_answer)
     sent = []
     page.on("request", lambda r: sent.append(r) if r.method == "POST" and "/act/" in r.url else None)
     form = page.locator("#me button[data-action='level.up']").locator("xpath=..")
@@ -438,7 +439,7 @@ def test_a_second_tap_on_a_button_the_first_answer_took_away_is_said_not_sent(br
     """A double tap on "A monster" behind the door: the first opens the fight, which takes the door's
     buttons away, so the second is not sent — and the phone says so instead of nothing."""
     errors: list[str] = []
-    page = open_table(browser, errors, server, "Alice", "female")
+    page = open_table(browser, errors, server, "Alice", "female", service_workers="block")  # (see hold_answer)
     sent = []
     page.on("request", lambda r: sent.append(r) if r.method == "POST" and "/act/" in r.url else None)
     page.evaluate("() => { const b = document.querySelector(\"#turn button[data-action='turn.door']\");"
