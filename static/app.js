@@ -298,8 +298,8 @@
     var waiting = held;
     held = [];
     waiting.forEach(function (next) {
-      if (sending.get(next.key) || held.some(function (h) { return h.key === next.key; })) {
-        held.push(next); // its button's tap before it is still on its way
+      if (busy(next.key)) {
+        held.push(next); // its button's tap before it is still on its way (or held before it)
         return;
       }
       var form = next.form.isConnected ? next.form

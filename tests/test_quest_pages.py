@@ -129,3 +129,17 @@ def test_the_monsters_move_offers_the_way_through_the_entrance_and_never_back(ap
     moves = moves[:moves.index("</ul>")]
     orc_line = next(line for line in moves.split("<li>") if line.startswith("Orc"))
     assert "through the Entrance" not in orc_line and "→ Crypt" not in orc_line
+
+
+def test_each_phone_is_given_the_dice_it_rolls(app):
+    """Combat, Propriétaires des monstres: the fighter types their own die, the monster's owner its
+    dice; the host may enter any (quest_table.rolls_for decides, the form follows it)."""
+    alice, bob = quest_table(app)
+    page = text(alice.get(f"/t/{alice.table_id}"))
+    bob_seat = re.search(r'data-seat="([^"]+)" data-name="Bob"', page).group(1)
+    alice.act("quest.draw")
+    alice.act("quest.explore", name="Crypt", monster_name="Orc", monster_level=3, monster_owner=bob_seat, cost=0)
+    hosts = text(alice.get(f"/t/{alice.table_id}"))
+    owners = text(bob.get(f"/t/{bob.table_id}"))
+    assert 'name="fighter_die"' in hosts and 'name="monster_dice"' in hosts
+    assert 'name="fighter_die"' not in owners and 'name="monster_dice"' in owners

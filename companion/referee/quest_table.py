@@ -889,16 +889,20 @@ def _fight_ignore(state: TableState, actor: str, action: str, params: dict) -> E
     return _fight_event(Draft(state), after if after["monsters"] else None, summary, actor)
 
 
-def rolls_for(state: TableState, actor: str, fight: dict, who) -> bool:
-    """Whether ``actor`` gives the dice of ``who`` — a role of the fight or one of its monsters: each
-    player their own die, a monster's dice its owner (quest.monster-owner; the fighter when its owner
-    is not at the table), and the host any of them (a player without a phone)."""
-    if actor == state.host:
-        return True
+def roller(state: TableState, fight: dict, who) -> str:
+    """Who rolls the dice of ``who`` — a role of the fight or one of its monsters: each player their
+    own die, a monster's dice its owner (quest.monster-owner), the fighter when the owner is not at
+    the table."""
     if who in quest_fight.ROLES:
-        return actor == fight[who]
+        return fight[who]
     owner = who.get("owner")
-    return actor == (owner if owner in state.players else fight["fighter"])
+    return owner if owner in state.players else fight["fighter"]
+
+
+def rolls_for(state: TableState, actor: str, fight: dict, who) -> bool:
+    """Whether ``actor`` gives the dice of ``who``: its :func:`roller`, or the host (who may enter
+    any die, for a player without a phone)."""
+    return actor == state.host or actor == roller(state, fight, who)
 
 
 @decides("quest.fight.dice")

@@ -602,8 +602,8 @@ def _decide_door(state: TableState, actor: str, action: str, params: dict) -> Ev
                    and not sheet.restriction_problem(asdict(state.players[actor]), i)), None)
     if shield:  # the card beats the rules (cards.override): Sandals of Protection
         return _changed(actor, action, ops, said("{who} kicks open the door: a curse, {curse}, which {item} keeps off",
-                                                 curse=thing({"name": str(curse.get("name") or "?"), **(
-                                                     {"card_id": curse["card_id"]} if curse.get("card_id") else {})}),
+                                                 curse=thing({"name": str(curse.get("name") or "?"),
+                                                              "card_id": curse.get("card_id")}),
                                                  item=thing(shield)), state)
     return _curse_event(state, actor, actor, curse, ops, action, "{who} kicks open the door: a curse! {curse}")
 
@@ -1010,6 +1010,12 @@ UNDOABLE = {"level.changed", "sex.changed", "host.transferred", "player.removed"
 TABLE_OPS = ("turn", "order", "board")
 
 
+def dice_kept(state: TableState, seat: str, event: Event) -> bool:
+    """Whether ``event`` is an escape the app's die decided that ``seat`` may not take back: only
+    the host does, or undo would be a second roll."""
+    return bool(event.payload.get("app_dice")) and seat != state.host
+
+
 def may_undo(state: TableState, seat: str | None, author: str | None) -> bool:
     """Who may undo a change: its author or the host, while seated (the one home of this rule)."""
     return seat is not None and seat in state.players and seat in (state.host, author)
@@ -1067,7 +1073,7 @@ def inverse(state: TableState, event: Event, actor: str | None = None) -> Event:
     (the store checks they may: :func:`may_undo`): an escape the app's die decided is taken back
     by the host alone, or undo would be a free second roll."""
     try:
-        if event.payload.get("app_dice") and actor is not None and actor != state.host:
+        if actor is not None and dice_kept(state, actor, event):
             raise Refused("The app's die decided that escape: only the host takes it back, or undo would be a "
                           "second roll.", rule="combat.run-away", status=403)
         return _inverse(state, event)

@@ -19,7 +19,7 @@ from ..qr import svg as qr_svg
 from ..referee import sheet
 from ..referee.profiles import DEFAULT_PROFILE, PROFILES
 from ..referee.rules import OVERRIDABLE, RULES, Refused
-from ..referee.table import SEXES, UNDOABLE, may_undo, playable_now
+from ..referee.table import SEXES, UNDOABLE, dice_kept, may_undo, playable_now
 from . import limits, seating
 from .cards import find
 from .render import action_button, board, board_context, invite_context, is_htmx, vary
@@ -150,11 +150,9 @@ def _answer(table_id: str, seat: str, work, action: str | None = None):
 
 def _offers_undo(state, seat: str, recorded) -> bool:
     """Whether this phone is offered Undo for a change: one of a kind that can be undone (a die
-    rolled is not taken back), by its author or the host, and an escape the app's die decided by
-    the host alone (table.inverse)."""
-    if recorded.kind not in UNDOABLE or not may_undo(state, seat, recorded.actor):
-        return False
-    return not recorded.payload.get("app_dice") or seat == state.host
+    rolled is not taken back), by its author or the host, and not an escape whose die it may not
+    take back (the referee's rules: may_undo, dice_kept)."""
+    return recorded.kind in UNDOABLE and may_undo(state, seat, recorded.actor) and not dice_kept(state, seat, recorded.event)
 
 
 @bp.post("/t/<table_id>/act/<action>")
