@@ -17,6 +17,7 @@ from card_db import store as card_store
 
 from .db import get_db
 from .referee import history
+from .referee.languages import fill
 from .referee.rules import LANGUAGES, N_, localized
 
 #: Each language in its own name, as the switcher shows it.
@@ -54,7 +55,8 @@ def kind_name(kind: str) -> str:
 
 
 def translate(template: str, params: dict | None = None) -> str:
-    """An engine message (English with ``{placeholders}``) in the phone's language.
+    """An engine message (English with ``{placeholders}``) in the phone's language, its
+    numbers as that language writes them (``languages.fill``).
 
     A catalogue entry with a broken placeholder falls back to English rather than fail.
     """
@@ -62,9 +64,9 @@ def translate(template: str, params: dict | None = None) -> str:
     if not params:
         return translated
     try:
-        return translated.format(**params)
+        return fill(translated, params, format_decimal)
     except (KeyError, IndexError, ValueError):
-        return template.format(**params)
+        return fill(template, params, format_decimal)
 
 
 def refusal_text(exc) -> str:
@@ -87,7 +89,7 @@ def refusal_text(exc) -> str:
 def history_line(event, names: dict) -> str:
     """One line of a table's history in the phone's language."""
     return history.describe(event, names, _template_gettext, word,
-                            lambda rule_id: localized(rule_id, language())["title"], local_name)
+                            lambda rule_id: localized(rule_id, language())["title"], local_name, format_decimal)
 
 
 def profile_label(chosen: dict) -> str:

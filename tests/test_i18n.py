@@ -183,3 +183,26 @@ def test_why_an_item_does_not_count_reads_in_the_phones_language(phones):
     assert "zählt nicht: nur für Kleriker" in sheet
     alice.act("item.add", card="mace-of-sharpness")
     assert "does not count: only for Clerics" in alice.get(f"/t/{alice.table_id}").get_data(as_text=True)
+
+
+def test_numbers_are_written_the_way_each_phones_language_writes_them(phones):
+    """Gold and seconds in history lines and refusals come in the phone's own way of writing
+    numbers: a German reads "2,700 Gold" as two point seven, and "2.5 Sekunden" is English."""
+    alice, bob, _ = phones
+    alice.act("item.add", name="Golden Idol", bonus="0", gold="1500")
+    alice.act("item.add", name="Pewter Cup", bonus="0", gold="1200")
+    board = alice.get(f"/t/{alice.table_id}").get_data(as_text=True)
+    uids = re.findall(r'name="uids" value="([^"]+)"', board)
+    assert len(uids) == 2
+    sold = alice.post(f"/t/{alice.table_id}/act/item.sell", {"uids": uids}, htmx=True)
+    assert sold.status_code == 200, sold.get_data(as_text=True)[:300]
+    assert alice.act("settings.objection", seconds="2.5").status_code == 200
+    bob.post("/lang", {"lang": "de"})
+    german = html.unescape(bob.get(f"/t/{bob.table_id}/history").get_data(as_text=True))
+    assert "Alice verkauft Gegenstände für 2.700 Gold für 2 Stufen" in german
+    assert "Einspruchszeit: 2,5 Sekunden" in german
+    bob.post("/lang", {"lang": "fr"})
+    french = html.unescape(bob.get(f"/t/{bob.table_id}/history").get_data(as_text=True))
+    assert "Alice vend des objets pour 2\u202f700 PO contre 2 niveaux" in french
+    english = html.unescape(alice.get(f"/t/{alice.table_id}/history").get_data(as_text=True))
+    assert "Alice sells items worth 2,700 gold for 2 levels" in english and "Objection window: 2.5 seconds" in english

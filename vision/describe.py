@@ -28,15 +28,22 @@ CLIPPED_CELL = 0.9                  # a THUMB cell this much of which is white s
 SHOWN_LEAST = 0.2                   # unless less than this share of the cells would be left (``shown``)
 
 
+_LOG = np.log1p(np.arange(256, dtype=np.float32))  # log1p of each grey level, as float32 computes it
+
+
 def flatten(gray: np.ndarray, card_width: float | None = None) -> np.ndarray:
     """Ink without light: log grey minus its blur, clipped (float32, same size).
 
     The blur is a fixed share of the card's width (``card_width``, default the image's width).
+    A ``uint8`` image's logarithm is looked up (``_LOG``), not computed pixel by pixel: the
+    same values in a twentieth of the time, and a photo's recognition flattens dozens of
+    straightened cards.
     """
-    g = np.log1p(gray.astype(np.float32))
+    g = cv2.LUT(gray, _LOG) if gray.dtype == np.uint8 else np.log1p(gray.astype(np.float32))
     sigma = (card_width or gray.shape[1]) / 28
-    hp = g - cv2.GaussianBlur(g, (0, 0), sigma)
-    return np.clip(hp, -0.6, 0.6)
+    hp = cv2.GaussianBlur(g, (0, 0), sigma)
+    np.subtract(g, hp, out=hp)
+    return np.clip(hp, -0.6, 0.6, out=hp)
 
 
 def zn(a: np.ndarray) -> np.ndarray:

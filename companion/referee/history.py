@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
+from .languages import fill
 from .profiles import get_profile
 from .rules import RULES
 
@@ -49,11 +50,11 @@ def _english(message: str) -> str:
 
 
 def render(summary, who: str, _: Gettext = _english, word: Callable[[str], str] | None = None,
-           name: Callable[[dict], str] | None = None) -> str:
+           name: Callable[[dict], str] | None = None, number: Callable[[float], str] | None = None) -> str:
     """A stored sentence as text: translated, with its parameters and the player's name filled in.
 
-    ``word`` names game words and ``name`` cards in play (see :func:`thing`) in the reader's
-    language; both default to English.
+    ``word`` names game words, ``name`` cards in play (see :func:`thing`) and ``number``
+    writes numbers (``languages.fill``) in the reader's language; all default to English.
     """
     if isinstance(summary, str):  # recorded before sentences were templates
         return f"{who} {summary}"
@@ -62,9 +63,9 @@ def render(summary, who: str, _: Gettext = _english, word: Callable[[str], str] 
 
     def value(key, v):
         if isinstance(v, list):  # several sentences in one (each monster fled from), or a card's own words
-            return "; ".join(render(part, who, _, word, name) if isinstance(part, dict) else str(part) for part in v)
+            return "; ".join(render(part, who, _, word, name, number) if isinstance(part, dict) else str(part) for part in v)
         if isinstance(v, dict) and "t" in v:  # a phrase with its own words ("+2 levels")
-            return render(v, who, _, word, name)
+            return render(v, who, _, word, name, number)
         if isinstance(v, dict):  # a card in play
             return name(v)
         return word(v) if key in WORD_PARAMS else v
@@ -72,9 +73,9 @@ def render(summary, who: str, _: Gettext = _english, word: Callable[[str], str] 
     params = {k: value(k, v) for k, v in summary["p"].items()}
     template = summary["t"]
     try:
-        text = _(template).format(who=who, **params)
+        text = fill(_(template), dict(params, who=who), number)
     except (KeyError, IndexError, ValueError):  # a broken translation: English rather than nothing
-        text = template.format(who=who, **params)
+        text = fill(template, dict(params, who=who), number)
     undos = summary.get("undo", 0)  # undone once: "undo"; the undo undone: "redo"; and so on
     if undos:
         text = (_("undo: {what}") if undos % 2 else _("redo: {what}")).format(what=text)
@@ -96,12 +97,14 @@ def profile_label(chosen: dict, _: Gettext = _english) -> str:
 
 
 def describe(event, names: dict[str, str], _: Gettext = _english, word: Callable[[str], str] | None = None,
-             rule_title: Callable[[str], str] | None = None, name: Callable[[dict], str] | None = None) -> str:
+             rule_title: Callable[[str], str] | None = None, name: Callable[[dict], str] | None = None,
+             number: Callable[[float], str] | None = None) -> str:
     """One line of history for ``event``; ``names`` maps seats to names.
 
-    ``rule_title`` names a rule and ``name`` a card in the reader's language; English by default.
+    ``rule_title`` names a rule, ``name`` a card and ``number`` writes numbers in the reader's
+    language; English by default.
     """
-    text = _sentence(event, names, _, word, name)
+    text = _sentence(event, names, _, word, name, number)
     override = event.payload.get("override")
     if override:
         title = rule_title(override["rule"]) if rule_title else RULES[override["rule"]].title
@@ -110,7 +113,7 @@ def describe(event, names: dict[str, str], _: Gettext = _english, word: Callable
     return text
 
 
-def _sentence(event, names: dict[str, str], _: Gettext, word, name) -> str:
+def _sentence(event, names: dict[str, str], _: Gettext, word, name, number) -> str:
     p = event.payload
     word = word or (lambda key: WORDS.get(key, key))
 
@@ -138,18 +141,19 @@ def _sentence(event, names: dict[str, str], _: Gettext, word, name) -> str:
     if kind == "player.restored":
         return _("{name} is back at the table").format(name=p["player"]["name"])
     if kind == "turn.passed" and "summary" in p:
-        return render(p["summary"], who(p.get("actor")), _, word, name)
+        return render(p["summary"], who(p.get("actor")), _, word, name, number)
     if kind == "turn.passed":
         return _("{who}'s turn (turn {number})").format(who=who(p["to"]), number=p["number"])
     if kind in ("table.changed", "dice.rolled"):
-        return render(p["summary"], who(p["actor"]), _, word, name)
+        return render(p["summary"], who(p["actor"]), _, word, name, number)
     if kind == "settings.changed":
-        return _("Objection window: {after:g} seconds (was {before:g})").format(after=p["to"], before=p["from"])
+        return fill(_("Objection window: {after:g} seconds (was {before:g})"), {"after": p["to"], "before": p["from"]},
+                    number)
     if kind == "profile.changed":
         return _("Rules changed to {after} (were {before})").format(after=profile_label(p["to"], _),
                                                                     before=profile_label(p["from"], _))
     if kind == "sheet.changed":
-        return render(p["summary"], who(p["seat"]), _, word, name)
+        return render(p["summary"], who(p["seat"]), _, word, name, number)
     if kind == "fight.changed":
-        return render(p["summary"], who(p["actor"]), _, word, name)
+        return render(p["summary"], who(p["actor"]), _, word, name, number)
     return kind
