@@ -249,6 +249,29 @@ def test_a_monster_that_kills_kills_even_with_nothing_in_play_and_the_dead_get_n
     assert act(state, "s1", "level.up", seat="s0").players["s0"].level == 2
 
 
+def test_the_dead_have_no_cards_to_play_until_the_new_character_is_back():
+    """1.6, Death: the dead character's hand is laid out for looting and the new character comes back
+    with no cards, so while dead a player plays no Go Up a Level, curse, monster, enhancer or one-shot
+    on anyone (not only on themselves)."""
+    state = new_table("Ann", "Bob", "Cid")
+    state = act(state, "s1", "character.die")
+    plays = (("level.up", {"seat": "s0"}), ("curse.add", {"seat": "s0", "curse": card("duck-of-doom")}),
+             ("card.play", {"card": "boil-an-anthill", "seat": "s2", "_card": CARDS["boil-an-anthill"]}))
+    for action, params in plays:
+        assert refused(state, "s1", action, **params).rule.id == "death.state", action
+    state = act(state, "s0", "turn.door", found="monster", monster=card("lame-goblin"))
+    monster = state.combat["monsters"][0]["uid"]
+    for action, params in (("combat.monster.add", {"monster": card("pit-bull")}),
+                           ("combat.enhancer.add", {"monster": monster, "enhancer": {"name": "Enraged", "level_change": 5}}),
+                           ("combat.oneshot.add", {"side": "monsters", "one_shot": {"name": "Potion", "bonus": 3}}),
+                           ("combat.eliminate", {"monster": monster})):
+        assert refused(state, "s1", action, **params).rule.id == "death.state", action
+    assert state.players["s0"].level == 1 and len(state.combat["monsters"]) == 1
+    state = act(state, "s0", "combat.flee", fighter_rolls=[6])
+    state = act(state, "s0", "turn.end")  # Bob is back as the next player's turn begins
+    assert act(state, "s1", "level.up", seat="s0").players["s0"].level == 2
+
+
 def test_dying_by_choice_with_nothing_in_play_is_allowed():
     state = act(new_table("Ann", "Bob", "Cid"), "s0", "character.die")
     assert state.players["s0"].dead
