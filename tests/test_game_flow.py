@@ -167,6 +167,21 @@ def test_ending_the_turn_checks_charity_and_skips_the_dead():
     assert "Cid 3" in text and "Bob 1" not in text and "Bob 2" not in text
 
 
+def test_charity_split_unevenly_between_tied_players_leaves_the_bigger_shares_to_the_giver():
+    """1.6, Charity: players tied for the lowest level share the excess as evenly as possible, and the
+    giver decides who gets the bigger shares: the history must not hand the extra card to the first seat."""
+    from companion.referee.history import render
+    state = new_table("Ann", "Bob", "Cid", "Dan")
+    state = act(state, "s0", "level.up")  # Ann 2; Bob, Cid and Dan tied at 1
+    state = act(state, "s0", "turn.door", found="other")
+    state = act(state, "s0", "turn.loot")
+    text = render(t.decide(state, "s0", "turn.end", {"hand": 7}).payload["summary"], "Ann")
+    assert "Bob 1" not in text and "Cid 0" not in text, text
+    assert "Bob, Cid, Dan" in text and "Ann chooses" in text, text
+    text = render(t.decide(state, "s0", "turn.end", {"hand": 11}).payload["summary"], "Ann")
+    assert "Bob 2, Cid 2, Dan 2" in text, text  # an even split names each share
+
+
 # --- curses (1.6, Curses) -------------------------------------------------------------------------------
 
 def test_change_sex_flips_the_sex_and_its_minus_5_lasts_exactly_the_next_fight():

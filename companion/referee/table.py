@@ -654,6 +654,11 @@ def _decide_turn_end(state: TableState, actor: str, action: str, params: dict) -
         verdict = sheet.charity({s: asdict(p) for s, p in state.players.items()}, current, hand, state.profile)
         if verdict["discard"]:
             parts.append(said("Charity: {n} cards over the limit go to the discards", n=verdict["excess"]))
+        elif verdict.get("giver_chooses_bigger"):  # the giver picks who gets the bigger shares (1.6, Charity)
+            names = ", ".join(state.players[s["seat"]].name for s in verdict["shares"])
+            parts.append(said("Charity: {n} cards over the limit go to {names}, tied for the lowest level, as evenly "
+                              "as possible; {name} chooses who gets the bigger shares", n=verdict["excess"], names=names,
+                              name=state.players[current].name))
         elif verdict["excess"]:
             shares = ", ".join(f"{state.players[s['seat']].name} {s['cards']}" for s in verdict["shares"])
             parts.append(said("Charity: {n} cards over the limit go to {shares}", n=verdict["excess"], shares=shares))
