@@ -473,7 +473,7 @@ def check(state, actor: str, declared: Action, params: dict) -> str | None:
         raise Refused("It is {name}'s turn: only they or the host can end it.", rule="turn.own", status=403,
                       name=state.players[turn_seat].name)
     if declared.needs_fight and not state.combat:
-        raise Refused("No fight is on: the player whose turn it is starts one.", status=409)
+        raise Refused("No fight is on: the player whose turn it is starts one.", rule="turn.own", status=409)
     if declared.name in TURN_ONLY and actor in state.players and state.players[actor].dead:
         raise Refused("{name} is dead: no door, no fight and no cards until the next player's turn begins; "
                       "end the turn.", rule="death.state", status=409, name=state.players[actor].name)
