@@ -219,7 +219,8 @@ def test_the_victim_picks_the_item_where_the_card_lets_them_choose():
     state = act(state, "s1", "curse.add", seat="s0", curse=card("income-tax"))
     (choice,) = state.players["s0"].choices
     assert choice["chooser"] == "s0" and len(choice["options"]) == 2
-    assert refused(state, "s1", "choice.make", uid=choice["uid"], picks=[choice["options"][0]]).status == 403
+    exc = refused(state, "s1", "choice.make", uid=choice["uid"], picks=[choice["options"][0]])
+    assert exc.status == 403 and exc.rule.id == "curses.effects"  # 1.6 Curses: the victim decides which item
     state = act(state, "s0", "choice.make", uid=choice["uid"], picks=[choice["options"][0]])
     assert [i["name"] for i in state.players["s0"].items] == ["Shield"] and state.players["s0"].choices == []
 

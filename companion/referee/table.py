@@ -819,7 +819,8 @@ def _decide_choice(state: TableState, actor: str, action: str, params: dict) -> 
         raise Refused("There is no such choice to make.", status=404)
     seat, choice = found
     if actor not in (choice["chooser"], state.host):
-        raise Refused("{name} makes this choice.", status=403, name=state.players[choice["chooser"]].name)
+        raise Refused("{name} makes this choice.", rule=choice.get("rule"), status=403,
+                      name=state.players[choice["chooser"]].name)
     characters = {s: asdict(p) for s, p in state.players.items()}
     ops, lines = effects.choose(characters, seat, choice, list(params.get("picks") or []), state.profile)
     ops = [{"op": "remove", "seat": seat, "field": "choices", "value": choice}] + ops
