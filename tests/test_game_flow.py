@@ -352,6 +352,7 @@ def test_a_helper_who_dies_in_the_fight_leaves_it_and_gains_no_level():
     state = act(state, "s1", "combat.help.accept")
     state = act(state, "s1", "character.die")
     assert state.combat["helper"] is None and state.players["s1"].dead
+    assert refused(state, "s0", "combat.help.ask", seat="s1").rule.id == "death.state"  # nor asked again
     state = act(state, "s0", "combat.oneshot.add", side="players", one_shot={"name": "Potion", "bonus": 5})
     state = act(state, "s0", "combat.claim", _now=0)
     state = act(state, "s0", "combat.resolve", _now=100)

@@ -167,6 +167,9 @@ def decide(state, actor: str, action: str, params: dict) -> tuple[dict, list[dic
         seat = params.get("seat")
         if seat not in state.players or seat == fight["fighter"]:
             raise Refused("Ask another player at this table.", status=400)
+        if state.players[seat].dead:  # the new character helps once it is back (1.6, Death)
+            raise Refused("{name} is dead: no cards and no levels until the next player's turn begins.",
+                          rule="death.state", status=409, name=state.players[seat].name)
         if fight["helper"]:
             raise Refused("{name} is already helping: only one helper.",
                           rule="combat.one-helper", status=409, name=state.players[fight['helper']].name)
