@@ -66,6 +66,8 @@ def facts(card: dict, _: Gettext = _english) -> list[tuple[str, str]]:
             out.append((_("Help"), _("nobody can help against it")))
         if m.get("level_only"):
             out.append((_("Players count"), _("their Level alone")))
+        if m.get("no_level"):
+            out.append((_("Players count"), _("their bonuses alone, not their Level")))
     e = card.get("enhancer")
     if e:
         if e.get("mate"):

@@ -100,6 +100,8 @@ CARD_SCHEMA: dict = {
                 "no_help": {"type": "boolean", "description": "nobody may help against it (Gazebo)"},
                 "level_only": {"type": "boolean", "description": "the players fight with their Level alone: no items, "
                                                                  "curses, one-shots or powers count for them (Ghoulfiends)"},
+                "no_level": {"type": "boolean", "description": "the players' Levels do not count against it, only "
+                                                               "their bonuses (Insurance Salesman)"},
                 "bad_stuff": {"type": "object", "additionalProperties": False, "properties": {
                     "text": _texts, "levels_lost": {"type": "integer", "minimum": 0, "maximum": 10},
                     "death": {"type": "boolean"}, "effects": {"type": "array", "items": _effect}}},

@@ -114,6 +114,26 @@ def test_ghoulfiends_charmed_away_let_the_items_count_again():
     assert verdict["players"]["total"] == 7
 
 
+# --- Insurance Salesman: the Levels do not count ------------------------------------------------------
+
+def test_against_the_insurance_salesman_the_players_levels_do_not_count():
+    """Insurance Salesman card: only the players' bonuses count, not their Levels (the card beats the
+    rules, cards.override) — for the helper too (1.6, Asking for Help), and for the whole fight even
+    when he joins as a Wandering Monster (1.6, Fighting Multiple Monsters)."""
+    salesman = {k: v for k, v in CARDS["insurance-salesman"]["monster"].items() if k != "bad_stuff"}
+    verdict = combat.evaluate({"fighter": {"name": "Aric", "level": 9, "items": [CHAINSAW]},
+                               "helper": {"name": "Suzan", "level": 3},
+                               "monsters": [{"name": "Plant", "level": 1}, {"name": "Insurance Salesman", **salesman}]})
+    assert verdict["players"]["total"] == 3 and verdict["outcome"] == "lose"
+    levels = [line for line in verdict["players"]["not_counting"] if line.get("no_level")]
+    assert [line["value"] for line in levels] == [9, 3]
+    assert all(line["rule"] == "cards.override" for line in levels)
+    gone = combat.evaluate({"fighter": {"level": 9, "items": [CHAINSAW]},
+                            "monsters": [{"name": "Plant", "level": 1},
+                                         {"name": "Insurance Salesman", **salesman, "eliminated": True}]})
+    assert gone["players"]["total"] == 12 and gone["outcome"] == "win"
+
+
 # --- Mr. Bones: a level even on an escape ------------------------------------------------------------
 
 def test_mr_bones_costs_a_level_on_an_escape_and_his_bad_stuff_only_when_caught(g):
