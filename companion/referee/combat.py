@@ -29,7 +29,7 @@ _CARD_MONSTER = CARD_SCHEMA["properties"]["monster"]["properties"]
 _CURSE_EFFECTS = CARD_SCHEMA["properties"]["curse"]["properties"]["effects"]
 _ONE_SHOT = CARD_SCHEMA["properties"]["one_shot"]["properties"]
 #: A monster's own fight rules, from its card text (the card beats the rules: cards.override).
-FIGHT_RULES = ("no_escape", "escape_levels_lost", "no_help", "level_only", "no_level")
+FIGHT_RULES = ("no_escape", "escape_levels_lost", "no_help", "level_only", "no_level", "may_pass")
 _who = {"type": "object", "minProperties": 1, "maxProperties": 1, "additionalProperties": False,
         "properties": {"race": {"type": "string"}, "class": {"type": "string"}, "sex": {"type": "string"}}}
 _int = {"type": "integer", "minimum": -100, "maximum": 100}
@@ -408,6 +408,17 @@ def _run_away(party, names, per_monster, profile: Profile) -> list[dict]:
                 if escaped and monster["escape_levels_lost"]:
                     entry["levels_lost"] = monster["escape_levels_lost"]  # the card: even on an escape
     return out
+
+
+def lets_by(monster: dict, p: dict) -> bool:
+    """Whether ``monster``'s card lets the character ``p`` by without a fight (``may_pass``: the Stoned
+    Golem lets anyone but a Halfling walk past, the Lawyers leave a Thief alone)."""
+    passing = monster.get("may_pass")
+    if passing is None:
+        return False
+    if passing.get("who") and not sheet.is_(p, passing["who"]):
+        return False
+    return not (passing.get("unless") and sheet.is_(p, passing["unless"]))
 
 
 def _lets_go(pursuit: dict, p: dict) -> str | None:

@@ -20,7 +20,7 @@ from dataclasses import asdict, dataclass, field
 from card_db import schema
 from card_db.words import SEXES
 
-from . import catalogue, effects, played, quest, sheet, turn
+from . import catalogue, combat, effects, played, quest, sheet, turn
 from . import fight as fights
 from .catalogue import CATALOGUE, decides
 from .levels import change_level
@@ -718,8 +718,13 @@ def _decide_combat(state: TableState, actor: str, action: str, params: dict) -> 
 def _check_not_losing(state: TableState) -> None:
     """A fight the players are losing ends by running away (1.6, Running Away), not by calling it
     off, which would spare them the Bad Stuff; a card that ends it (a Friendship Potion) is told by
-    getting rid of the monsters, and the host may still overrule (a house ruling)."""
+    getting rid of the monsters, and the host may still overrule (a house ruling). Monsters whose
+    cards let the fighter by (``may_pass``: the Stoned Golem) may be left without a fight."""
     judged = fights.verdict(state)
+    left = [m for m in state.combat["monsters"] if not m["eliminated"]]
+    fighter = asdict(state.players[state.combat["fighter"]])
+    if left and all(combat.lets_by(m, fighter) for m in left):  # the card beats the rules (cards.override)
+        return
     if judged and judged["outcome"] == "lose":
         refuse("The monsters are winning ({monsters} to {players}): run away, or get rid of the monsters if a card "
                "ends the fight.", rule="combat.run-away", monsters=judged["monsters"]["total"],
