@@ -246,3 +246,24 @@ def test_a_fight_move_by_the_wrong_player_is_refused_with_the_rule_it_breaks(g):
         exc = g.refused(action, actor=actor, **params)
         assert exc.status == 403 and exc.rule is not None and exc.rule.id == rule, (action, exc.message)
         assert "Munchkin 1.6" in exc.rule.citation
+
+
+def test_once_nobody_objected_in_time_the_win_stands(g):
+    """1.6, Combat: after about 2.6 seconds without objection the monster is really killed and the
+    levels and treasure are really won: a card played later (an enhancer, a curse on the fighter, a
+    second claim) no longer changes that fight — the rewards are taken first, then play goes on."""
+    g.do("combat.start")
+    g.do("combat.monster.add", monster={"name": "Potted Plant", "level": 1, "treasures": 1})
+    g.do("combat.claim", _now=100.0)
+    late = ((("combat.enhancer.add", "b"), {"monster": monster_uid(g), "enhancer": ENRAGED}),
+            (("curse.add", "b"), {"seat": "a", "curse": {"name": "Duck", "effects": [
+                {"type": "combat_bonus", "value": -20, "until": "next_combat"}]}}),
+            (("combat.claim", "a"), {}), (("dice.roll", "b"), {}))
+    for (action, actor), params in late:
+        exc = g.refused(action, actor=actor, _now=103.0, **params)
+        assert exc.rule.id == "combat.objection" and exc.status == 409, action
+    g.do("combat.resolve", _now=103.5)
+    assert g.state.players["a"].level == 5 and g.state.combat is None
+    g.do("curse.add", actor="b", seat="a", curse={"name": "Duck", "effects": [
+        {"type": "combat_bonus", "value": -20, "until": "next_combat"}]}, _now=104.0)  # for the next fight
+    assert g.p()["pending"][0]["value"] == -20

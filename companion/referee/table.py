@@ -220,8 +220,29 @@ def _overridden(state: TableState, actor: str, action: str, params: dict) -> Eve
     return Event(event.kind, {**event.payload, "override": {"rule": override, "waived": used, "by": actor}})
 
 
+#: What may still be done once a claimed win stands (its objection window passed with nothing played):
+#: take the rewards, or call the fight off without them.
+AFTER_THE_WINDOW = ("combat.resolve", "combat.end")
+
+
+def _check_win_stands(state: TableState, action: str, params: dict) -> None:
+    """Once nobody objected within the window (1.6, Combat: "about 2.6 seconds"), the kill is real:
+    nothing more is played until the rewards are taken (combat.objection). ``_now`` is the moment
+    the action layer received the action; without it (a replay, a nested decision) there is no clock."""
+    claim = (state.combat or {}).get("claim")
+    now = params.get("_now")
+    if not claim or claim["version"] != state.version or now is None or action in AFTER_THE_WINDOW:
+        return
+    window = fights.objection_seconds(state)
+    if float(now) - claim["at"] >= window:
+        raise Refused("Nobody objected within {seconds:g} seconds: {name}'s win stands. Take the rewards first, "
+                      "then play on.", rule="combat.objection", status=409, seconds=window,
+                      name=state.players[state.combat["fighter"]].name)
+
+
 def _decide(state: TableState, actor: str, action: str, params: dict) -> Event:
     declared = CATALOGUE[action]
+    _check_win_stands(state, action, params)
     seat = catalogue.check(state, actor, declared, params)
     if seat is not None:
         params = {**params, "seat": seat}
