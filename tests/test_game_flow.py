@@ -225,6 +225,22 @@ def test_the_victim_picks_the_item_where_the_card_lets_them_choose():
     assert [i["name"] for i in state.players["s0"].items] == ["Shield"] and state.players["s0"].choices == []
 
 
+def test_death_takes_the_items_a_pending_choice_was_about_and_the_choice_with_them():
+    """1.6, Death (all your stuff goes) and Curses (what you do not have is ignored): a choice of which
+    item to lose, left open when the character dies, has nothing left to choose from and goes too;
+    undoing the death brings the items and the choice back."""
+    state = new_table("Ann", "Bob", "Cid")
+    for name in ("Sword", "Shield"):
+        state = act(state, "s0", "item.add", item={"name": name, "bonus": 2, "slot": "one_hand", "gold": 400})
+    state = act(state, "s1", "curse.add", seat="s0", curse=card("income-tax"))
+    assert len(state.players["s0"].choices) == 1
+    event = t.decide(state, "s0", "character.die", {})
+    dead = t.apply(state, event)
+    assert dead.players["s0"].items == [] and dead.players["s0"].choices == []
+    back = t.apply(dead, t.inverse(dead, event))
+    assert len(back.players["s0"].items) == 2 and back.players["s0"].choices == state.players["s0"].choices
+
+
 # --- Bad Stuff and death (1.6, Running Away; Death) ---------------------------------------------------
 
 def test_caught_by_the_harpies_loses_two_levels():
