@@ -225,6 +225,27 @@ def test_the_victim_picks_the_item_where_the_card_lets_them_choose():
     assert [i["name"] for i in state.players["s0"].items] == ["Shield"] and state.players["s0"].choices == []
 
 
+def test_an_item_a_curse_waits_to_take_cannot_be_given_sold_or_dropped_first():
+    """1.6, Curses: a curse acts at once; where it lets someone choose which item goes, the items it
+    may take stay in play until the choice is made (giving one away first would dodge the curse)."""
+    state = new_table("Ann", "Bob", "Cid")
+    state = act(state, "s0", "class.add", **{"class": "thief"})
+    for name in ("Sword", "Shield"):
+        state = act(state, "s1", "item.add", item={"name": name, "bonus": 2, "slot": "one_hand", "gold": 600})
+    state = act(state, "s1", "item.add", item={"name": "Hat", "bonus": 1, "slot": "headgear", "gold": 100})
+    state = act(state, "s0", "curse.add", seat="s1", curse=card("lose-a-small-item"))
+    (choice,) = state.players["s1"].choices
+    sword, shield, hat = (i["uid"] for i in state.players["s1"].items)
+    assert choice["chooser"] == "s0" and hat in choice["options"]
+    for action, actor, params in (("item.give", "s1", {"uid": sword, "to": "s2"}), ("item.remove", "s1", {"uid": hat}),
+                                  ("item.steal", "s0", {"target": "s1", "uid": shield, "die": 6})):
+        exc = refused(state, actor, action, **params)
+        assert exc.rule.id == "curses.effects" and exc.status == 409, action
+    state = act(state, "s0", "choice.make", uid=choice["uid"], picks=[hat])
+    state = act(state, "s1", "item.give", uid=sword, to="s2")  # once chosen, the rest is free again
+    assert [i["name"] for i in state.players["s2"].items] == ["Sword"]
+
+
 def test_death_takes_the_items_a_pending_choice_was_about_and_the_choice_with_them():
     """1.6, Death (all your stuff goes) and Curses (what you do not have is ignored): a choice of which
     item to lose, left open when the character dies, has nothing left to choose from and goes too;
