@@ -66,6 +66,14 @@ def facts(card: dict, _: Gettext = _english) -> list[tuple[str, str]]:
             out.append((_("Help"), _("nobody can help against it")))
         if m.get("level_only"):
             out.append((_("Players count"), _("their Level alone")))
+        if m.get("no_level"):
+            out.append((_("Players count"), _("their bonuses alone, not their Level")))
+        if "may_pass" in m:
+            passing = m["may_pass"]
+            parts = [who([passing["who"]], _) if passing.get("who") else _("anyone")]
+            if passing.get("unless"):
+                parts.append(_("unless %(who)s") % {"who": who([passing["unless"]], _)})
+            out.append((_("May be let by, no fight"), ", ".join(parts)))
     e = card.get("enhancer")
     if e:
         if e.get("mate"):

@@ -100,6 +100,12 @@ CARD_SCHEMA: dict = {
                 "no_help": {"type": "boolean", "description": "nobody may help against it (Gazebo)"},
                 "level_only": {"type": "boolean", "description": "the players fight with their Level alone: no items, "
                                                                  "curses, one-shots or powers count for them (Ghoulfiends)"},
+                "no_level": {"type": "boolean", "description": "the players' Levels do not count against it, only "
+                                                               "their bonuses (Insurance Salesman)"},
+                # the fighter may let it by and call the fight off (no level, no treasure, no Bad Stuff): any
+                # fighter, only such a character (who), never such a character (unless: the Stoned Golem's Halflings)
+                "may_pass": {"type": "object", "additionalProperties": False,
+                             "properties": {"who": _who, "unless": _who}},
                 "bad_stuff": {"type": "object", "additionalProperties": False, "properties": {
                     "text": _texts, "levels_lost": {"type": "integer", "minimum": 0, "maximum": 10},
                     "death": {"type": "boolean"}, "effects": {"type": "array", "items": _effect}}},

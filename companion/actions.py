@@ -207,6 +207,7 @@ def perform(table_id: str, actor: str, action: str, raw: Mapping, key: str | Non
     params = _from_cards(action, parsed)
     if "override" in parsed:
         params["override"] = parsed["override"]
+    params.setdefault("_now", time.time())  # when it came: a win that stood unopposed is not reopened (combat.objection)
     state, seq = store.act(get_store(), table_id, actor, action, params,
                            reason=_reason(raw.get("reason")),
                            expected_version=_int(raw.get("expected_version"), "expected_version"),

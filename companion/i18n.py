@@ -160,6 +160,8 @@ def reason_text(line: dict) -> str:
         return _template_gettext(N_("carried, not in use"))
     if "level_only" in line:
         return _template_gettext(N_("only Level counts against {monsters}")).format(monsters=line["level_only"])
+    if "no_level" in line:
+        return _template_gettext(N_("Level does not count against {monsters}")).format(monsters=line["no_level"])
     return line.get("reason", "")
 
 

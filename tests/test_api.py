@@ -44,6 +44,27 @@ def test_actions_use_the_same_rules_as_the_pages(api):
     assert over.status_code == 409 and over.json["rule"] == "game.won"
 
 
+def test_a_card_played_after_an_unopposed_claim_waits_for_the_rewards(api):
+    """1.6, Combat: once the objection window has passed with nothing played, the win stands; the
+    action layer gives every action the moment it arrived, so a late card is refused (409,
+    combat.objection) until the rewards are taken, and then played as usual."""
+    client, table_id, tokens, _ = api
+    url = f"/api/v1/tables/{table_id}/actions"
+    for who, body in (("Hana", {"action": "settings.objection", "seconds": 0}),
+                      ("Hana", {"action": "turn.door", "found": "monster", "card": "potted-plant"}),
+                      ("Hana", {"action": "combat.oneshot.add", "side": "players", "name": "Potion", "bonus": 3}),
+                      ("Hana", {"action": "combat.claim"})):
+        assert client.post(url, json=body, headers=auth(tokens[who])).status_code == 200, body
+    monster = client.get(f"/api/v1/tables/{table_id}", headers=auth(tokens["Ivo"])).json["table"]["combat"]["monsters"][0]
+    late = client.post(url, json={"action": "card.play", "card": "enraged", "monster": monster["uid"]},
+                       headers=auth(tokens["Ivo"]))
+    assert late.status_code == 409 and late.json["rule"] == "combat.objection", late.json
+    assert client.post(url, json={"action": "combat.resolve"}, headers=auth(tokens["Hana"])).status_code == 200
+    curse = client.post(url, json={"action": "card.play", "card": "change-sex"},
+                        headers=auth(tokens["Ivo"]))
+    assert curse.status_code == 200  # after the rewards: on Ivo himself, for his next fight
+
+
 def test_level_floor_refusal(api):
     client, table_id, tokens, _ = api
     response = client.post(f"/api/v1/tables/{table_id}/actions", json={"action": "level.down"}, headers=auth(tokens["Jana"]))

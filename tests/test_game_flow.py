@@ -167,6 +167,21 @@ def test_ending_the_turn_checks_charity_and_skips_the_dead():
     assert "Cid 3" in text and "Bob 1" not in text and "Bob 2" not in text
 
 
+def test_charity_split_unevenly_between_tied_players_leaves_the_bigger_shares_to_the_giver():
+    """1.6, Charity: players tied for the lowest level share the excess as evenly as possible, and the
+    giver decides who gets the bigger shares: the history must not hand the extra card to the first seat."""
+    from companion.referee.history import render
+    state = new_table("Ann", "Bob", "Cid", "Dan")
+    state = act(state, "s0", "level.up")  # Ann 2; Bob, Cid and Dan tied at 1
+    state = act(state, "s0", "turn.door", found="other")
+    state = act(state, "s0", "turn.loot")
+    text = render(t.decide(state, "s0", "turn.end", {"hand": 7}).payload["summary"], "Ann")
+    assert "Bob 1" not in text and "Cid 0" not in text, text
+    assert "Bob, Cid, Dan" in text and "Ann chooses" in text, text
+    text = render(t.decide(state, "s0", "turn.end", {"hand": 11}).payload["summary"], "Ann")
+    assert "Bob 2, Cid 2, Dan 2" in text, text  # an even split names each share
+
+
 # --- curses (1.6, Curses) -------------------------------------------------------------------------------
 
 def test_change_sex_flips_the_sex_and_its_minus_5_lasts_exactly_the_next_fight():
@@ -204,9 +219,47 @@ def test_the_victim_picks_the_item_where_the_card_lets_them_choose():
     state = act(state, "s1", "curse.add", seat="s0", curse=card("income-tax"))
     (choice,) = state.players["s0"].choices
     assert choice["chooser"] == "s0" and len(choice["options"]) == 2
-    assert refused(state, "s1", "choice.make", uid=choice["uid"], picks=[choice["options"][0]]).status == 403
+    exc = refused(state, "s1", "choice.make", uid=choice["uid"], picks=[choice["options"][0]])
+    assert exc.status == 403 and exc.rule.id == "curses.effects"  # 1.6 Curses: the victim decides which item
     state = act(state, "s0", "choice.make", uid=choice["uid"], picks=[choice["options"][0]])
     assert [i["name"] for i in state.players["s0"].items] == ["Shield"] and state.players["s0"].choices == []
+
+
+def test_an_item_a_curse_waits_to_take_cannot_be_given_sold_or_dropped_first():
+    """1.6, Curses: a curse acts at once; where it lets someone choose which item goes, the items it
+    may take stay in play until the choice is made (giving one away first would dodge the curse)."""
+    state = new_table("Ann", "Bob", "Cid")
+    state = act(state, "s0", "class.add", **{"class": "thief"})
+    for name in ("Sword", "Shield"):
+        state = act(state, "s1", "item.add", item={"name": name, "bonus": 2, "slot": "one_hand", "gold": 600})
+    state = act(state, "s1", "item.add", item={"name": "Hat", "bonus": 1, "slot": "headgear", "gold": 100})
+    state = act(state, "s0", "curse.add", seat="s1", curse=card("lose-a-small-item"))
+    (choice,) = state.players["s1"].choices
+    sword, shield, hat = (i["uid"] for i in state.players["s1"].items)
+    assert choice["chooser"] == "s0" and hat in choice["options"]
+    for action, actor, params in (("item.give", "s1", {"uid": sword, "to": "s2"}), ("item.remove", "s1", {"uid": hat}),
+                                  ("item.steal", "s0", {"target": "s1", "uid": shield, "die": 6})):
+        exc = refused(state, actor, action, **params)
+        assert exc.rule.id == "curses.effects" and exc.status == 409, action
+    state = act(state, "s0", "choice.make", uid=choice["uid"], picks=[hat])
+    state = act(state, "s1", "item.give", uid=sword, to="s2")  # once chosen, the rest is free again
+    assert [i["name"] for i in state.players["s2"].items] == ["Sword"]
+
+
+def test_death_takes_the_items_a_pending_choice_was_about_and_the_choice_with_them():
+    """1.6, Death (all your stuff goes) and Curses (what you do not have is ignored): a choice of which
+    item to lose, left open when the character dies, has nothing left to choose from and goes too;
+    undoing the death brings the items and the choice back."""
+    state = new_table("Ann", "Bob", "Cid")
+    for name in ("Sword", "Shield"):
+        state = act(state, "s0", "item.add", item={"name": name, "bonus": 2, "slot": "one_hand", "gold": 400})
+    state = act(state, "s1", "curse.add", seat="s0", curse=card("income-tax"))
+    assert len(state.players["s0"].choices) == 1
+    event = t.decide(state, "s0", "character.die", {})
+    dead = t.apply(state, event)
+    assert dead.players["s0"].items == [] and dead.players["s0"].choices == []
+    back = t.apply(dead, t.inverse(dead, event))
+    assert len(back.players["s0"].items) == 2 and back.players["s0"].choices == state.players["s0"].choices
 
 
 # --- Bad Stuff and death (1.6, Running Away; Death) ---------------------------------------------------
@@ -246,6 +299,29 @@ def test_a_monster_that_kills_kills_even_with_nothing_in_play_and_the_dead_get_n
     assert refused(state, "s0", "item.add", item={"name": "Club", "bonus": 1, "slot": "one_hand", "gold": 0}).rule.id == "death.state"
     state = act(state, "s0", "turn.end")
     assert not state.players["s0"].dead and state.turn["seat"] == "s1"
+    assert act(state, "s1", "level.up", seat="s0").players["s0"].level == 2
+
+
+def test_the_dead_have_no_cards_to_play_until_the_new_character_is_back():
+    """1.6, Death: the dead character's hand is laid out for looting and the new character comes back
+    with no cards, so while dead a player plays no Go Up a Level, curse, monster, enhancer or one-shot
+    on anyone (not only on themselves)."""
+    state = new_table("Ann", "Bob", "Cid")
+    state = act(state, "s1", "character.die")
+    plays = (("level.up", {"seat": "s0"}), ("curse.add", {"seat": "s0", "curse": card("duck-of-doom")}),
+             ("card.play", {"card": "boil-an-anthill", "seat": "s2", "_card": CARDS["boil-an-anthill"]}))
+    for action, params in plays:
+        assert refused(state, "s1", action, **params).rule.id == "death.state", action
+    state = act(state, "s0", "turn.door", found="monster", monster=card("lame-goblin"))
+    monster = state.combat["monsters"][0]["uid"]
+    for action, params in (("combat.monster.add", {"monster": card("pit-bull")}),
+                           ("combat.enhancer.add", {"monster": monster, "enhancer": {"name": "Enraged", "level_change": 5}}),
+                           ("combat.oneshot.add", {"side": "monsters", "one_shot": {"name": "Potion", "bonus": 3}}),
+                           ("combat.eliminate", {"monster": monster})):
+        assert refused(state, "s1", action, **params).rule.id == "death.state", action
+    assert state.players["s0"].level == 1 and len(state.combat["monsters"]) == 1
+    state = act(state, "s0", "combat.flee", fighter_rolls=[6])
+    state = act(state, "s0", "turn.end")  # Bob is back as the next player's turn begins
     assert act(state, "s1", "level.up", seat="s0").players["s0"].level == 2
 
 
@@ -313,6 +389,7 @@ def test_a_helper_who_dies_in_the_fight_leaves_it_and_gains_no_level():
     state = act(state, "s1", "combat.help.accept")
     state = act(state, "s1", "character.die")
     assert state.combat["helper"] is None and state.players["s1"].dead
+    assert refused(state, "s0", "combat.help.ask", seat="s1").rule.id == "death.state"  # nor asked again
     state = act(state, "s0", "combat.oneshot.add", side="players", one_shot={"name": "Potion", "bonus": 5})
     state = act(state, "s0", "combat.claim", _now=0)
     state = act(state, "s0", "combat.resolve", _now=100)

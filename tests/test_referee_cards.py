@@ -114,6 +114,54 @@ def test_ghoulfiends_charmed_away_let_the_items_count_again():
     assert verdict["players"]["total"] == 7
 
 
+# --- Insurance Salesman: the Levels do not count ------------------------------------------------------
+
+def test_against_the_insurance_salesman_the_players_levels_do_not_count():
+    """Insurance Salesman card: only the players' bonuses count, not their Levels (the card beats the
+    rules, cards.override) — for the helper too (1.6, Asking for Help), and for the whole fight even
+    when he joins as a Wandering Monster (1.6, Fighting Multiple Monsters)."""
+    salesman = {k: v for k, v in CARDS["insurance-salesman"]["monster"].items() if k != "bad_stuff"}
+    verdict = combat.evaluate({"fighter": {"name": "Aric", "level": 9, "items": [CHAINSAW]},
+                               "helper": {"name": "Suzan", "level": 3},
+                               "monsters": [{"name": "Plant", "level": 1}, {"name": "Insurance Salesman", **salesman}]})
+    assert verdict["players"]["total"] == 3 and verdict["outcome"] == "lose"
+    levels = [line for line in verdict["players"]["not_counting"] if line.get("no_level")]
+    assert [line["value"] for line in levels] == [9, 3]
+    assert all(line["rule"] == "cards.override" for line in levels)
+    gone = combat.evaluate({"fighter": {"level": 9, "items": [CHAINSAW]},
+                            "monsters": [{"name": "Plant", "level": 1},
+                                         {"name": "Insurance Salesman", **salesman, "eliminated": True}]})
+    assert gone["players"]["total"] == 12 and gone["outcome"] == "win"
+
+
+# --- Stoned Golem, Lawyers: let by without a fight --------------------------------------------------
+
+@pytest.mark.parametrize("card_id, sheet, let_by", [
+    ("stoned-golem", {}, True), ("stoned-golem", {"race": "halfling"}, False),
+    ("lawyers", {"class": "thief"}, True), ("lawyers", {}, False)])
+def test_a_monster_whose_card_lets_the_fighter_by_ends_the_fight_without_a_flight(g, card_id, sheet, let_by):
+    """Stoned Golem (Halflings must fight) and Lawyers (they leave a Thief alone): the card beats the
+    rules (cards.override), so calling the fight off while losing is not a dodge of running away (1.6,
+    Running Away) — no level, no treasure, no Bad Stuff. Anyone else must still run."""
+    if "race" in sheet:
+        g.do("race.add", race=sheet["race"])
+    if "class" in sheet:
+        g.do("class.add", **{"class": sheet["class"]})
+    g.do("turn.door", found="monster", monster=monster(card_id))
+    if let_by:
+        g.do("combat.end")
+        assert g.state.combat is None and g.state.turn["phase"] == "charity" and g.state.players["a"].level == 1
+    else:
+        assert g.refused("combat.end").rule.id == "combat.run-away"
+
+
+def test_a_second_monster_that_does_not_let_the_fighter_by_keeps_the_fight_on(g):
+    """1.6, Fighting Multiple Monsters: the fighter cannot leave one monster and run from the other."""
+    g.do("turn.door", found="monster", monster=monster("stoned-golem"))
+    g.do("combat.monster.add", monster=monster("pit-bull"))
+    assert g.refused("combat.end").rule.id == "combat.run-away"
+
+
 # --- Mr. Bones: a level even on an escape ------------------------------------------------------------
 
 def test_mr_bones_costs_a_level_on_an_escape_and_his_bad_stuff_only_when_caught(g):

@@ -224,3 +224,46 @@ def test_the_looting_order_names_the_living_only():
     text = g.said(fled)
     assert "Ann dies: the stuff is lost, looting order Ben = Cid" in text or "looting order Cid" in text
     assert "Ben dies: the stuff is lost, looting order Cid" in text
+
+
+def test_a_fight_move_by_the_wrong_player_is_refused_with_the_rule_it_breaks(g):
+    """Wrong-player moves in a fight name their rule and citation, as every refusal of a game rule
+    does: 1.6, Asking for Help (the fighter asks, the one asked accepts), Combat (the powers of those
+    who fight; the win is claimed and its rewards taken by the fighting side), Running Away."""
+    g._record(t.join(g.state, "c", "Cid", "male"))
+    g.do("class.add", actor="c", **{"class": "warrior"})
+    assert g.refused("combat.claim", actor="c", _now=0.0).rule.id == "turn.own"  # no fight is on
+    g.do("combat.start")
+    g.do("combat.monster.add", monster={"name": "Lame Goblin", "level": 1, "treasures": 1})
+    expected = (("combat.help.ask", "b", {"seat": "c"}, "combat.one-helper"),
+                ("combat.help.accept", "c", {}, "combat.one-helper"),
+                ("combat.help.decline", "c", {}, "combat.one-helper"),
+                ("combat.power", "c", {"power": "berserk", "cards": 1}, "combat.powers"),
+                ("combat.claim", "b", {"_now": 0.0}, "combat.objection"),
+                ("combat.resolve", "c", {"_now": 9.0}, "combat.objection"),
+                ("combat.flee", "c", {"fighter_rolls": [6]}, "combat.run-away"))
+    for action, actor, params, rule in expected:
+        exc = g.refused(action, actor=actor, **params)
+        assert exc.status == 403 and exc.rule is not None and exc.rule.id == rule, (action, exc.message)
+        assert "Munchkin 1.6" in exc.rule.citation
+
+
+def test_once_nobody_objected_in_time_the_win_stands(g):
+    """1.6, Combat: after about 2.6 seconds without objection the monster is really killed and the
+    levels and treasure are really won: a card played later (an enhancer, a curse on the fighter, a
+    second claim) no longer changes that fight — the rewards are taken first, then play goes on."""
+    g.do("combat.start")
+    g.do("combat.monster.add", monster={"name": "Potted Plant", "level": 1, "treasures": 1})
+    g.do("combat.claim", _now=100.0)
+    late = ((("combat.enhancer.add", "b"), {"monster": monster_uid(g), "enhancer": ENRAGED}),
+            (("curse.add", "b"), {"seat": "a", "curse": {"name": "Duck", "effects": [
+                {"type": "combat_bonus", "value": -20, "until": "next_combat"}]}}),
+            (("combat.claim", "a"), {}), (("dice.roll", "b"), {}))
+    for (action, actor), params in late:
+        exc = g.refused(action, actor=actor, _now=103.0, **params)
+        assert exc.rule.id == "combat.objection" and exc.status == 409, action
+    g.do("combat.resolve", _now=103.5)
+    assert g.state.players["a"].level == 5 and g.state.combat is None
+    g.do("curse.add", actor="b", seat="a", curse={"name": "Duck", "effects": [
+        {"type": "combat_bonus", "value": -20, "until": "next_combat"}]}, _now=104.0)  # for the next fight
+    assert g.p()["pending"][0]["value"] == -20

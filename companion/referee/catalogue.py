@@ -132,6 +132,7 @@ class Action:
     phases: tuple[str, ...] | None = None  # the turn phases it belongs to; None: any time
     needs_fight: bool = False
     alive: bool = False  # the character it touches must be alive (the dead get no cards and no levels)
+    plays_card: bool = False  # the player asking plays a card from the hand: not while dead (the hand was looted)
     in_game: bool = True  # refused once the game is won
     game: str | None = None  # the game family it belongs to (profiles' ``game``); None: both
     decide: Callable | None = field(default=None, repr=False)
@@ -185,7 +186,7 @@ def _declare(name: str, summary: str, who: str, params: dict | None = None, **re
 _declare("level.up", "Go Up a Level: a card played on anyone at any time; never the winning level "
          "(classic rules: Divine Intervention may give it).", ANYONE,
          {"seat": SEAT_ANYONE, "card": Param("str", "The Go Up a Level card's id, or divine_intervention.", max_length=80)},
-         alive=True)
+         alive=True, plays_card=True)
 _declare("level.down", "Lose a level because a card says so (your own character); on someone else only as "
          "the host's correction, a house ruling.", OWN, {"seat": SEAT}, alive=True)
 _declare("level.kill", "Refused: a kill gives levels only through a fight the players won (combat.resolve); "
@@ -224,7 +225,7 @@ _declare("item.steal", "A Thief discards a card to try to steal a small item ano
           "die": Param("int", "The die as rolled (1-6); leave out to let the app roll.", 1, 6)}, alive=True)
 _declare("curse.add", "Curse a player (anyone may curse anyone): what acts at once is done on the sheet, a "
          "\"next combat\" effect waits for that fight, a lasting one stays until removed.", ANYONE,
-         {"seat": SEAT_ANYONE, **_CURSE}, alive=True)
+         {"seat": SEAT_ANYONE, **_CURSE}, alive=True, plays_card=True)
 _declare("curse.remove", "A lasting curse is removed.", OWN, {"seat": SEAT, "uid": UID})
 _declare("choice.make", "Pick what a curse or Bad Stuff takes when the card lets someone choose "
          "(the victim, or the curse's caster).", ANYONE,
@@ -238,7 +239,7 @@ _declare("card.play", "Play a card by its id (from a search or a scan): the card
           "monster": Param("str", "An enhancer: the monster of the fight it goes on (uid).", max_length=40),
           "side": Param("str", "A one-shot: the side it helps.", enum=("players", "monsters")),
           "uid": Param("str", "A card that cancels a curse (Wishing Ring): the curse on the player's sheet (its uid; "
-                              "unsaid when they have only one).", max_length=40)})
+                              "unsaid when they have only one).", max_length=40)}, plays_card=True)
 _declare("dice.roll", "Roll dice for the table; everyone sees the result.", ANYONE,
          {"count": Param("int", "How many dice.", 1, 10), "sides": Param("int", "Sides of each die.", 2, 20)}, in_game=False)
 
@@ -267,16 +268,16 @@ _declare("turn.end", "End your turn after the door and its fight (or looting): C
 # --- the fight ---------------------------------------------------------------------------------
 _declare("combat.end", "Call the fight off without rewards (the fighter or the host).", FIGHT, needs_fight=True)
 _declare("combat.monster.add", "Add a monster to the fight (a Wandering Monster joins this turn's fight).", ANYONE,
-         dict(_MONSTER), needs_fight=True)
+         dict(_MONSTER), needs_fight=True, plays_card=True)
 _declare("combat.enhancer.add", "Play a monster enhancer on one monster of the fight (Mate copies it all).", ANYONE,
          {"monster": Param("str", "The monster's uid in the fight.", max_length=40), "card": CARD,
           "enhancer": Param("object", "An enhancer typed in: name, level_change, treasure_change, mate.")},
-         needs_fight=True)
+         needs_fight=True, plays_card=True)
 _declare("combat.oneshot.add", "Play a one-shot for the players or for the monsters.", ANYONE,
          {"side": Param("str", "The side it helps.", enum=("players", "monsters")), "card": CARD,
           "one_shot": Param("object", "A one-shot typed in: name, bonus."),
           "name": Param("str", "A one-shot typed in: its name.", max_length=80),
-          "bonus": Param("int", "A one-shot typed in: its bonus.", -100, 100)}, needs_fight=True)
+          "bonus": Param("int", "A one-shot typed in: its bonus.", -100, 100)}, needs_fight=True, plays_card=True)
 _declare("combat.help.ask", "The fighter asks one player for help, noting what was promised.", FIGHT,
          {"seat": Param("str", "The player asked.", max_length=40),
           "promise": Param("str", "What the helper was promised.", max_length=140)}, needs_fight=True)
@@ -286,10 +287,10 @@ _declare("combat.power", "Fighter or helper: Berserking (Warrior), Turning (Cler
          FIGHT, {"power": Param("str", "The power.", enum=("berserk", "turning", "flight")),
                  "cards": Param("int", "Cards discarded for it.", 1, 3)}, needs_fight=True)
 _declare("combat.backstab", "A Thief backstabs the fighter or the helper (-2), once per victim.", FIGHT,
-         {"target": Param("str", "Who is backstabbed.", enum=("fighter", "helper"))}, needs_fight=True)
+         {"target": Param("str", "Who is backstabbed.", enum=("fighter", "helper"))}, needs_fight=True, plays_card=True)
 _declare("combat.eliminate", "A monster leaves the fight without being killed (treasure, no level).", FIGHT,
          {"monster": Param("str", "The monster's uid in the fight.", max_length=40),
-          "charm": Param("bool", "The Wizard's Charm did it.")}, needs_fight=True)
+          "charm": Param("bool", "The Wizard's Charm did it.")}, needs_fight=True, plays_card=True)
 _declare("combat.claim", "Claim the win: the objection window opens.", FIGHT, needs_fight=True)
 _declare("combat.resolve", "After the objection window: the fighter and helper take the levels, the treasures "
          "are drawn; the fight ends.", FIGHT, needs_fight=True)
@@ -472,10 +473,13 @@ def check(state, actor: str, declared: Action, params: dict) -> str | None:
         raise Refused("It is {name}'s turn: only they or the host can end it.", rule="turn.own", status=403,
                       name=state.players[turn_seat].name)
     if declared.needs_fight and not state.combat:
-        raise Refused("No fight is on: the player whose turn it is starts one.", status=409)
+        raise Refused("No fight is on: the player whose turn it is starts one.", rule="turn.own", status=409)
     if declared.name in TURN_ONLY and actor in state.players and state.players[actor].dead:
         raise Refused("{name} is dead: no door, no fight and no cards until the next player's turn begins; "
                       "end the turn.", rule="death.state", status=409, name=state.players[actor].name)
+    if _dead_with_no_cards(state, actor, declared):
+        raise Refused("{name} is dead: no cards and no levels until the next player's turn begins.",
+                      rule="death.state", status=409, name=state.players[actor].name)
     seat = None
     if "seat" in declared.params and declared.who in (OWN, ANYONE):
         seat = params.get("seat") or actor
@@ -487,6 +491,14 @@ def check(state, actor: str, declared: Action, params: dict) -> str | None:
             raise Refused("{name} is dead: no cards and no levels until the next player's turn begins.",
                           rule="death.state", status=409, name=state.players[seat].name)
     return seat
+
+
+def _dead_with_no_cards(state, actor: str, declared: Action) -> bool:
+    """Whether ``actor`` would play a card while dead: the hand went to the looters and the new character
+    comes back with none (1.6 and 1.71, Death), so a dead player plays nothing on anyone. (Munchkin Quest
+    keeps its own death: the DxM cards stay.)"""
+    return (declared.plays_card and state.profile.game == CARD_GAME and actor in state.players
+            and state.players[actor].dead)
 
 
 #: What the refusal says when someone else plays what belongs to the turn's player.
@@ -516,6 +528,8 @@ def allowed(state, actor: str | None, name: str) -> bool:
     if declared.needs_fight and not state.combat:
         return False
     if declared.name in TURN_ONLY and state.players[actor].dead:
+        return False
+    if _dead_with_no_cards(state, actor, declared):
         return False
     if declared.phases and turn.get("phase", "start") not in declared.phases:
         return False

@@ -29,7 +29,7 @@ _CARD_MONSTER = CARD_SCHEMA["properties"]["monster"]["properties"]
 _CURSE_EFFECTS = CARD_SCHEMA["properties"]["curse"]["properties"]["effects"]
 _ONE_SHOT = CARD_SCHEMA["properties"]["one_shot"]["properties"]
 #: A monster's own fight rules, from its card text (the card beats the rules: cards.override).
-FIGHT_RULES = ("no_escape", "escape_levels_lost", "no_help", "level_only")
+FIGHT_RULES = ("no_escape", "escape_levels_lost", "no_help", "level_only", "no_level", "may_pass")
 _who = {"type": "object", "minProperties": 1, "maxProperties": 1, "additionalProperties": False,
         "properties": {"race": {"type": "string"}, "class": {"type": "string"}, "sex": {"type": "string"}}}
 _int = {"type": "integer", "minimum": -100, "maximum": 100}
@@ -195,13 +195,19 @@ def evaluate(fight: dict, strict: bool = True) -> dict:
 
     monsters = _expand_mates(fight["monsters"])
     alone = ", ".join(m["name"] for m in monsters if m.get("level_only") and not m.get("eliminated"))
+    no_level = ", ".join(m["name"] for m in monsters if m.get("no_level") and not m.get("eliminated"))
     players: list[dict] = []
     not_counting = [dict(line, who=names[who]) for who, p, _ in party for line in sheet.strength(p)["not_counting"]]
 
     def count(line: dict, who: str, own: str, level: bool = False) -> None:
         """A line for the players; against a monster that lets the Level alone count (Ghoulfiends),
-        anything but a ``level`` is listed as not counting, with the card that says so."""
-        if alone and not level:
+        anything but a ``level`` is listed as not counting, with the card that says so; against one
+        the Levels do not count against (Insurance Salesman), the ``level`` is."""
+        if no_level and level:
+            not_counting.append({"who": who, "source": own, "value": line["value"], "no_level": no_level,
+                                 "reason": f"Level does not count against {no_level}", "rule": "cards.override",
+                                 "citation": RULES["cards.override"].citation})
+        elif alone and not level:
             not_counting.append({"who": who, "source": own, "value": line["value"], "level_only": alone,
                                  "reason": f"only Level counts against {alone}", "rule": "cards.override",
                                  "citation": RULES["cards.override"].citation})
@@ -402,6 +408,17 @@ def _run_away(party, names, per_monster, profile: Profile) -> list[dict]:
                 if escaped and monster["escape_levels_lost"]:
                     entry["levels_lost"] = monster["escape_levels_lost"]  # the card: even on an escape
     return out
+
+
+def lets_by(monster: dict, p: dict) -> bool:
+    """Whether ``monster``'s card lets the character ``p`` by without a fight (``may_pass``: the Stoned
+    Golem lets anyone but a Halfling walk past, the Lawyers leave a Thief alone)."""
+    passing = monster.get("may_pass")
+    if passing is None:
+        return False
+    if passing.get("who") and not sheet.is_(p, passing["who"]):
+        return False
+    return not (passing.get("unless") and sheet.is_(p, passing["unless"]))
 
 
 def _lets_go(pursuit: dict, p: dict) -> str | None:

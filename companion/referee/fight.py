@@ -118,7 +118,7 @@ def decide(state, actor: str, action: str, params: dict) -> tuple[dict, list[dic
     """``(fight after, level operations, summary, winner seats or None)`` for a fight action by ``actor``."""
     fight = state.combat
     if fight is None:
-        raise Refused("No fight is on: the player whose turn it is starts one.", status=409)
+        raise Refused("No fight is on: the player whose turn it is starts one.", rule="turn.own", status=409)
     after = copy.deepcopy(fight)
     after["claim"] = None  # anything played reopens the objection window
     name = state.players[actor].name
@@ -163,10 +163,13 @@ def decide(state, actor: str, action: str, params: dict) -> tuple[dict, list[dic
             return after, [], said("{who} plays {card} for the players", card=thing(shot)), None
         return after, [], said("{who} plays {card} for the monsters", card=thing(shot)), None
     if action == "combat.help.ask":
-        _only(actor == fight["fighter"], "Only the fighter asks for help.")
+        _only(actor == fight["fighter"], "Only the fighter asks for help.", "combat.one-helper")
         seat = params.get("seat")
         if seat not in state.players or seat == fight["fighter"]:
             raise Refused("Ask another player at this table.", status=400)
+        if state.players[seat].dead:  # the new character helps once it is back (1.6, Death)
+            raise Refused("{name} is dead: no cards and no levels until the next player's turn begins.",
+                          rule="death.state", status=409, name=state.players[seat].name)
         if fight["helper"]:
             raise Refused("{name} is already helping: only one helper.",
                           rule="combat.one-helper", status=409, name=state.players[fight['helper']].name)
@@ -178,20 +181,20 @@ def decide(state, actor: str, action: str, params: dict) -> tuple[dict, list[dic
                                    promise=after["promise"]), None
         return after, [], said("{who} asks {name} for help", name=state.players[seat].name), None
     if action == "combat.help.accept":
-        _only(actor == fight["invited"], "Only the player who was asked can accept.")
+        _only(actor == fight["invited"], "Only the player who was asked can accept.", "combat.one-helper")
         if fight["helper"]:
             raise Refused("There is already a helper.", rule="combat.one-helper", status=409)
         _check_help_allowed(fight)
         after["helper"], after["invited"] = actor, None
         return after, [], said("{who} helps in the fight"), None
     if action == "combat.help.decline":
-        _only(actor in (fight["invited"], fight["helper"]), "You are not asked to help.")
+        _only(actor in (fight["invited"], fight["helper"]), "You are not asked to help.", "combat.one-helper")
         _without_helper(after)
         return after, [], said("{who} does not help"), None
     if action == "combat.power":
         power, cards = params.get("power"), params.get("cards")
         role = participants.get(actor)
-        _only(role is not None, "Only the fighter or the helper uses powers in this fight.")
+        _only(role is not None, "Only the fighter or the helper uses powers in this fight.", "combat.powers")
         if power not in POWERS:
             raise Refused("power must be one of: {names}.", status=400, names=', '.join(POWERS))
         if POWERS[power] not in state.players[actor].classes:
@@ -229,7 +232,7 @@ def decide(state, actor: str, action: str, params: dict) -> tuple[dict, list[dic
         return after, [], said("{who} gets rid of {monster} without killing it (treasure, no level)",
                                monster=thing(monster)), None
     if action == "combat.claim":
-        _only(actor in participants, "Only the fighter or the helper claims the win.")
+        _only(actor in participants, "Only the fighter or the helper claims the win.", "combat.objection")
         judged = verdict(state, fight)
         if not judged or judged["outcome"] != "win":
             raise Refused("The players are not winning this fight.", rule="combat.compare")
@@ -237,7 +240,8 @@ def decide(state, actor: str, action: str, params: dict) -> tuple[dict, list[dic
         return after, [], said("{who} claims the win ({players} to {monsters}); anyone may still play a card",
                                players=judged["players"]["total"], monsters=judged["monsters"]["total"]), None
     if action == "combat.resolve":
-        _only(actor in participants or actor == state.host, "Only the fighter, the helper or the host takes the rewards.")
+        _only(actor in participants or actor == state.host, "Only the fighter, the helper or the host takes the rewards.",
+              "combat.objection")
         return _resolve(state, fight, actor, params)
     if action == "combat.flee":
         return _flee(state, fight, actor, params)
@@ -278,9 +282,10 @@ def _usable_by(state, fight: dict, usable_by, side: str, name: str) -> list[dict
     return copy.deepcopy(usable_by)
 
 
-def _only(ok: bool, message: str) -> None:
+def _only(ok: bool, message: str, rule: str) -> None:
+    """Refuse a fight move by the wrong player (403), naming the rule that says whose move it is."""
     if not ok:
-        raise Refused(message, status=403)
+        raise Refused(message, rule=rule, status=403)
 
 
 def _find(values: list[dict], uid, what: str) -> dict:
@@ -344,7 +349,8 @@ def draw_said(treasures: int, face_up: bool) -> dict:
 
 def _flee(state, fight: dict, actor: str, params: dict):
     participants = [fight["fighter"]] + ([fight["helper"]] if fight["helper"] else [])
-    _only(actor in participants or actor == state.host, "Only the fighter, the helper or the host runs the escape.")
+    _only(actor in participants or actor == state.host, "Only the fighter, the helper or the host runs the escape.",
+          "combat.run-away")
     judged = verdict(state, fight)
     if judged and judged["outcome"] == "win":
         raise Refused("The players are winning: no need to run.", rule="combat.run-away", status=409)

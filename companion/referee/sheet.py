@@ -453,6 +453,9 @@ def death_ops(p: dict, seat: str, profile: Profile) -> list[dict]:
     (1.6 and 1.71 keep level, races, classes, Half-Breed, Super Munchkin and curses; the
     classic books name only level, race(s) and class(es), so lasting curses go too)."""
     ops = [{"op": "remove", "seat": seat, "field": "items", "value": i} for i in p.get("items", [])]
+    # a pending choice of which item to lose has nothing left to choose from (1.6 Curses: ignore it)
+    ops += [{"op": "remove", "seat": seat, "field": "choices", "value": c} for c in p.get("choices", [])
+            if c.get("effect", {}).get("type") == "lose_item"]
     if "curses" not in profile.death_keeps:
         ops += [{"op": "remove", "seat": seat, "field": "curses", "value": c} for c in p.get("curses", [])]
     for flag in ("half_breed", "super_munchkin"):

@@ -20,7 +20,7 @@ from dataclasses import asdict, dataclass, field
 from card_db import schema
 from card_db.words import SEXES
 
-from . import catalogue, effects, played, quest, sheet, turn
+from . import catalogue, combat, effects, played, quest, sheet, turn
 from . import fight as fights
 from .catalogue import CATALOGUE, decides
 from .levels import change_level
@@ -220,8 +220,29 @@ def _overridden(state: TableState, actor: str, action: str, params: dict) -> Eve
     return Event(event.kind, {**event.payload, "override": {"rule": override, "waived": used, "by": actor}})
 
 
+#: What may still be done once a claimed win stands (its objection window passed with nothing played):
+#: take the rewards, or call the fight off without them.
+AFTER_THE_WINDOW = ("combat.resolve", "combat.end")
+
+
+def _check_win_stands(state: TableState, action: str, params: dict) -> None:
+    """Once nobody objected within the window (1.6, Combat: "about 2.6 seconds"), the kill is real:
+    nothing more is played until the rewards are taken (combat.objection). ``_now`` is the moment
+    the action layer received the action; without it (a replay, a nested decision) there is no clock."""
+    claim = (state.combat or {}).get("claim")
+    now = params.get("_now")
+    if not claim or claim["version"] != state.version or now is None or action in AFTER_THE_WINDOW:
+        return
+    window = fights.objection_seconds(state)
+    if float(now) - claim["at"] >= window:
+        raise Refused("Nobody objected within {seconds:g} seconds: {name}'s win stands. Take the rewards first, "
+                      "then play on.", rule="combat.objection", status=409, seconds=window,
+                      name=state.players[state.combat["fighter"]].name)
+
+
 def _decide(state: TableState, actor: str, action: str, params: dict) -> Event:
     declared = CATALOGUE[action]
+    _check_win_stands(state, action, params)
     seat = catalogue.check(state, actor, declared, params)
     if seat is not None:
         params = {**params, "seat": seat}
@@ -654,6 +675,11 @@ def _decide_turn_end(state: TableState, actor: str, action: str, params: dict) -
         verdict = sheet.charity({s: asdict(p) for s, p in state.players.items()}, current, hand, state.profile)
         if verdict["discard"]:
             parts.append(said("Charity: {n} cards over the limit go to the discards", n=verdict["excess"]))
+        elif verdict.get("giver_chooses_bigger"):  # the giver picks who gets the bigger shares (1.6, Charity)
+            names = ", ".join(state.players[s["seat"]].name for s in verdict["shares"])
+            parts.append(said("Charity: {n} cards over the limit go to {names}, tied for the lowest level, as evenly "
+                              "as possible; {name} chooses who gets the bigger shares", n=verdict["excess"], names=names,
+                              name=state.players[current].name))
         elif verdict["excess"]:
             shares = ", ".join(f"{state.players[s['seat']].name} {s['cards']}" for s in verdict["shares"])
             parts.append(said("Charity: {n} cards over the limit go to {shares}", n=verdict["excess"], shares=shares))
@@ -713,8 +739,13 @@ def _decide_combat(state: TableState, actor: str, action: str, params: dict) -> 
 def _check_not_losing(state: TableState) -> None:
     """A fight the players are losing ends by running away (1.6, Running Away), not by calling it
     off, which would spare them the Bad Stuff; a card that ends it (a Friendship Potion) is told by
-    getting rid of the monsters, and the host may still overrule (a house ruling)."""
+    getting rid of the monsters, and the host may still overrule (a house ruling). Monsters whose
+    cards let the fighter by (``may_pass``: the Stoned Golem) may be left without a fight."""
     judged = fights.verdict(state)
+    left = [m for m in state.combat["monsters"] if not m["eliminated"]]
+    fighter = asdict(state.players[state.combat["fighter"]])
+    if left and all(combat.lets_by(m, fighter) for m in left):  # the card beats the rules (cards.override)
+        return
     if judged and judged["outcome"] == "lose":
         refuse("The monsters are winning ({monsters} to {players}): run away, or get rid of the monsters if a card "
                "ends the fight.", rule="combat.run-away", monsters=judged["monsters"]["total"],
@@ -814,7 +845,8 @@ def _decide_choice(state: TableState, actor: str, action: str, params: dict) -> 
         raise Refused("There is no such choice to make.", status=404)
     seat, choice = found
     if actor not in (choice["chooser"], state.host):
-        raise Refused("{name} makes this choice.", status=403, name=state.players[choice["chooser"]].name)
+        raise Refused("{name} makes this choice.", rule=choice.get("rule"), status=403,
+                      name=state.players[choice["chooser"]].name)
     characters = {s: asdict(p) for s, p in state.players.items()}
     ops, lines = effects.choose(characters, seat, choice, list(params.get("picks") or []), state.profile)
     ops = [{"op": "remove", "seat": seat, "field": "choices", "value": choice}] + ops
@@ -831,6 +863,9 @@ def _decide_sheet(state: TableState, actor: str, action: str, params: dict) -> E
     seat = params["seat"]
     if action in NOT_IN_COMBAT:
         _check_not_fighting(state, seat, params.get("to"))
+    if action in ITEM_LEAVES:
+        uids = (params.get("uids") or []) if action == "item.sell" else [params.get("uid")]
+        _check_not_chosen_over(state, params.get("target") if action == "item.steal" else seat, uids)
     p = asdict(state.players[seat])
     uid = f"u{state.version + 1}"
     profile = state.profile
@@ -914,6 +949,22 @@ def _decide_sheet(state: TableState, actor: str, action: str, params: dict) -> E
     if action == "character.die" and seat in in_fight(state):
         return _left_the_fight(state, seat, actor, ops, summary)
     return _sheet_event(state, seat, action, ops, summary, allow)
+
+
+#: The sheet actions by which an item leaves its owner's play (sold, given, lost, stolen).
+ITEM_LEAVES = ("item.remove", "item.sell", "item.give", "item.steal")
+
+
+def _check_not_chosen_over(state: TableState, seat: str | None, uids: list) -> None:
+    """An item that a curse or Bad Stuff is waiting to take (a choice left open: which item goes) stays
+    until the choice is made: the curse acts at once (1.6, Curses), so getting rid of the item first
+    would dodge it."""
+    player = state.players.get(seat) if seat else None
+    for choice in player.choices if player else []:
+        if choice.get("effect", {}).get("type") == "lose_item" and set(uids) & set(choice["options"]):
+            raise Refused("{card} is waiting for {name} to choose which item goes: that comes first.",
+                          rule=choice.get("rule"), status=409, card=choice["source"]["name"],
+                          name=state.players[choice["chooser"]].name)
 
 
 def _left_the_fight(state: TableState, seat: str, actor: str, ops: list[dict], summary: dict) -> Event:
