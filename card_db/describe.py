@@ -74,6 +74,15 @@ def facts(card: dict, _: Gettext = _english) -> list[tuple[str, str]]:
             if passing.get("unless"):
                 parts.append(_("unless %(who)s") % {"who": who([passing["unless"]], _)})
             out.append((_("May be let by, no fight"), ", ".join(parts)))
+        if "treasure_instead" in m:
+            instead = m["treasure_instead"]
+            if instead.get("optional"):
+                value = (_("%(who)s may send it off: 1 treasure, no level") if instead["treasures"] == 1 else
+                         _("%(who)s may send it off: %(n)d treasures, no level"))
+            else:
+                value = (_("%(who)s: 1 treasure, no level") if instead["treasures"] == 1 else
+                         _("%(who)s: %(n)d treasures, no level"))
+            out.append((_("Instead of a fight"), value % {"who": who([instead["who"]], _), "n": instead["treasures"]}))
     e = card.get("enhancer")
     if e:
         if e.get("mate"):

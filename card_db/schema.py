@@ -106,6 +106,12 @@ CARD_SCHEMA: dict = {
                 # fighter, only such a character (who), never such a character (unless: the Stoned Golem's Halflings)
                 "may_pass": {"type": "object", "additionalProperties": False,
                              "properties": {"who": _who, "unless": _who}},
+                # a character of this race, class or sex is not fought: the monster leaves and they take
+                # `treasures` treasures instead of its own, no level (Amazon: females); `optional`: they may
+                # choose it, fighter or helper (Wannabe Vampire: a Cleric chases it off)
+                "treasure_instead": {"type": "object", "additionalProperties": False, "required": ["who", "treasures"],
+                                     "properties": {"who": _who, "treasures": {"type": "integer", "minimum": 0, "maximum": 20},
+                                                    "optional": {"type": "boolean", "default": False}}},
                 "bad_stuff": {"type": "object", "additionalProperties": False, "properties": {
                     "text": _texts, "levels_lost": {"type": "integer", "minimum": 0, "maximum": 10},
                     "death": {"type": "boolean"}, "effects": {"type": "array", "items": _effect}}},

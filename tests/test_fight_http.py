@@ -239,3 +239,16 @@ def test_the_objection_countdown_is_written_the_phones_way(phones):
     page = alice.get(f"/t/{alice.table_id}", headers={"Accept-Language": "it"}).get_data(as_text=True)
     shown = re.search(r'class="countdown" data-remaining="(\d+\.\d)">([^<]+)</b>', page)
     assert shown and shown.group(2) == shown.group(1).replace(".", ",")
+
+
+def test_a_cleric_fighter_sees_the_wannabe_vampires_treasure_instead_and_takes_it(phones):
+    """Wannabe Vampire card (treasure_instead, optional): the menu offers it to a Cleric only."""
+    alice, _, _ = phones
+    html = alice.act("combat.start", card="wannabe-vampire").get_data(as_text=True)
+    assert "Send it off as its card allows" not in html
+    alice.act("class.add", **{"class": "cleric"})
+    html = alice.get(f"/t/{alice.table_id}").get_data(as_text=True)
+    assert "Send it off as its card allows" in html
+    monster = re.search(r'name="monster" value="([^"]+)"', html).group(1)
+    html = alice.act("combat.eliminate", monster=monster, instead="true").get_data(as_text=True)
+    assert "gone without a kill" in html

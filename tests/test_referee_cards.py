@@ -440,3 +440,53 @@ def test_a_go_up_a_level_card_named_in_level_up_keeps_its_limits(g):
     """level.up card=whine-at-the-gm (the action layer finds the card) is refused as card.play is."""
     refused = g.refused("level.up", seat="a", card="whine-at-the-gm", _card=CARDS["whine-at-the-gm"])
     assert refused.rule.id == "cards.override" and refused.status == 409
+
+
+# --- Amazon, Wannabe Vampire: a treasure instead of the fight ---------------------------------------
+
+def test_the_amazon_does_not_fight_a_female_fighter_who_takes_one_treasure_and_no_level(g):
+    """Amazon card: a female character is not fought; she takes one treasure, no level (cards.override)."""
+    g.do("combat.start", monster=monster("amazon"))  # Ann is female, Level 1 against Level 8
+    judged = fights.verdict(g.state)
+    assert judged["outcome"] == "win" and judged["monsters"]["total"] == 0
+    assert judged["treasures"] == 1 and judged["levels"]["fighter"] == 0
+    assert any(line.get("rule") == "cards.override" for line in judged["monsters"]["lines"])
+    g.do("combat.claim", _now=0)
+    won = g.do("combat.resolve", _now=100)
+    assert g.state.players["a"].level == 1 and "draw 1 treasure face down" in g.said(won)
+
+
+def test_the_amazon_fights_a_male_fighter_as_usual():
+    male = combat.evaluate({"fighter": {"level": 1, "sex": "male"}, "monsters": [{"name": "Amazon", **CARDS["amazon"]["monster"]}]})
+    assert male["outcome"] == "lose" and male["monsters"]["total"] == 8
+
+
+def test_a_cleric_chases_the_wannabe_vampire_off_for_one_treasure_and_undo_brings_it_back(g):
+    """Wannabe Vampire card: a Cleric may drive it off automatically and takes one treasure (not its 3)."""
+    g.do("class.add", **{"class": "cleric"})
+    g.do("combat.start", monster=monster("wannabe-vampire"))
+    uid = g.state.combat["monsters"][0]["uid"]
+    chased = g.do("combat.eliminate", monster=uid, instead=True)
+    assert "1 treasure" in g.said(chased)
+    judged = fights.verdict(g.state)
+    assert judged["outcome"] == "win" and judged["treasures"] == 1 and judged["levels"]["fighter"] == 0
+    g.undo(chased)
+    assert fights.verdict(g.state)["outcome"] == "lose"
+
+
+def test_only_a_cleric_in_the_fight_may_chase_the_wannabe_vampire_off(g):
+    g.do("combat.start", monster=monster("wannabe-vampire"))
+    uid = g.state.combat["monsters"][0]["uid"]
+    refused = g.refused("combat.eliminate", monster=uid, instead=True)
+    assert refused.rule.id == "cards.override" and refused.status == 409
+    g.do("class.add", actor="b", seat="b", **{"class": "cleric"})
+    g.do("combat.help.ask", seat="b")
+    g.do("combat.help.accept", actor="b")
+    g.do("combat.eliminate", actor="b", monster=uid, instead=True)  # a helping Cleric may (its ruling)
+    assert fights.verdict(g.state)["treasures"] == 1
+
+
+def test_a_monster_without_such_a_card_cannot_be_sent_off_for_a_treasure(g):
+    g.do("combat.start", monster={"name": "Plant", "level": 1})
+    uid = g.state.combat["monsters"][0]["uid"]
+    assert g.refused("combat.eliminate", monster=uid, instead=True).status == 409

@@ -290,7 +290,10 @@ _declare("combat.backstab", "A Thief backstabs the fighter or the helper (-2), o
          {"target": Param("str", "Who is backstabbed.", enum=("fighter", "helper"))}, needs_fight=True, plays_card=True)
 _declare("combat.eliminate", "A monster leaves the fight without being killed (treasure, no level).", FIGHT,
          {"monster": Param("str", "The monster's uid in the fight.", max_length=40),
-          "charm": Param("bool", "The Wizard's Charm did it.")}, needs_fight=True, plays_card=True)
+          "charm": Param("bool", "The Wizard's Charm did it."),
+          "instead": Param("bool", "Its card lets this fighter or helper send it off for treasure instead "
+                                   "(treasure_instead: the Wannabe Vampire and a Cleric).")},
+         needs_fight=True, plays_card=True)
 _declare("combat.claim", "Claim the win: the objection window opens.", FIGHT, needs_fight=True)
 _declare("combat.resolve", "After the objection window: the fighter and helper take the levels, the treasures "
          "are drawn; the fight ends.", FIGHT, needs_fight=True)

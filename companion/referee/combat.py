@@ -29,7 +29,7 @@ _CARD_MONSTER = CARD_SCHEMA["properties"]["monster"]["properties"]
 _CURSE_EFFECTS = CARD_SCHEMA["properties"]["curse"]["properties"]["effects"]
 _ONE_SHOT = CARD_SCHEMA["properties"]["one_shot"]["properties"]
 #: A monster's own fight rules, from its card text (the card beats the rules: cards.override).
-FIGHT_RULES = ("no_escape", "escape_levels_lost", "no_help", "level_only", "no_level", "may_pass")
+FIGHT_RULES = ("no_escape", "escape_levels_lost", "no_help", "level_only", "no_level", "may_pass", "treasure_instead")
 _who = {"type": "object", "minProperties": 1, "maxProperties": 1, "additionalProperties": False,
         "properties": {"race": {"type": "string"}, "class": {"type": "string"}, "sex": {"type": "string"}}}
 _int = {"type": "integer", "minimum": -100, "maximum": 100}
@@ -86,6 +86,8 @@ INPUT_SCHEMA: dict = {
                                                      "level_change": _int, "treasure_change": _int,
                                                      "mate": {"type": "boolean"}}}},
                 "eliminated": {"type": "boolean", "description": "removed without being killed (treasure, no level)"},
+                "instead": {"type": "boolean", "description": "sent off as its card's treasure_instead allows (with "
+                                                              "eliminated): that many treasures, not its own"},
             }}},
         "one_shots": {"type": "array", "maxItems": 20, "items": {
             "type": "object", "required": ["side"], "additionalProperties": False,
@@ -194,6 +196,9 @@ def evaluate(fight: dict, strict: bool = True) -> dict:
     party = [("fighter", fighter, fight["fighter"])] + ([("helper", helper, helper_raw)] if helper else [])
 
     monsters = _expand_mates(fight["monsters"])
+    for m in monsters:  # a monster whose card does not fight the fighter (Amazon) leaves: treasure instead
+        if instead_for(m, fighter):
+            m.update(eliminated=True, instead=True)
     alone = ", ".join(m["name"] for m in monsters if m.get("level_only") and not m.get("eliminated"))
     no_level = ", ".join(m["name"] for m in monsters if m.get("no_level") and not m.get("eliminated"))
     players: list[dict] = []
@@ -258,8 +263,11 @@ def evaluate(fight: dict, strict: bool = True) -> dict:
                 lines.append(_line("monsters", f"{m['name']}: against {sheet.PLURALS.get(value, value)}",
                                    modifier["value"], "combat.helper-shares"))
                 total += modifier["value"]
+        treasures = max(0, m.get("treasures", 0) + sum(e.get("treasure_change", 0) for e in m["enhancers"]))
+        if m.get("instead") and m.get("eliminated") and m.get("treasure_instead"):
+            treasures = m["treasure_instead"]["treasures"]  # the card's number, whatever its enhancers
         per_monster.append({"name": m["name"], "strength": total, "eliminated": bool(m.get("eliminated")),
-                            "treasures": max(0, m.get("treasures", 0) + sum(e.get("treasure_change", 0) for e in m["enhancers"])),
+                            "treasures": treasures,
                             "levels": m.get("levels", 1), "index": m["index"],
                             "run_away_modifier": m.get("run_away_modifier", 0),
                             "will_not_pursue": (m.get("will_not_pursue") or {}).get("max_level"),
@@ -268,6 +276,10 @@ def evaluate(fight: dict, strict: bool = True) -> dict:
                             "bad_stuff": m.get("bad_stuff") or {}})
         if not m.get("eliminated"):
             monster_lines.extend(lines)
+        elif m.get("instead") and m.get("treasure_instead"):
+            monster_lines.append(_line("monsters", f"{m['name']}: leaves without a fight, as its card says "
+                                       f"({treasures} treasure{'' if treasures == 1 else 's'} instead, no level)", 0,
+                                       "cards.override"))
         else:
             monster_lines.append(_line("monsters", f"{m['name']}: eliminated (no level, treasure kept)", 0,
                                        "combat.eliminated"))
@@ -408,6 +420,17 @@ def _run_away(party, names, per_monster, profile: Profile) -> list[dict]:
                 if escaped and monster["escape_levels_lost"]:
                     entry["levels_lost"] = monster["escape_levels_lost"]  # the card: even on an escape
     return out
+
+
+def instead_for(monster: dict, p: dict, choosing: bool = False) -> bool:
+    """Whether ``monster``'s card lets the character ``p`` take treasure instead of fighting it
+    (``treasure_instead``): on its own when the card is not ``optional`` (the Amazon does not fight a
+    female fighter), or — ``choosing`` — when the character asks for it (a Cleric chases the Wannabe
+    Vampire off)."""
+    instead = monster.get("treasure_instead")
+    if not instead or not sheet.is_(p, instead["who"]):
+        return False
+    return choosing or not instead.get("optional")
 
 
 def lets_by(monster: dict, p: dict) -> bool:

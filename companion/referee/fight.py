@@ -225,6 +225,16 @@ def decide(state, actor: str, action: str, params: dict) -> tuple[dict, list[dic
         if params.get("charm"):  # the Wizard's Charm: discard the whole hand (3+ cards) to charm one monster
             if "wizard" not in state.players[actor].classes or actor not in participants:
                 raise Refused("{name} is not a Wizard in this fight: no Charm.", rule="combat.powers", name=name)
+        if params.get("instead"):  # the card lets such a character take treasure instead (Wannabe Vampire)
+            offer = monster.get("treasure_instead")
+            if not offer or actor not in participants or not combat.instead_for(monster, asdict(state.players[actor]), True):
+                raise Refused("{monster}'s card gives no treasure instead of the fight to {name}.", rule="cards.override",
+                              status=409, monster=monster["name"], name=name)
+            monster["eliminated"] = monster["instead"] = True
+            n = offer["treasures"]
+            template = (N_("{who} sends {monster} off as its card allows: 1 treasure, no level") if n == 1 else
+                        N_("{who} sends {monster} off as its card allows: {n} treasures, no level"))
+            return after, [], said(template, monster=thing(monster), n=n), None
         monster["eliminated"] = True
         if params.get("charm"):
             return after, [], said("{who} charms {monster} away without killing it (treasure, no level)",
