@@ -83,6 +83,12 @@ def facts(card: dict, _: Gettext = _english) -> list[tuple[str, str]]:
                 value = (_("%(who)s: 1 treasure, no level") if instead["treasures"] == 1 else
                          _("%(who)s: %(n)d treasures, no level"))
             out.append((_("Instead of a fight"), value % {"who": who([instead["who"]], _), "n": instead["treasures"]}))
+        for extra in m.get("extra_treasures", []):
+            out.append((_("Extra treasures for a kill"), _("%(who)s: +%(n)d") % {"who": who([extra["who"]], _), "n": extra["value"]}))
+        if "extra_levels" in m:
+            way = m["extra_levels"]["when"]
+            value = {"alone": _("+%(n)d if killed alone, with no bonus"), "fire": _("+%(n)d if killed with fire")}.get(way)
+            out.append((_("Extra levels for a kill"), value % {"n": m["extra_levels"]["value"]} if value else way))
     e = card.get("enhancer")
     if e:
         if e.get("mate"):
@@ -104,6 +110,8 @@ def facts(card: dict, _: Gettext = _english) -> list[tuple[str, str]]:
             out.append((_("Bonus for %(who)s") % {"who": who([b["who"]], _)}, f"{b['value']:+d}"))
         if i.get("door_curse_immune"):
             out.append((_("Effect"), _("curses from the door you kick open do not act on you")))
+        if i.get("fire"):
+            out.append((_("Fire attack"), _("yes")))
     o = card.get("one_shot")
     if o:
         if o.get("bonus"):
@@ -117,6 +125,8 @@ def facts(card: dict, _: Gettext = _english) -> list[tuple[str, str]]:
             out.append((_("Effect"), _("cancels a curse, in or out of a fight")))
         if o.get("steal_levels"):
             out.append((_("Effect"), _("takes %(n)d level(s) from another player") % {"n": o["steal_levels"]}))
+        if o.get("fire"):
+            out.append((_("Fire attack"), _("yes")))
         if o.get("draw_treasures"):
             out.append((_("Effect"), _("draw %(n)d Treasures") % {"n": o["draw_treasures"]}))
     if card.get("not_for_highest"):

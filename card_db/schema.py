@@ -112,6 +112,17 @@ CARD_SCHEMA: dict = {
                 "treasure_instead": {"type": "object", "additionalProperties": False, "required": ["who", "treasures"],
                                      "properties": {"who": _who, "treasures": {"type": "integer", "minimum": 0, "maximum": 20},
                                                     "optional": {"type": "boolean", "default": False}}},
+                # more treasures when a character of this race, class or sex kills it, fighter or helper,
+                # counted once (Potted Plant: an Elf draws one more)
+                "extra_treasures": {"type": "array", "items": {"type": "object", "required": ["who", "value"],
+                                                                "additionalProperties": False,
+                                                                "properties": {"who": _who, "value": {"type": "integer", "minimum": 1, "maximum": 10}}}},
+                # more levels for a kill made the way the card names: `alone` — no helper and no bonus
+                # for the players, their Level only (Pukachu); `fire` — a fire attack counts for the
+                # players, an item or one-shot marked `fire` (Large Angry Chicken)
+                "extra_levels": {"type": "object", "additionalProperties": False, "required": ["value", "when"],
+                                 "properties": {"value": {"type": "integer", "minimum": 1, "maximum": 5},
+                                                "when": {"enum": ["alone", "fire"]}}},
                 "bad_stuff": {"type": "object", "additionalProperties": False, "properties": {
                     "text": _texts, "levels_lost": {"type": "integer", "minimum": 0, "maximum": 10},
                     "death": {"type": "boolean"}, "effects": {"type": "array", "items": _effect}}},
@@ -136,6 +147,8 @@ CARD_SCHEMA: dict = {
                 "run_away_bonus": _int,
                 "door_curse_immune": {"type": "boolean", "description": "curses from the door its wearer kicks open "
                                                                         "do not act on them (Sandals of Protection)"},
+                "fire": {"type": "boolean", "description": "a fire or flame attack while it counts in a fight "
+                                                           "(Staff of Napalm; a monster's extra_levels when: fire)"},
                 # a different bonus while the wearer is of this race, class or sex (Horny Helmet: +3 for Elves)
                 "bonus_if": {"type": "array", "items": {"type": "object", "required": ["who", "value"],
                                                          "properties": {"who": _who, "value": _int},
@@ -154,7 +167,9 @@ CARD_SCHEMA: dict = {
                            "steal_levels": {"type": "integer", "minimum": 1, "maximum": 5,
                                             "description": "levels taken from another player by the one who plays it"},
                            "draw_treasures": {"type": "integer", "minimum": 1, "maximum": 10,
-                                              "description": "Treasures the player draws at the table (Hoard!)"}},
+                                              "description": "Treasures the player draws at the table (Hoard!)"},
+                           "fire": {"type": "boolean", "description": "a fire or flame attack when played for the "
+                                                                      "players (Flaming Poison Potion)"}},
         },
         "levels": {"type": "integer", "minimum": 1, "maximum": 5},
         "not_for_highest": {"type": "boolean", "description": "Go Up a Level: not for the highest-level player, nor "

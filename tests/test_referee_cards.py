@@ -490,3 +490,61 @@ def test_a_monster_without_such_a_card_cannot_be_sent_off_for_a_treasure(g):
     g.do("combat.start", monster={"name": "Plant", "level": 1})
     uid = g.state.combat["monsters"][0]["uid"]
     assert g.refused("combat.eliminate", monster=uid, instead=True).status == 409
+
+
+# --- Potted Plant: an extra treasure for an Elf -------------------------------------------------------
+
+def card_monster(card_id: str, **extra) -> dict:
+    """The card's monster as combat.evaluate takes it (inline fields)."""
+    return {"name": CARDS[card_id]["names"]["en"], **CARDS[card_id]["monster"], **extra}
+
+
+@pytest.mark.parametrize("fighter, helper, treasures", [
+    ({"level": 2, "races": ["elf"]}, None, 2), ({"level": 2}, None, 1),
+    ({"level": 1}, {"level": 1, "races": ["elf"]}, 2)])
+def test_the_potted_plant_gives_an_elf_one_extra_treasure(fighter, helper, treasures):
+    """Potted Plant card: an Elf who kills it draws one treasure more (extra_treasures); our reading:
+    an Elf helping to kill it counts too, once, as a monster's bonus against a race does."""
+    judged = combat.evaluate({"fighter": fighter, "helper": helper, "monsters": [card_monster("potted-plant")]})
+    assert judged["outcome"] == "win" and judged["treasures"] == treasures
+
+
+def test_the_potted_plants_extra_treasure_needs_a_kill():
+    gone = combat.evaluate({"fighter": {"level": 3, "races": ["elf"]},
+                            "monsters": [card_monster("potted-plant", eliminated=True), {"name": "Orc", "level": 1, "treasures": 1}]})
+    assert gone["treasures"] == 2  # the Plant's 1 and the Orc's default 1, no extra without a kill
+
+
+# --- Pukachu, Large Angry Chicken: an extra level for the kill the card names ----------------------
+
+NAPALM = {"name": "Staff of Napalm", **CARDS["staff-of-napalm"]["item"]}
+
+
+@pytest.mark.parametrize("fight, levels", [
+    ({"fighter": {"level": 7}}, 2),
+    ({"fighter": {"level": 7, "items": [CHAINSAW]}}, 1),
+    ({"fighter": {"level": 4}, "helper": {"level": 4}}, 1),
+    ({"fighter": {"level": 7}, "one_shots": [{"name": "Magic Missile", "bonus": 5, "side": "players"}]}, 1)])
+def test_pukachu_killed_alone_without_bonuses_gives_an_extra_level(fight, levels):
+    judged = combat.evaluate({**fight, "monsters": [card_monster("pukachu")]})
+    assert judged["outcome"] == "win" and judged["levels"]["fighter"] == levels
+
+
+@pytest.mark.parametrize("fight, levels", [
+    ({"fighter": {"level": 3}}, 1),
+    ({"fighter": {"level": 3, "classes": ["wizard"], "items": [NAPALM]}}, 2),
+    ({"fighter": {"level": 3}, "one_shots": [{"card": "flaming-poison-potion", "name": "Flaming Poison Potion",
+                                              "bonus": 3, "side": "players", "fire": True}]}, 2),
+    ({"fighter": {"level": 3, "items": [NAPALM]}}, 1)])  # not a Wizard: the staff does not count, no fire
+def test_the_large_angry_chicken_killed_with_fire_gives_an_extra_level(fight, levels):
+    judged = combat.evaluate({**fight, "monsters": [card_monster("large-angry-chicken")]})
+    assert judged["outcome"] == "win" and judged["levels"]["fighter"] == levels
+
+
+def test_a_fire_one_shot_played_from_its_card_kills_the_chicken_with_fire_at_the_table(g):
+    g.level(3)
+    g.do("combat.start", monster=monster("large-angry-chicken"))
+    play(g, "flaming-poison-potion", side="players")
+    g.do("combat.claim", _now=0)
+    won = g.do("combat.resolve", _now=100)
+    assert g.state.players["a"].level == 5 and "+2 levels" in g.said(won)

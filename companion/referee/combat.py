@@ -29,7 +29,8 @@ _CARD_MONSTER = CARD_SCHEMA["properties"]["monster"]["properties"]
 _CURSE_EFFECTS = CARD_SCHEMA["properties"]["curse"]["properties"]["effects"]
 _ONE_SHOT = CARD_SCHEMA["properties"]["one_shot"]["properties"]
 #: A monster's own fight rules, from its card text (the card beats the rules: cards.override).
-FIGHT_RULES = ("no_escape", "escape_levels_lost", "no_help", "level_only", "no_level", "may_pass", "treasure_instead")
+FIGHT_RULES = ("no_escape", "escape_levels_lost", "no_help", "level_only", "no_level", "may_pass", "treasure_instead",
+               "extra_treasures", "extra_levels")
 _who = {"type": "object", "minProperties": 1, "maxProperties": 1, "additionalProperties": False,
         "properties": {"race": {"type": "string"}, "class": {"type": "string"}, "sex": {"type": "string"}}}
 _int = {"type": "integer", "minimum": -100, "maximum": 100}
@@ -93,7 +94,7 @@ INPUT_SCHEMA: dict = {
             "type": "object", "required": ["side"], "additionalProperties": False,
             "properties": {"card": {"type": "string"}, "name": {"type": "string"}, "bonus": _int,
                            "side": {"enum": ["players", "monsters"]}, "usable_by": _ONE_SHOT["usable_by"],
-                           "either_side": _ONE_SHOT["either_side"],
+                           "either_side": _ONE_SHOT["either_side"], "fire": _ONE_SHOT["fire"],
                            "monster": {"type": "integer", "minimum": 0,
                                        "description": "which monster a monster-side one-shot helps (default the first)"}}}},
         "backstabs": {"type": "array", "maxItems": 10, "items": {"enum": ["fighter", "helper"]},
@@ -202,6 +203,8 @@ def evaluate(fight: dict, strict: bool = True) -> dict:
     alone = ", ".join(m["name"] for m in monsters if m.get("level_only") and not m.get("eliminated"))
     no_level = ", ".join(m["name"] for m in monsters if m.get("no_level") and not m.get("eliminated"))
     players: list[dict] = []
+    bonuses: list[dict] = []  # what counts for the players besides their Levels (Pukachu: none of it)
+    fire: list[str] = []  # the fire attacks that count for the players (Large Angry Chicken)
     not_counting = [dict(line, who=names[who]) for who, p, _ in party for line in sheet.strength(p)["not_counting"]]
 
     def count(line: dict, who: str, own: str, level: bool = False) -> None:
@@ -218,10 +221,13 @@ def evaluate(fight: dict, strict: bool = True) -> dict:
                                  "citation": RULES["cards.override"].citation})
         else:
             players.append(line)
+            if not level and line["value"] > 0:
+                bonuses.append(line)
 
     for who, p, raw in party:
         strength = sheet.strength(p)
         mirrored = _items_not_counting(p)
+        fiery = {item["uid"] for item in p["items"] if item.get("fire")}
         for line in strength["lines"]:
             if line.get("uid") in mirrored:
                 not_counting.append({"who": names[who], "source": line["source"], "value": line["value"],
@@ -231,6 +237,8 @@ def evaluate(fight: dict, strict: bool = True) -> dict:
             rule = "curses.lasting" if line.get("uid", "").startswith(f"{who}-curse") else "combat.compare"
             count(_line("players", f"{names[who]}: {line['source']}", line["value"], rule), names[who], line["source"],
                   level=line is strength["lines"][0])
+            if line.get("uid") in fiery and not alone:
+                fire.append(line["source"])
         for pending in strength["pending"]:  # "your next combat" curses count in this fight, fighter or helper
             count(_line("players", f"{names[who]}: {pending['source']}", pending["value"], "curses.effects"),
                   names[who], pending["source"])
@@ -266,12 +274,16 @@ def evaluate(fight: dict, strict: bool = True) -> dict:
         treasures = max(0, m.get("treasures", 0) + sum(e.get("treasure_change", 0) for e in m["enhancers"]))
         if m.get("instead") and m.get("eliminated") and m.get("treasure_instead"):
             treasures = m["treasure_instead"]["treasures"]  # the card's number, whatever its enhancers
+        elif not m.get("eliminated"):  # killed by such a character, fighter or helper: counted once
+            treasures += sum(extra["value"] for extra in m.get("extra_treasures", [])
+                             if any(sheet.is_(p, extra["who"]) for p in characters))
         per_monster.append({"name": m["name"], "strength": total, "eliminated": bool(m.get("eliminated")),
                             "treasures": treasures,
                             "levels": m.get("levels", 1), "index": m["index"],
                             "run_away_modifier": m.get("run_away_modifier", 0),
                             "will_not_pursue": (m.get("will_not_pursue") or {}).get("max_level"),
                             "pursuit": m.get("will_not_pursue") or {},
+                            "extra_levels": m.get("extra_levels"),
                             "no_escape": bool(m.get("no_escape")), "escape_levels_lost": m.get("escape_levels_lost", 0),
                             "bad_stuff": m.get("bad_stuff") or {}})
         if not m.get("eliminated"):
@@ -309,6 +321,8 @@ def evaluate(fight: dict, strict: bool = True) -> dict:
                                  "citation": RULES["items.restricted"].citation})
         else:
             count(line, "Players", line["source"])
+            if shot.get("fire") and not alone:
+                fire.append(line["source"])
 
     player_total = sum(line["value"] for line in players)
     monster_total = sum(line["value"] for line in monster_lines)
@@ -328,12 +342,28 @@ def evaluate(fight: dict, strict: bool = True) -> dict:
     }
     if outcome == "win":
         result.update(_rewards(per_monster, fighter, helper, profile, bool(helper)))
+        extra = _extra_levels(per_monster, alone=not helper and not bonuses, fire=bool(fire))
+        if extra:
+            result["levels"]["fighter"] = min(profile.top_level, fighter["level"] + result["levels"]["fighter"] + extra) - fighter["level"]
+            result["wins_game"] = fighter["level"] + result["levels"]["fighter"] >= profile.top_level
+            result["extra_levels"] = extra
+            if helper and result["wins_game"] and profile.shared_victory:
+                result["helper_wins_game"] = True
     else:
         result.update({"levels": {"fighter": 0, "helper": 0}, "treasures": 0, "wins_game": False,
                        "helper_wins_game": False})
     if outcome == "lose" or fight.get("run_away"):
         result["run_away"] = _run_away(party, names, per_monster, profile)
     return result
+
+
+def _extra_levels(per_monster: list[dict], alone: bool, fire: bool) -> int:
+    """The levels monsters' cards add for a kill made their way (``extra_levels``): ``alone`` — no
+    helper and nothing but Levels counting for the players (Pukachu); ``fire`` — a fire attack
+    counting for the players (Large Angry Chicken). The fighter's, as the kill's levels are."""
+    ways = {"alone": alone, "fire": fire}
+    return sum(m["extra_levels"]["value"] for m in per_monster
+               if not m["eliminated"] and m.get("extra_levels") and ways.get(m["extra_levels"]["when"]))
 
 
 def _rewards(per_monster: list[dict], fighter: dict, helper: dict | None, profile: Profile, helped: bool) -> dict:

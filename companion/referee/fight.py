@@ -68,7 +68,7 @@ def description(state, fight: dict) -> dict:
 
     desc = {"profile": state.profile_id, "options": state.settings.get("options", {}), "fighter": character(fight["fighter"], "fighter"),
             "monsters": [{k: v for k, v in m.items() if k not in ("uid", "card_id")} for m in fight["monsters"]],
-            "one_shots": [{k: o[k] for k in ("name", "bonus", "side", "usable_by") if k in o} for o in fight["one_shots"]],
+            "one_shots": [{k: o[k] for k in ("name", "bonus", "side", "usable_by", "fire") if k in o} for o in fight["one_shots"]],
             "backstabs": [b["target"] for b in fight["backstabs"]]}
     for monster in desc["monsters"]:
         monster["enhancers"] = [{k: v for k, v in e.items() if k not in ("uid", "card_id")} for e in monster["enhancers"]]
@@ -155,6 +155,8 @@ def decide(state, actor: str, action: str, params: dict) -> tuple[dict, list[dic
                 **({"card_id": str(raw["card_id"])} if raw.get("card_id") else {})}  # named in each phone's language
         if raw.get("usable_by"):
             shot["usable_by"] = _usable_by(state, fight, raw["usable_by"], side, shot["name"])
+        if raw.get("fire"):  # a fire attack (Large Angry Chicken: an extra level)
+            shot["fire"] = True
         if raw.get("either_side") is False and side == "monsters":
             raise Refused("{card} helps its player's side only, never the monsters.", rule="combat.one-shots", status=409,
                           card=shot["name"])

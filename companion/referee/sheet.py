@@ -300,6 +300,8 @@ def new_item(raw: dict, uid: str) -> dict:
         item["bonus_if"] = _bonuses_if(raw)
     if raw.get("door_curse_immune"):
         item["door_curse_immune"] = True
+    if raw.get("fire"):  # a fire attack while it counts (Large Angry Chicken: an extra level)
+        item["fire"] = True
     if raw.get("card_id"):
         item["card_id"] = raw["card_id"]
     return item
