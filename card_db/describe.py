@@ -83,6 +83,12 @@ def facts(card: dict, _: Gettext = _english) -> list[tuple[str, str]]:
                 value = (_("%(who)s: 1 treasure, no level") if instead["treasures"] == 1 else
                          _("%(who)s: %(n)d treasures, no level"))
             out.append((_("Instead of a fight"), value % {"who": who([instead["who"]], _), "n": instead["treasures"]}))
+        if "escape_with_item" in m:
+            wants = m["escape_with_item"]
+            parts = [", ".join(thing_word(w, _) for w in wants.get("is_a", []))] if wants.get("is_a") else []
+            if "min_gold" in wants:
+                parts.append(_("worth %(n)s gold or more") % {"n": f"{wants['min_gold']:,}"})
+            out.append((_("Lets you go for an item"), " · ".join(parts)))
         for extra in m.get("extra_treasures", []):
             out.append((_("Extra treasures for a kill"), _("%(who)s: +%(n)d") % {"who": who([extra["who"]], _), "n": extra["value"]}))
         if "extra_levels" in m:
@@ -112,6 +118,8 @@ def facts(card: dict, _: Gettext = _english) -> list[tuple[str, str]]:
             out.append((_("Effect"), _("curses from the door you kick open do not act on you")))
         if i.get("fire"):
             out.append((_("Fire attack"), _("yes")))
+        if i.get("is_a"):
+            out.append((_("It is a"), ", ".join(thing_word(w, _) for w in i["is_a"])))
     o = card.get("one_shot")
     if o:
         if o.get("bonus"):
@@ -142,6 +150,11 @@ def facts(card: dict, _: Gettext = _english) -> list[tuple[str, str]]:
     if card.get("copies", 1) > 1:
         out.append((_("Copies in the set"), str(card["copies"])))
     return out
+
+
+def thing_word(word: str, _: Gettext = _english) -> str:
+    """What an item is (``is_a``), in the phone's language when it is a known word."""
+    return {"wand": _("wand"), "staff": _("staff"), "pole": _("pole")}.get(word, word)
 
 
 def _pursuit(pursuit: dict, _: Gettext) -> str:

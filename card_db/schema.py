@@ -112,6 +112,12 @@ CARD_SCHEMA: dict = {
                 "treasure_instead": {"type": "object", "additionalProperties": False, "required": ["who", "treasures"],
                                      "properties": {"who": _who, "treasures": {"type": "integer", "minimum": 0, "maximum": 20},
                                                     "optional": {"type": "boolean", "default": False}}},
+                # an item given up lets its owner go without a die, even from a monster nobody escapes: one
+                # that is one of these things (is_a: Pit Bull, a wand, staff or pole thrown to distract it)
+                # or worth this much gold or more (min_gold: the Floating Nose)
+                "escape_with_item": {"type": "object", "additionalProperties": False, "minProperties": 1,
+                                     "properties": {"is_a": {"type": "array", "minItems": 1, "items": {"type": "string"}},
+                                                    "min_gold": {"type": "integer", "minimum": 0, "maximum": 10000}}},
                 # more treasures when a character of this race, class or sex kills it, fighter or helper,
                 # counted once (Potted Plant: an Elf draws one more)
                 "extra_treasures": {"type": "array", "items": {"type": "object", "required": ["who", "value"],
@@ -149,6 +155,9 @@ CARD_SCHEMA: dict = {
                                                                         "do not act on them (Sandals of Protection)"},
                 "fire": {"type": "boolean", "description": "a fire or flame attack while it counts in a fight "
                                                            "(Staff of Napalm; a monster's extra_levels when: fire)"},
+                "is_a": {"type": "array", "items": {"type": "string", "pattern": "^[a-z]+$"},
+                         "description": "what the item is, for a card that names such things (staff, pole: "
+                                        "a monster's escape_with_item)"},
                 # a different bonus while the wearer is of this race, class or sex (Horny Helmet: +3 for Elves)
                 "bonus_if": {"type": "array", "items": {"type": "object", "required": ["who", "value"],
                                                          "properties": {"who": _who, "value": _int},

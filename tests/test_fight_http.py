@@ -252,3 +252,19 @@ def test_a_cleric_fighter_sees_the_wannabe_vampires_treasure_instead_and_takes_i
     monster = re.search(r'name="monster" value="([^"]+)"', html).group(1)
     html = alice.act("combat.eliminate", monster=monster, instead="true").get_data(as_text=True)
     assert "gone without a kill" in html
+
+
+def test_a_pole_given_to_the_pit_bull_through_the_api(api):
+    """combat.flee with fighter_gives (escape_with_item): the pole goes, no die for the Pit Bull."""
+    client, table_id, tokens, _ = api
+    hana = tokens["Hana"]
+    assert act(client, table_id, hana, action="item.add", card="eleven-foot-pole").status_code == 200
+    me = next(p for p in state(client, table_id, hana)["players"] if p["name"] == "Hana")
+    pole = me["items"][0]["uid"]
+    act(client, table_id, hana, action="combat.start", card="pit-bull")
+    act(client, table_id, hana, action="combat.oneshot.add", side="monsters", one_shot={"name": "Potion", "bonus": 9})
+    dog = state(client, table_id, hana)["combat"]["monsters"][0]["uid"]
+    fled = act(client, table_id, hana, action="combat.flee", fighter_rolls=["1"], fighter_gives={dog: pole})
+    assert fled.status_code == 200, fled.json
+    assert "gives up Eleven-Foot Pole" in fled.json["event"]["text"]
+    assert next(p for p in fled.json["table"]["players"] if p["name"] == "Hana")["items"] == []

@@ -548,3 +548,46 @@ def test_a_fire_one_shot_played_from_its_card_kills_the_chicken_with_fire_at_the
     g.do("combat.claim", _now=0)
     won = g.do("combat.resolve", _now=100)
     assert g.state.players["a"].level == 5 and "+2 levels" in g.said(won)
+
+
+# --- Pit Bull, Floating Nose: an item given up instead of the die ----------------------------------
+
+def give(g: Game, card_id: str, seat="a") -> str:
+    """Put the card's item on the sheet (carried or in use) and return its uid."""
+    item = CARDS[card_id]["item"]
+    g.do("item.add", actor=seat, seat=seat, item={"name": CARDS[card_id]["names"]["en"], "card_id": card_id, **item})
+    return g.state.players[seat].items[-1]["uid"]
+
+
+def test_a_pole_thrown_to_the_pit_bull_escapes_it_without_a_die_and_undo_brings_the_pole_back(g):
+    """Pit Bull card: throw a wand, staff or pole and you escape; the item goes (escape_with_item)."""
+    pole = give(g, "eleven-foot-pole")
+    g.do("combat.start", monster=monster("pit-bull"))
+    g.do("combat.oneshot.add", actor="b", side="monsters", one_shot={"name": "Potion", "bonus": 5})
+    dog = g.state.combat["monsters"][0]["uid"]
+    fled = g.do("combat.flee", fighter_gives={dog: pole})  # no die
+    assert g.state.combat is None and g.state.players["a"].items == [] and g.state.players["a"].level == 1
+    assert "Eleven-Foot Pole" in g.said(fled) and "escapes Pit Bull" in g.said(fled)
+    g.undo(fled)
+    assert g.item("Eleven-Foot Pole") and g.state.combat
+
+
+def test_the_pit_bull_takes_only_a_wand_staff_or_pole(g):
+    helm = give(g, "helm-of-courage")
+    g.do("combat.start", monster=monster("pit-bull"))
+    g.do("combat.oneshot.add", actor="b", side="monsters", one_shot={"name": "Potion", "bonus": 5})
+    dog = g.state.combat["monsters"][0]["uid"]
+    refused = g.refused("combat.flee", fighter_gives={dog: helm})
+    assert refused.rule.id == "cards.override" and refused.status == 409
+
+
+def test_the_floating_nose_lets_go_for_an_item_worth_200_gold_or_more(g):
+    """Floating Nose card: nobody runs from it, but an item worth 200 gold or more given to it lets you go."""
+    g.level(5)
+    rock, helm = give(g, "huge-rock"), give(g, "helm-of-courage")  # 0 gold, 200 gold
+    g.do("combat.start", monster=monster("floating-nose"))
+    nose = g.state.combat["monsters"][0]["uid"]
+    assert g.refused("combat.flee", fighter_gives={nose: rock}).rule.id == "cards.override"
+    fled = g.do("combat.flee", fighter_gives={nose: helm})
+    assert g.state.players["a"].level == 5 and [i["name"] for i in g.state.players["a"].items] == ["Huge Rock"]
+    assert "escapes Floating Nose" in g.said(fled)

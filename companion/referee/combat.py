@@ -30,7 +30,7 @@ _CURSE_EFFECTS = CARD_SCHEMA["properties"]["curse"]["properties"]["effects"]
 _ONE_SHOT = CARD_SCHEMA["properties"]["one_shot"]["properties"]
 #: A monster's own fight rules, from its card text (the card beats the rules: cards.override).
 FIGHT_RULES = ("no_escape", "escape_levels_lost", "no_help", "level_only", "no_level", "may_pass", "treasure_instead",
-               "extra_treasures", "extra_levels")
+               "extra_treasures", "extra_levels", "escape_with_item")
 _who = {"type": "object", "minProperties": 1, "maxProperties": 1, "additionalProperties": False,
         "properties": {"race": {"type": "string"}, "class": {"type": "string"}, "sex": {"type": "string"}}}
 _int = {"type": "integer", "minimum": -100, "maximum": 100}
@@ -55,6 +55,9 @@ _character = {
         "rolls": {"type": "array", "items": {"type": "integer", "minimum": 1, "maximum": 6},
                   "description": "the die for each monster when running away, in the order fled (none for a "
                                  "monster that cannot be run away from)"},
+        "gives": {"type": "array", "maxItems": 10, "items": {"type": "integer", "minimum": 0},
+                  "description": "the monsters (their places in monsters) this character escapes by giving up an "
+                                 "item their card asks for (escape_with_item): no die for them"},
         "reroll": {"type": "integer", "minimum": 1, "maximum": 6,
                    "description": "Halfling: the second roll after a failed one (once; 1.6 and 1.71, "
                                   "refused by a profile whose Halflings take a penalty instead)"},
@@ -283,7 +286,7 @@ def evaluate(fight: dict, strict: bool = True) -> dict:
                             "run_away_modifier": m.get("run_away_modifier", 0),
                             "will_not_pursue": (m.get("will_not_pursue") or {}).get("max_level"),
                             "pursuit": m.get("will_not_pursue") or {},
-                            "extra_levels": m.get("extra_levels"),
+                            "extra_levels": m.get("extra_levels"), "escape_with_item": m.get("escape_with_item"),
                             "no_escape": bool(m.get("no_escape")), "escape_levels_lost": m.get("escape_levels_lost", 0),
                             "bad_stuff": m.get("bad_stuff") or {}})
         if not m.get("eliminated"):
@@ -431,6 +434,10 @@ def _run_away(party, names, per_monster, profile: Profile) -> list[dict]:
                      "modifiers": lines, "citation": RULES["combat.run-away"].citation,
                      "bad_stuff": ((monster["bad_stuff"].get("text") or {}).get("en")), "death": bool(monster["bad_stuff"].get("death"))}
             out.append(entry)
+            if monster.get("escape_with_item") and monster["index"] in (raw.get("gives") or ()):
+                entry.update({"escaped": True, "gave_item": True, "why": "an item its card asks for was given up",
+                              "rule": "cards.override", "citation": RULES["cards.override"].citation})
+                continue  # no die: the card's way out
             if monster["no_escape"]:  # the card beats the rule: no roll, its Bad Stuff
                 entry.update({"escaped": False, "no_escape": True, "why": "it cannot be run away from",
                               "rule": "cards.override", "citation": RULES["cards.override"].citation})

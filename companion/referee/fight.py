@@ -373,8 +373,10 @@ def _flee(state, fight: dict, actor: str, params: dict):
             raise Refused("order must name every monster of the fight once.", status=400)
         fight = {**fight, "monsters": sorted(fight["monsters"], key=lambda m: order.index(m["uid"]))}
     desc = description(state, fight)
+    given = _items_given(state, fight, params)
     for role in ("fighter", "helper"):
         if role in desc:
+            desc[role]["gives"] = sorted(index for (r, index) in given if r == role)
             desc[role]["rolls"] = params.get(f"{role}_rolls") or []
             if params.get(f"{role}_reroll") and "halfling" in desc[role]["races"]:
                 desc[role]["reroll"] = params[f"{role}_reroll"]
@@ -387,6 +389,12 @@ def _flee(state, fight: dict, actor: str, params: dict):
             raise Refused("{who} needs a die for {monster}.", rule="combat.run-away", status=400, who=r['who'], monster=r['monster'])
         roll = (f"{r['roll']}→{r['reroll']}" if "reroll" in r else str(r["roll"])) if "roll" in r else "—"
         seat = fight[r["role"]]
+        if r.get("gave_item"):
+            item = given[(r["role"], r["index"])]
+            ops.append({"op": "remove", "seat": seat, "field": "items", "value": item})
+            parts.append(said("{name} gives up {item} as the card of {monster} allows and escapes {monster}",
+                              name=r["who"], item=thing(item), monster=r["monster"]))
+            continue
         if r["escaped"] and r.get("levels_lost") and seat not in dead:
             cost = _escape_cost(state, characters, seat, r["levels_lost"])
             ops += cost
@@ -416,6 +424,41 @@ def _flee(state, fight: dict, actor: str, params: dict):
     if not parts:
         return None, ops, said("{who} runs away: nothing to run from"), None
     return None, ops, said("{who} runs away: {parts}", parts=parts), None
+
+
+def _items_given(state, fight: dict, params: dict) -> dict[tuple[str, int], dict]:
+    """The items the fleeing players give up to monsters whose card lets them go for one
+    (``escape_with_item``: ``{role}_gives`` maps a monster's uid to an item's uid), by (role, the
+    monster's place in the fight); anything the card does not ask for is refused (cards.override)."""
+    out, used = {}, set()
+    for role in ("fighter", "helper"):
+        gives = params.get(f"{role}_gives") or {}
+        if not gives:
+            continue
+        if not isinstance(gives, dict) or not fight[role]:
+            raise Refused("{role}_gives must map a monster of the fight to an item of its {role}.", status=400, role=role)
+        player = state.players[fight[role]]
+        for monster_uid, item_uid in gives.items():
+            index = next((n for n, m in enumerate(fight["monsters"]) if m["uid"] == monster_uid), None)
+            item = next((i for i in player.items if i["uid"] == item_uid), None)
+            if index is None or item is None or item_uid in used:
+                raise Refused("There is no such {what} in this fight.", status=404, what="monster or item")
+            monster = fight["monsters"][index]
+            wants = monster.get("escape_with_item")
+            if not wants or monster["eliminated"] or not item_fits(item, wants):
+                raise Refused("{monster}'s card does not let {name} go for {item}.", rule="cards.override", status=409,
+                              monster=monster["name"], name=player.name, item=item["name"])
+            used.add(item_uid)
+            out[(role, index)] = item
+    return out
+
+
+def item_fits(item: dict, wants: dict) -> bool:
+    """Whether ``item`` is what a monster's ``escape_with_item`` asks for: one of its ``is_a`` things,
+    worth ``min_gold`` or more (both, when the card names both)."""
+    if wants.get("is_a") and not set(wants["is_a"]) & set(item.get("is_a") or ()):
+        return False
+    return item.get("gold", 0) >= wants.get("min_gold", 0)
 
 
 def _escape_cost(state, characters: dict[str, dict], seat: str, levels: int) -> list[dict]:
