@@ -83,6 +83,10 @@ def facts(card: dict, _: Gettext = _english) -> list[tuple[str, str]]:
                 value = (_("%(who)s: 1 treasure, no level") if instead["treasures"] == 1 else
                          _("%(who)s: %(n)d treasures, no level"))
             out.append((_("Instead of a fight"), value % {"who": who([instead["who"]], _), "n": instead["treasures"]}))
+        for effect in m.get("before_fight", []):
+            if effect["type"] == "lose_item":
+                n = effect.get("count", 1)
+                out.append((_("Before the fight"), _("discard an item") if n == 1 else _("discard %(n)d items") % {"n": n}))
         if "escape_with_item" in m:
             wants = m["escape_with_item"]
             parts = [", ".join(thing_word(w, _) for w in wants.get("is_a", []))] if wants.get("is_a") else []

@@ -112,6 +112,9 @@ CARD_SCHEMA: dict = {
                 "treasure_instead": {"type": "object", "additionalProperties": False, "required": ["who", "treasures"],
                                      "properties": {"who": _who, "treasures": {"type": "integer", "minimum": 0, "maximum": 20},
                                                     "optional": {"type": "boolean", "default": False}}},
+                # what the fighter suffers as the monster joins the fight, before any fighting (Tongue Demon:
+                # discard an item — the fighter's choice when there are several)
+                "before_fight": {"type": "array", "items": _effect},
                 # an item given up lets its owner go without a die, even from a monster nobody escapes: one
                 # that is one of these things (is_a: Pit Bull, a wand, staff or pole thrown to distract it)
                 # or worth this much gold or more (min_gold: the Floating Nose)

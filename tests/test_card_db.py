@@ -205,4 +205,5 @@ def test_the_cards_fight_fields_are_described():
     assert said["large-angry-chicken"]["Extra levels for a kill"] == "+1 if killed with fire"
     assert said["staff-of-napalm"]["Fire attack"] == "yes" and said["staff-of-napalm"]["It is a"] == "staff"
     assert dict(describe.facts(cards["pit-bull"]))["Lets you go for an item"] == "wand, staff, pole"
+    assert dict(describe.facts(cards["tongue-demon"]))["Before the fight"] == "discard an item"
     assert dict(describe.facts(cards["floating-nose"]))["Lets you go for an item"] == "worth 200 gold or more"

@@ -591,3 +591,32 @@ def test_the_floating_nose_lets_go_for_an_item_worth_200_gold_or_more(g):
     fled = g.do("combat.flee", fighter_gives={nose: helm})
     assert g.state.players["a"].level == 5 and [i["name"] for i in g.state.players["a"].items] == ["Huge Rock"]
     assert "escapes Floating Nose" in g.said(fled)
+
+
+# --- Tongue Demon: an item discarded before the fight ---------------------------------------------
+
+def test_the_tongue_demon_leaves_the_fighter_a_choice_of_the_item_to_discard(g):
+    """Tongue Demon card: one item goes before the fight (before_fight: lose_item); the fighter picks it."""
+    g.do("item.add", item=HELMET)
+    g.do("item.add", item={"name": "Sword", "bonus": 2, "slot": "one_hand", "gold": 400})
+    opened = g.do("turn.door", found="monster", monster=monster("tongue-demon"))
+    (choice,) = g.state.players["a"].choices
+    assert sorted(choice["options"]) == sorted([g.item("Helm of Courage")["uid"], g.item("Sword")["uid"]])
+    assert choice["chooser"] == "a" and choice["rule"] == "cards.override" and "Tongue Demon" in g.said(opened)
+    made = g.do("choice.make", uid=choice["uid"], picks=[g.item("Sword")["uid"]])
+    assert [i["name"] for i in g.state.players["a"].items] == ["Helm of Courage"] and "Sword" in g.said(made)
+    assert g.state.players["a"].choices == []
+
+
+def test_the_tongue_demon_takes_the_only_item_at_once_and_undo_brings_it_back(g):
+    g.do("item.add", item=HELMET)
+    g.do("combat.start")
+    added = g.do("combat.monster.add", actor="b", monster=monster("tongue-demon"))  # a Wandering Monster
+    assert g.state.players["a"].items == [] and "loses Helm of Courage" in g.said(added)
+    g.undo(added)
+    assert g.item("Helm of Courage") and len(g.state.combat["monsters"]) == 0
+
+
+def test_the_tongue_demon_with_nothing_to_discard_just_fights(g):
+    g.do("turn.door", found="monster", monster=monster("tongue-demon"))
+    assert g.state.players["a"].choices == [] and g.state.combat["monsters"]

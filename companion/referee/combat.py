@@ -30,7 +30,8 @@ _CURSE_EFFECTS = CARD_SCHEMA["properties"]["curse"]["properties"]["effects"]
 _ONE_SHOT = CARD_SCHEMA["properties"]["one_shot"]["properties"]
 #: A monster's own fight rules, from its card text (the card beats the rules: cards.override).
 FIGHT_RULES = ("no_escape", "escape_levels_lost", "no_help", "level_only", "no_level", "may_pass", "treasure_instead",
-               "extra_treasures", "extra_levels", "escape_with_item")
+               "extra_treasures", "extra_levels", "escape_with_item",
+               "before_fight")
 _who = {"type": "object", "minProperties": 1, "maxProperties": 1, "additionalProperties": False,
         "properties": {"race": {"type": "string"}, "class": {"type": "string"}, "sex": {"type": "string"}}}
 _int = {"type": "integer", "minimum": -100, "maximum": 100}

@@ -129,11 +129,14 @@ def decide(state, actor: str, action: str, params: dict) -> tuple[dict, list[dic
         monster = monster_of(params.get("monster") or {}, uid, state.profile.monster_min_level)
         after["monsters"].append(monster)
         summary = said("{who} adds {monster} (level {level}) to the fight", monster=thing(monster), level=monster["level"])
+        ops, lines = before_fight(state, monster, fight["fighter"])
+        if lines:
+            summary = said("{first}; {parts}", first=summary, parts=lines)
         if monster.get("no_help") and (fight["helper"] or fight["invited"]):
             sent = state.players[fight["helper"] or fight["invited"]].name
             _without_helper(after)
             summary = said("{first}: nobody can help against it, {name} is out of the fight", first=summary, name=sent)
-        return after, [], summary, None
+        return after, ops, summary, None
     if action == "combat.enhancer.add":
         monster = _find(after["monsters"], params.get("monster"), "monster")
         raw = checked_object(params.get("enhancer"), "enhancer")
@@ -459,6 +462,24 @@ def item_fits(item: dict, wants: dict) -> bool:
     if wants.get("is_a") and not set(wants["is_a"]) & set(item.get("is_a") or ()):
         return False
     return item.get("gold", 0) >= wants.get("min_gold", 0)
+
+
+def before_fight(state, monster: dict, seat: str) -> tuple[list[dict], list[dict]]:
+    """What ``monster``'s card does to the fighter in ``seat`` as it joins the fight (``before_fight``:
+    the Tongue Demon takes an item), as operations and sentences; where the card lets the fighter
+    choose, a pending choice on the sheet (the card beats the rules: cards.override)."""
+    if not monster.get("before_fight"):
+        return [], []
+    characters = {s: asdict(p) for s, p in state.players.items()}
+    outcome = effects.perform(characters, seat, monster["before_fight"], state.profile)
+    ops, lines = list(outcome.ops), list(outcome.lines)
+    for number, choice in enumerate(outcome.choices):
+        ops.append({"op": "add", "seat": seat, "field": "choices",
+                    "value": {**choice, "uid": f"f{state.version + 1}-{monster['uid']}-b{number}", "source": thing(monster),
+                              "chooser": seat, "rule": "cards.override"}})
+        lines.append(said("{name} chooses on the sheet what {monster} takes before the fight",
+                          name=state.players[seat].name, monster=thing(monster)))
+    return ops, lines
 
 
 def _escape_cost(state, characters: dict[str, dict], seat: str, levels: int) -> list[dict]:

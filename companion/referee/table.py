@@ -645,11 +645,15 @@ def _decide_fight_start(state: TableState, actor: str, action: str, params: dict
 def _open_fight(state: TableState, actor: str, params: dict, summary: dict, step: str) -> Event:
     fight = fights.new_fight(actor)
     monster = params.get("monster")
+    ops = []
     if monster:
         fight["monsters"].append(fights.monster_of(monster, f"f{state.version + 1}", state.profile.monster_min_level))
         summary = said("{first} — {monster} (level {level})", first=summary, monster=thing(fight["monsters"][0]),
                        level=fight["monsters"][0]["level"])
-    return _fight_event(state, fight, turn.moved(state, step), summary, None, actor)
+        ops, lines = fights.before_fight(state, fight["monsters"][0], actor)  # the card beats the rules (Tongue Demon)
+        if lines:
+            summary = said("{first}; {parts}", first=summary, parts=lines)
+    return _fight_event(state, fight, turn.moved(state, step) + ops, summary, None, actor)
 
 
 @decides("turn.loot")
