@@ -37,9 +37,11 @@ _int = {"type": "integer", "minimum": -100, "maximum": 100}
 _effect = {  # what a curse or a monster's Bad Stuff does (companion/referee/effects.py performs it)
     "type": "object",
     "properties": {
-        "type": {"enum": ["combat_bonus", "run_away_bonus", "lose_levels", "level_to", "lose_item", "change_sex",
-                          "lose_race", "lose_class", "death", "items_only", "other"],
-                 "description": "items_only: in a fight only the items in use in ``slot`` count (Malign Mirror)"},
+        "type": {"enum": ["combat_bonus", "run_away_bonus", "die_bonus", "lose_levels", "level_to", "lose_item",
+                          "change_sex", "lose_race", "lose_class", "death", "items_only", "other"],
+                 "description": "items_only: in a fight only the items in use in ``slot`` count (Malign Mirror); "
+                                "die_bonus: added to every die the character rolls — Run Away, a Thief's theft "
+                                "(Chicken on Your Head)"},
         "value": _int,
         "slot": {"enum": list(SLOTS)},
         "until": {"enum": ["next_combat", "removed", "next_run_away"]},

@@ -620,3 +620,26 @@ def test_the_tongue_demon_takes_the_only_item_at_once_and_undo_brings_it_back(g)
 def test_the_tongue_demon_with_nothing_to_discard_just_fights(g):
     g.do("turn.door", found="monster", monster=monster("tongue-demon"))
     assert g.state.players["a"].choices == [] and g.state.combat["monsters"]
+
+
+# --- Chicken on Your Head: -1 on every die, the Thief's too -----------------------------------------
+
+@pytest.mark.parametrize("die, stolen", [(5, True), (4, False)])
+def test_the_chicken_takes_one_off_the_thiefs_theft_die(g, die, stolen):
+    """Chicken on Your Head card: -1 on every roll (die_bonus), so a Thief needs a 5 to steal (4 or more after the -1)."""
+    g.do("class.add", **{"class": "thief"})
+    g.level(3)
+    chicken(g)
+    g.do("item.add", actor="b", seat="b", item={"name": "Sword", "bonus": 2, "slot": "one_hand", "gold": 400})
+    sword = g.item("Sword", seat="b")["uid"]
+    theft = g.do("item.steal", target="b", uid=sword, die=die)
+    assert bool(g.state.players["a"].items and any(i["name"] == "Sword" for i in g.state.players["a"].items)) is stolen
+    assert f"die: {die}−1" in g.said(theft)
+
+
+def test_the_chicken_still_takes_one_off_running_away():
+    cursed = combat.evaluate({"fighter": {"level": 1, "rolls": [5],
+                                          "curses": [{"name": "Chicken", **CARDS["chicken-on-your-head"]["curse"]}]},
+                              "monsters": [{"name": "Troll", "level": 10}]})
+    (flee,) = cursed["run_away"]
+    assert flee["needs"] == 6 and flee["escaped"] is False

@@ -412,7 +412,7 @@ def _run_away(party, names, per_monster, profile: Profile) -> list[dict]:
                 bonus_lines.append({"source": item["name"], "value": item["run_away_bonus"]})
         for curse in p["curses"]:
             for effect in curse["effects"]:
-                if effect.get("type") == "run_away_bonus":
+                if effect.get("type") in ("run_away_bonus", "die_bonus"):  # die_bonus: every roll, Run Away too
                     bonus_lines.append({"source": curse["name"], "value": effect.get("value", 0)})
         if raw.get("flight"):
             if "wizard" not in p["classes"]:

@@ -309,6 +309,12 @@ def new_item(raw: dict, uid: str) -> dict:
     return item
 
 
+def die_bonus(p: dict) -> int:
+    """What the character's curses add to every die they roll (``die_bonus``: Chicken on Your Head, -1)."""
+    return sum(effect.get("value", 0) for curse in p.get("curses", []) for effect in curse.get("effects") or []
+               if effect.get("type") == "die_bonus")
+
+
 def stealable(item: dict) -> bool:
     """Whether a Thief may try to steal ``item`` (thief.theft): small items only, never a Big one."""
     return not item.get("big")

@@ -1003,8 +1003,10 @@ def _theft(state: TableState, seat: str, p: dict, params: dict) -> tuple[list[di
     item = sheet.item_of(asdict(victim), params.get("uid"))
     if not sheet.stealable(item):
         raise Refused("{item} is Big: a Thief steals only small items.", rule="thief.theft", item=item["name"])
-    die = params.get("die") or secrets.randbelow(6) + 1
-    if die >= THEFT_SUCCEEDS:
+    rolled = params.get("die") or secrets.randbelow(6) + 1
+    modifier = sheet.die_bonus(p)  # a curse on every roll (Chicken on Your Head: -1)
+    die = f"{rolled}{modifier:+d}".replace("-", "−") if modifier else str(rolled)
+    if rolled + modifier >= THEFT_SUCCEEDS:
         ops = [{"op": "remove", "seat": target, "field": "items", "value": item}] + sheet.add_item_ops(
             p, seat, {**item, "in_use": False})
         return ops, said("{who} steals {item} from {name} (die: {die})", item=thing(item), name=victim.name, die=die)
