@@ -664,6 +664,19 @@ def _decide_loot(state: TableState, actor: str, action: str, params: dict) -> Ev
                     said("{who} loots the room: draws a face-down {word} card", word=deck), state)
 
 
+#: The history's Charity sentences, by case, for several cards (``False``) and for one (``True``).
+CHARITY = {
+    "discard": {False: N_("Charity: {n} cards over the limit go to the discards"),
+                True: N_("Charity: 1 card over the limit goes to the discards")},
+    "tied": {False: N_("Charity: {n} cards over the limit go to {names}, tied for the lowest level, as evenly as "
+                       "possible; {name} chooses who gets the bigger shares"),
+             True: N_("Charity: 1 card over the limit goes to {names}, tied for the lowest level; {name} chooses who "
+                      "gets it")},
+    "shares": {False: N_("Charity: {n} cards over the limit go to {shares}"),
+               True: N_("Charity: 1 card over the limit goes to {shares}")},
+}
+
+
 @decides("turn.end")
 def _decide_turn_end(state: TableState, actor: str, action: str, params: dict) -> Event:
     """The turn passes on (turn.door, charity): the dead come back as the next player's turn begins."""
@@ -677,16 +690,15 @@ def _decide_turn_end(state: TableState, actor: str, action: str, params: dict) -
     hand = params.get("hand")
     if hand is not None and not dead:
         verdict = sheet.charity({s: asdict(p) for s, p in state.players.items()}, current, hand, state.profile)
+        one = verdict["excess"] == 1  # a sentence of its own for a single card, as "+1 level" has
         if verdict["discard"]:
-            parts.append(said("Charity: {n} cards over the limit go to the discards", n=verdict["excess"]))
+            parts.append(said(CHARITY["discard"][one], n=verdict["excess"]))
         elif verdict.get("giver_chooses_bigger"):  # the giver picks who gets the bigger shares (1.6, Charity)
             names = ", ".join(state.players[s["seat"]].name for s in verdict["shares"])
-            parts.append(said("Charity: {n} cards over the limit go to {names}, tied for the lowest level, as evenly "
-                              "as possible; {name} chooses who gets the bigger shares", n=verdict["excess"], names=names,
-                              name=state.players[current].name))
+            parts.append(said(CHARITY["tied"][one], n=verdict["excess"], names=names, name=state.players[current].name))
         elif verdict["excess"]:
             shares = ", ".join(f"{state.players[s['seat']].name} {s['cards']}" for s in verdict["shares"])
-            parts.append(said("Charity: {n} cards over the limit go to {shares}", n=verdict["excess"], shares=shares))
+            parts.append(said(CHARITY["shares"][one], n=verdict["excess"], shares=shares))
     ops, revived = turn.passed(state, current, state.profile)
     number = ops[0]["to"]["number"]
     summary = said("{name}'s turn (turn {number})", name=state.players[ops[0]["to"]["seat"]].name, number=number)
