@@ -563,6 +563,7 @@ def _decide_dice(state: TableState, actor: str, action: str, params: dict) -> Ev
 def _changed(actor: str, action: str, ops: list[dict], summary, state: TableState, allow: frozenset = frozenset()) -> Event:
     """The event of a change made of ``ops`` (characters, turn, seat order), checked like any sheet change."""
     ops = ops + (_curses_lost_with(state, ops) if action != "undo" else [])
+    ops = ops + _choices_left_empty(state, ops)
     _check_ops(state, ops, allow)
     return Event("table.changed", {"actor": actor, "action": action, "summary": summary, "ops": ops})
 
@@ -775,6 +776,7 @@ def _fight_event(state: TableState, after: dict | None, ops: list[dict], summary
     if after is None and state.combat:
         ops = ops + turn.moved(state, "fight over") + _spent_curses(state, ops)
     ops = ops + _curses_lost_with(state, ops)
+    ops = ops + _choices_left_empty(state, ops)
     _check_ops(state, ops)
     return Event("fight.changed", {"actor": actor, "summary": summary, "before": state.combat, "after": after,
                                    "ops": ops, "winner": winners[0] if winners else None, "winners": winners or []})
@@ -1032,6 +1034,7 @@ def _sheet_event(state: TableState, seat: str, action: str, ops: list[dict], sum
                  allow: frozenset = frozenset()) -> Event:
     """The event for ``ops``, refused if they leave any character breaking a new rule."""
     ops = ops + (_curses_lost_with(state, ops) if action != "undo" else [])
+    ops = ops + _choices_left_empty(state, ops)
     _check_ops(state, ops, allow)
     return Event("sheet.changed", {"seat": seat, "action": action, "summary": summary, "ops": ops})
 
@@ -1050,6 +1053,21 @@ def _curses_lost_with(state: TableState, ops: list[dict]) -> list[dict]:
             if curse["uid"] not in removed and any(e.get("lost_with") == op["value"].get("slot") for e in curse.get("effects", [])):
                 removed.add(curse["uid"])
                 out.append({"op": "remove", "seat": op["seat"], "field": "curses", "value": curse})
+    return out
+
+
+def _choices_left_empty(state: TableState, ops: list[dict]) -> list[dict]:
+    """The pending choices of which item goes that ``ops`` leave with none of their items — gone
+    some other way (another curse, an undo): nothing is left to choose, so the choice goes too (in
+    the same event, so an undo brings it back with the items)."""
+    after = {s: asdict(p) for s, p in state.players.items()}
+    _apply_ops_to(after, ops, state.profile)
+    out = []
+    for seat in {op["seat"] for op in ops if "seat" in op} & set(after):
+        left = {item["uid"] for item in after[seat]["items"]}
+        for choice in after[seat]["choices"]:
+            if choice.get("effect", {}).get("type") == "lose_item" and not left & set(choice["options"]):
+                out.append({"op": "remove", "seat": seat, "field": "choices", "value": choice})
     return out
 
 
@@ -1219,6 +1237,7 @@ def _inverse(state: TableState, event: Event) -> Event:
         if state.winner and not p.get("winner"):
             _check_game_running(state)
         ops = invert(p["ops"])
+        ops = ops + _choices_left_empty(state, ops)
         if any(op["op"] == "turn" for op in ops) and not _same_turn(state.turn, next(op["from"] for op in ops if op["op"] == "turn")):
             raise Refused("The turn has moved on since; it cannot go back.", status=409)
         characters = {s: asdict(pl) for s, pl in state.players.items()}
