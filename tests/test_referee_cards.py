@@ -643,3 +643,15 @@ def test_the_chicken_still_takes_one_off_running_away():
                               "monsters": [{"name": "Troll", "level": 10}]})
     (flee,) = cursed["run_away"]
     assert flee["needs"] == 6 and flee["escaped"] is False
+
+
+def test_an_item_a_choice_waits_to_take_cannot_be_given_to_the_pit_bull_first(g):
+    """1.6, Curses: the item a pending choice may take stays until the choice is made (as for a give or a sale)."""
+    pole = give(g, "eleven-foot-pole")
+    g.do("item.add", item=HELMET)
+    g.do("combat.start", monster=monster("tongue-demon"))  # a choice: the pole or the helm
+    g.do("combat.monster.add", actor="b", monster=monster("pit-bull"))
+    g.do("combat.oneshot.add", actor="b", side="monsters", one_shot={"name": "Potion", "bonus": 5})
+    dog = g.state.combat["monsters"][1]["uid"]
+    refused = g.refused("combat.flee", fighter_gives={dog: pole}, fighter_rolls=[6])
+    assert refused.status == 409 and "choose which item goes" in refused.message
