@@ -264,7 +264,23 @@ def test_a_pole_given_to_the_pit_bull_through_the_api(api):
     act(client, table_id, hana, action="combat.start", card="pit-bull")
     act(client, table_id, hana, action="combat.oneshot.add", side="monsters", one_shot={"name": "Potion", "bonus": 9})
     dog = state(client, table_id, hana)["combat"]["monsters"][0]["uid"]
-    fled = act(client, table_id, hana, action="combat.flee", fighter_rolls=["1"], fighter_gives={dog: pole})
+    fled = act(client, table_id, hana, action="combat.flee", fighter_rolls=["1"], fighter_gives=[f"{dog}:{pole}"])
     assert fled.status_code == 200, fled.json
     assert "gives up Eleven-Foot Pole" in fled.json["event"]["text"]
     assert next(p for p in fled.json["table"]["players"] if p["name"] == "Hana")["items"] == []
+
+
+def test_the_fight_page_offers_the_pit_bull_a_pole_and_not_a_helmet(phones):
+    """escape_with_item on the phone: a button per fitting item of the fighter, posting fighter_gives."""
+    alice, bob, _ = phones
+    alice.act("item.add", card="eleven-foot-pole")
+    alice.act("item.add", card="helm-of-courage")
+    alice.act("combat.start", card="pit-bull")
+    html = bob.act("combat.oneshot.add", side="monsters", name="Potion", bonus=5).get_data(as_text=True)
+    assert "Give up" not in html  # only the fighter's phone offers it
+    html = alice.get(f"/t/{alice.table_id}").get_data(as_text=True)
+    assert "Give up Eleven-Foot Pole to Pit Bull" in html and "Give up Helm of Courage" not in html
+    gives = re.search(r'name="fighter_gives" value="([^"]+)"', html).group(1)
+    alice.act("combat.flee", fighter_gives=gives)
+    html = alice.get(f"/t/{alice.table_id}").get_data(as_text=True)
+    assert "gives up Eleven-Foot Pole as the card of Pit Bull allows and escapes Pit Bull" in html

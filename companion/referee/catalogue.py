@@ -303,9 +303,10 @@ _declare("combat.flee", "Run away: a roll per monster per fleeing player (the ap
           "fighter_reroll": Param("str", "A Halfling's second roll (1.6, 1.71): a number, or app.", max_length=3),
           "helper_reroll": Param("str", "A Halfling's second roll (1.6, 1.71): a number, or app.", max_length=3),
           "order": Param("list", "The monsters' uids in the order the players flee them.", max_length=40),
-          "fighter_gives": Param("object", "Items the fighter gives up instead of a die, by monster uid: item uid "
-                                           "(escape_with_item: a pole for the Pit Bull, 200 gold for the Floating Nose)."),
-          "helper_gives": Param("object", "The same for the helper.")},
+          "fighter_gives": Param("list", "Items the fighter gives up instead of a die, each as monster uid:item uid "
+                                         "(escape_with_item: a pole for the Pit Bull, 200 gold for the Floating Nose).",
+                                 max_length=81),
+          "helper_gives": Param("list", "The same for the helper.", max_length=81)},
          needs_fight=True)
 
 # --- the table ---------------------------------------------------------------------------------

@@ -431,17 +431,24 @@ def _flee(state, fight: dict, actor: str, params: dict):
 
 def _items_given(state, fight: dict, params: dict) -> dict[tuple[str, int], dict]:
     """The items the fleeing players give up to monsters whose card lets them go for one
-    (``escape_with_item``: ``{role}_gives`` maps a monster's uid to an item's uid), by (role, the
+    (``escape_with_item``: ``{role}_gives`` pairs a monster's uid with an item's, as ``"monster:item"``
+    strings or a mapping), by (role, the
     monster's place in the fight); anything the card does not ask for is refused (cards.override)."""
     out, used = {}, set()
     for role in ("fighter", "helper"):
         gives = params.get(f"{role}_gives") or {}
         if not gives:
             continue
-        if not isinstance(gives, dict) or not fight[role]:
+        if isinstance(gives, list) and all(isinstance(g, str) and g.count(":") == 1 for g in gives):
+            gives = [tuple(g.split(":")) for g in gives]  # "monster uid:item uid", as a form sends them
+        elif isinstance(gives, dict):
+            gives = list(gives.items())
+        else:
+            gives = None
+        if not gives or not fight[role]:
             raise Refused("{role}_gives must map a monster of the fight to an item of its {role}.", status=400, role=role)
         player = state.players[fight[role]]
-        for monster_uid, item_uid in gives.items():
+        for monster_uid, item_uid in gives:
             index = next((n for n, m in enumerate(fight["monsters"]) if m["uid"] == monster_uid), None)
             item = next((i for i in player.items if i["uid"] == item_uid), None)
             if index is None or item is None or item_uid in used:
