@@ -74,6 +74,31 @@ def facts(card: dict, _: Gettext = _english) -> list[tuple[str, str]]:
             if passing.get("unless"):
                 parts.append(_("unless %(who)s") % {"who": who([passing["unless"]], _)})
             out.append((_("May be let by, no fight"), ", ".join(parts)))
+        if "treasure_instead" in m:
+            instead = m["treasure_instead"]
+            if instead.get("optional"):
+                value = (_("%(who)s may send it off: 1 treasure, no level") if instead["treasures"] == 1 else
+                         _("%(who)s may send it off: %(n)d treasures, no level"))
+            else:
+                value = (_("%(who)s: 1 treasure, no level") if instead["treasures"] == 1 else
+                         _("%(who)s: %(n)d treasures, no level"))
+            out.append((_("Instead of a fight"), value % {"who": who([instead["who"]], _), "n": instead["treasures"]}))
+        for effect in m.get("before_fight", []):
+            if effect["type"] == "lose_item":
+                n = effect.get("count", 1)
+                out.append((_("Before the fight"), _("discard an item") if n == 1 else _("discard %(n)d items") % {"n": n}))
+        if "escape_with_item" in m:
+            wants = m["escape_with_item"]
+            parts = [", ".join(thing_word(w, _) for w in wants.get("is_a", []))] if wants.get("is_a") else []
+            if "min_gold" in wants:
+                parts.append(_("worth %(n)s gold or more") % {"n": f"{wants['min_gold']:,}"})
+            out.append((_("Lets you go for an item"), " · ".join(parts)))
+        for extra in m.get("extra_treasures", []):
+            out.append((_("Extra treasures for a kill"), _("%(who)s: +%(n)d") % {"who": who([extra["who"]], _), "n": extra["value"]}))
+        if "extra_levels" in m:
+            way = m["extra_levels"]["when"]
+            value = {"alone": _("+%(n)d if killed alone, with no bonus"), "fire": _("+%(n)d if killed with fire")}.get(way)
+            out.append((_("Extra levels for a kill"), value % {"n": m["extra_levels"]["value"]} if value else way))
     e = card.get("enhancer")
     if e:
         if e.get("mate"):
@@ -95,6 +120,10 @@ def facts(card: dict, _: Gettext = _english) -> list[tuple[str, str]]:
             out.append((_("Bonus for %(who)s") % {"who": who([b["who"]], _)}, f"{b['value']:+d}"))
         if i.get("door_curse_immune"):
             out.append((_("Effect"), _("curses from the door you kick open do not act on you")))
+        if i.get("fire"):
+            out.append((_("Fire attack"), _("yes")))
+        if i.get("is_a"):
+            out.append((_("It is a"), ", ".join(thing_word(w, _) for w in i["is_a"])))
     o = card.get("one_shot")
     if o:
         if o.get("bonus"):
@@ -108,6 +137,8 @@ def facts(card: dict, _: Gettext = _english) -> list[tuple[str, str]]:
             out.append((_("Effect"), _("cancels a curse, in or out of a fight")))
         if o.get("steal_levels"):
             out.append((_("Effect"), _("takes %(n)d level(s) from another player") % {"n": o["steal_levels"]}))
+        if o.get("fire"):
+            out.append((_("Fire attack"), _("yes")))
         if o.get("draw_treasures"):
             out.append((_("Effect"), _("draw %(n)d Treasures") % {"n": o["draw_treasures"]}))
     if card.get("not_for_highest"):
@@ -123,6 +154,11 @@ def facts(card: dict, _: Gettext = _english) -> list[tuple[str, str]]:
     if card.get("copies", 1) > 1:
         out.append((_("Copies in the set"), str(card["copies"])))
     return out
+
+
+def thing_word(word: str, _: Gettext = _english) -> str:
+    """What an item is (``is_a``), in the phone's language when it is a known word."""
+    return {"wand": _("wand"), "staff": _("staff"), "pole": _("pole")}.get(word, word)
 
 
 def _pursuit(pursuit: dict, _: Gettext) -> str:

@@ -37,9 +37,11 @@ _int = {"type": "integer", "minimum": -100, "maximum": 100}
 _effect = {  # what a curse or a monster's Bad Stuff does (companion/referee/effects.py performs it)
     "type": "object",
     "properties": {
-        "type": {"enum": ["combat_bonus", "run_away_bonus", "lose_levels", "level_to", "lose_item", "change_sex",
-                          "lose_race", "lose_class", "death", "items_only", "other"],
-                 "description": "items_only: in a fight only the items in use in ``slot`` count (Malign Mirror)"},
+        "type": {"enum": ["combat_bonus", "run_away_bonus", "die_bonus", "lose_levels", "level_to", "lose_item",
+                          "change_sex", "lose_race", "lose_class", "death", "items_only", "other"],
+                 "description": "items_only: in a fight only the items in use in ``slot`` count (Malign Mirror); "
+                                "die_bonus: added to every die the character rolls — Run Away, a Thief's theft "
+                                "(Chicken on Your Head)"},
         "value": _int,
         "slot": {"enum": list(SLOTS)},
         "until": {"enum": ["next_combat", "removed", "next_run_away"]},
@@ -106,6 +108,32 @@ CARD_SCHEMA: dict = {
                 # fighter, only such a character (who), never such a character (unless: the Stoned Golem's Halflings)
                 "may_pass": {"type": "object", "additionalProperties": False,
                              "properties": {"who": _who, "unless": _who}},
+                # a character of this race, class or sex is not fought: the monster leaves and they take
+                # `treasures` treasures instead of its own, no level (Amazon: females); `optional`: they may
+                # choose it, fighter or helper (Wannabe Vampire: a Cleric chases it off)
+                "treasure_instead": {"type": "object", "additionalProperties": False, "required": ["who", "treasures"],
+                                     "properties": {"who": _who, "treasures": {"type": "integer", "minimum": 0, "maximum": 20},
+                                                    "optional": {"type": "boolean", "default": False}}},
+                # what the fighter suffers as the monster joins the fight, before any fighting (Tongue Demon:
+                # discard an item — the fighter's choice when there are several)
+                "before_fight": {"type": "array", "items": _effect},
+                # an item given up lets its owner go without a die, even from a monster nobody escapes: one
+                # that is one of these things (is_a: Pit Bull, a wand, staff or pole thrown to distract it)
+                # or worth this much gold or more (min_gold: the Floating Nose)
+                "escape_with_item": {"type": "object", "additionalProperties": False, "minProperties": 1,
+                                     "properties": {"is_a": {"type": "array", "minItems": 1, "items": {"type": "string"}},
+                                                    "min_gold": {"type": "integer", "minimum": 0, "maximum": 10000}}},
+                # more treasures when a character of this race, class or sex kills it, fighter or helper,
+                # counted once (Potted Plant: an Elf draws one more)
+                "extra_treasures": {"type": "array", "items": {"type": "object", "required": ["who", "value"],
+                                                                "additionalProperties": False,
+                                                                "properties": {"who": _who, "value": {"type": "integer", "minimum": 1, "maximum": 10}}}},
+                # more levels for a kill made the way the card names: `alone` — no helper and no bonus
+                # for the players, their Level only (Pukachu); `fire` — a fire attack counts for the
+                # players, an item or one-shot marked `fire` (Large Angry Chicken)
+                "extra_levels": {"type": "object", "additionalProperties": False, "required": ["value", "when"],
+                                 "properties": {"value": {"type": "integer", "minimum": 1, "maximum": 5},
+                                                "when": {"enum": ["alone", "fire"]}}},
                 "bad_stuff": {"type": "object", "additionalProperties": False, "properties": {
                     "text": _texts, "levels_lost": {"type": "integer", "minimum": 0, "maximum": 10},
                     "death": {"type": "boolean"}, "effects": {"type": "array", "items": _effect}}},
@@ -130,6 +158,11 @@ CARD_SCHEMA: dict = {
                 "run_away_bonus": _int,
                 "door_curse_immune": {"type": "boolean", "description": "curses from the door its wearer kicks open "
                                                                         "do not act on them (Sandals of Protection)"},
+                "fire": {"type": "boolean", "description": "a fire or flame attack while it counts in a fight "
+                                                           "(Staff of Napalm; a monster's extra_levels when: fire)"},
+                "is_a": {"type": "array", "items": {"type": "string", "pattern": "^[a-z]+$"},
+                         "description": "what the item is, for a card that names such things (staff, pole: "
+                                        "a monster's escape_with_item)"},
                 # a different bonus while the wearer is of this race, class or sex (Horny Helmet: +3 for Elves)
                 "bonus_if": {"type": "array", "items": {"type": "object", "required": ["who", "value"],
                                                          "properties": {"who": _who, "value": _int},
@@ -148,7 +181,9 @@ CARD_SCHEMA: dict = {
                            "steal_levels": {"type": "integer", "minimum": 1, "maximum": 5,
                                             "description": "levels taken from another player by the one who plays it"},
                            "draw_treasures": {"type": "integer", "minimum": 1, "maximum": 10,
-                                              "description": "Treasures the player draws at the table (Hoard!)"}},
+                                              "description": "Treasures the player draws at the table (Hoard!)"},
+                           "fire": {"type": "boolean", "description": "a fire or flame attack when played for the "
+                                                                      "players (Flaming Poison Potion)"}},
         },
         "levels": {"type": "integer", "minimum": 1, "maximum": 5},
         "not_for_highest": {"type": "boolean", "description": "Go Up a Level: not for the highest-level player, nor "

@@ -108,6 +108,9 @@ def _fight_params(action: str, params: dict) -> dict:
                "_app_dice": [role for role in ("fighter", "helper") if not params.get(f"{role}_rolls")]}
         if params.get("order"):
             out["order"] = params["order"]
+        for role in ("fighter", "helper"):  # items given up to a monster whose card lets one go for them
+            if params.get(f"{role}_gives"):
+                out[f"{role}_gives"] = params[f"{role}_gives"]
         for role in ("fighter", "helper"):  # the Halfling's second roll: typed, or the app's die
             reroll = params.get(f"{role}_reroll")
             if reroll:

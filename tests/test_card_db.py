@@ -190,3 +190,20 @@ def test_bundled_data_reloads_only_when_changed(db):
     db.execute("UPDATE card_meta SET value = 'stale' WHERE key = 'bundled_sha256'")
     assert store.load_bundled(db) is True
     assert json.loads(json.dumps(card(db, "net-troll")))["names"]["en"] == "Net Troll"
+
+
+def test_the_cards_fight_fields_are_described():
+    """treasure_instead, extra_treasures, extra_levels and fire appear on the card's page facts."""
+    from card_db import describe
+    from test_game_flow import CARDS as cards
+    said = {card_id: dict(describe.facts(cards[card_id])) for card_id in
+            ("amazon", "wannabe-vampire", "potted-plant", "pukachu", "large-angry-chicken", "staff-of-napalm")}
+    assert said["amazon"]["Instead of a fight"] == "female characters: 1 treasure, no level"
+    assert said["wannabe-vampire"]["Instead of a fight"] == "Clerics may send it off: 1 treasure, no level"
+    assert said["potted-plant"]["Extra treasures for a kill"] == "Elves: +1"
+    assert said["pukachu"]["Extra levels for a kill"] == "+1 if killed alone, with no bonus"
+    assert said["large-angry-chicken"]["Extra levels for a kill"] == "+1 if killed with fire"
+    assert said["staff-of-napalm"]["Fire attack"] == "yes" and said["staff-of-napalm"]["It is a"] == "staff"
+    assert dict(describe.facts(cards["pit-bull"]))["Lets you go for an item"] == "wand, staff, pole"
+    assert dict(describe.facts(cards["tongue-demon"]))["Before the fight"] == "discard an item"
+    assert dict(describe.facts(cards["floating-nose"]))["Lets you go for an item"] == "worth 200 gold or more"

@@ -239,3 +239,48 @@ def test_the_objection_countdown_is_written_the_phones_way(phones):
     page = alice.get(f"/t/{alice.table_id}", headers={"Accept-Language": "it"}).get_data(as_text=True)
     shown = re.search(r'class="countdown" data-remaining="(\d+\.\d)">([^<]+)</b>', page)
     assert shown and shown.group(2) == shown.group(1).replace(".", ",")
+
+
+def test_a_cleric_fighter_sees_the_wannabe_vampires_treasure_instead_and_takes_it(phones):
+    """Wannabe Vampire card (treasure_instead, optional): the menu offers it to a Cleric only."""
+    alice, _, _ = phones
+    html = alice.act("combat.start", card="wannabe-vampire").get_data(as_text=True)
+    assert "Send it off as its card allows" not in html
+    alice.act("class.add", **{"class": "cleric"})
+    html = alice.get(f"/t/{alice.table_id}").get_data(as_text=True)
+    assert "Send it off as its card allows" in html
+    monster = re.search(r'name="monster" value="([^"]+)"', html).group(1)
+    html = alice.act("combat.eliminate", monster=monster, instead="true").get_data(as_text=True)
+    assert "gone without a kill" in html
+
+
+def test_a_pole_given_to_the_pit_bull_through_the_api(api):
+    """combat.flee with fighter_gives (escape_with_item): the pole goes, no die for the Pit Bull."""
+    client, table_id, tokens, _ = api
+    hana = tokens["Hana"]
+    assert act(client, table_id, hana, action="item.add", card="eleven-foot-pole").status_code == 200
+    me = next(p for p in state(client, table_id, hana)["players"] if p["name"] == "Hana")
+    pole = me["items"][0]["uid"]
+    act(client, table_id, hana, action="combat.start", card="pit-bull")
+    act(client, table_id, hana, action="combat.oneshot.add", side="monsters", one_shot={"name": "Potion", "bonus": 9})
+    dog = state(client, table_id, hana)["combat"]["monsters"][0]["uid"]
+    fled = act(client, table_id, hana, action="combat.flee", fighter_rolls=["1"], fighter_gives=[f"{dog}:{pole}"])
+    assert fled.status_code == 200, fled.json
+    assert "gives up Eleven-Foot Pole" in fled.json["event"]["text"]
+    assert next(p for p in fled.json["table"]["players"] if p["name"] == "Hana")["items"] == []
+
+
+def test_the_fight_page_offers_the_pit_bull_a_pole_and_not_a_helmet(phones):
+    """escape_with_item on the phone: a button per fitting item of the fighter, posting fighter_gives."""
+    alice, bob, _ = phones
+    alice.act("item.add", card="eleven-foot-pole")
+    alice.act("item.add", card="helm-of-courage")
+    alice.act("combat.start", card="pit-bull")
+    html = bob.act("combat.oneshot.add", side="monsters", name="Potion", bonus=5).get_data(as_text=True)
+    assert "Give up" not in html  # only the fighter's phone offers it
+    html = alice.get(f"/t/{alice.table_id}").get_data(as_text=True)
+    assert "Give up Eleven-Foot Pole to Pit Bull" in html and "Give up Helm of Courage" not in html
+    gives = re.search(r'name="fighter_gives" value="([^"]+)"', html).group(1)
+    alice.act("combat.flee", fighter_gives=gives)
+    html = alice.get(f"/t/{alice.table_id}").get_data(as_text=True)
+    assert "gives up Eleven-Foot Pole as the card of Pit Bull allows and escapes Pit Bull" in html

@@ -182,6 +182,23 @@ def test_charity_split_unevenly_between_tied_players_leaves_the_bigger_shares_to
     assert "Bob 2, Cid 2, Dan 2" in text, text  # an even split names each share
 
 
+@pytest.mark.parametrize("ups, hand, said", [
+    (2, 6, "Charity: 1 card over the limit goes to Bob"),
+    (0, 6, "Charity: 1 card over the limit goes to the discards"),
+    (1, 6, "Charity: 1 card over the limit goes to Bob, Cid, tied for the lowest level; Ann chooses who gets it"),
+    (2, 7, "Charity: 2 cards over the limit go to Bob")])
+def test_charity_says_one_card_in_the_singular(ups, hand, said):
+    """The history's Charity sentence has a singular of its own (not "1 cards")."""
+    from companion.referee.history import render
+    state = new_table("Ann", "Bob", "Cid") if ups == 1 else new_table("Ann", "Bob")
+    for _ in range(ups):
+        state = act(state, "s0", "level.up")
+    state = act(state, "s0", "turn.door", found="other")
+    state = act(state, "s0", "turn.loot")
+    text = render(t.decide(state, "s0", "turn.end", {"hand": hand}).payload["summary"], "Ann")
+    assert said in text, text
+
+
 # --- curses (1.6, Curses) -------------------------------------------------------------------------------
 
 def test_change_sex_flips_the_sex_and_its_minus_5_lasts_exactly_the_next_fight():

@@ -244,6 +244,14 @@ def test_charity_discards_when_the_giver_is_lowest_and_refuses_more_dxm_than_go(
     assert "go to the discards (0 DxM, 2 Treasure)" in history.render(event.payload["summary"], "Ann")
 
 
+def test_charity_of_one_card_is_said_in_the_singular():
+    state = act(new_table("Ann", "Bob"), "s0", "quest.draw")  # both Level 1: the giver discards
+    event = t.decide(state, "s0", "quest.monsters", {"hand": 6, "dxm_given": 0})
+    assert "1 card over the limit goes to the discards (0 DxM, 1 Treasure)" in history.render(event.payload["summary"], "Ann")
+    event = t.decide(won_with_ten_cards("Ann", "Bob", "Cid"), "s0", "quest.monsters", {"hand": 6, "dxm_given": 0})
+    assert "1 card over the limit goes to " in history.render(event.payload["summary"], "Ann")
+
+
 def test_monsters_move_to_an_adjacent_room_but_never_stop_in_the_entrance():
     state = explored(new_table("Ann"), name="Crypt")
     state = call_off(state)

@@ -440,3 +440,218 @@ def test_a_go_up_a_level_card_named_in_level_up_keeps_its_limits(g):
     """level.up card=whine-at-the-gm (the action layer finds the card) is refused as card.play is."""
     refused = g.refused("level.up", seat="a", card="whine-at-the-gm", _card=CARDS["whine-at-the-gm"])
     assert refused.rule.id == "cards.override" and refused.status == 409
+
+
+# --- Amazon, Wannabe Vampire: a treasure instead of the fight ---------------------------------------
+
+def test_the_amazon_does_not_fight_a_female_fighter_who_takes_one_treasure_and_no_level(g):
+    """Amazon card: a female character is not fought; she takes one treasure, no level (cards.override)."""
+    g.do("combat.start", monster=monster("amazon"))  # Ann is female, Level 1 against Level 8
+    judged = fights.verdict(g.state)
+    assert judged["outcome"] == "win" and judged["monsters"]["total"] == 0
+    assert judged["treasures"] == 1 and judged["levels"]["fighter"] == 0
+    assert any(line.get("rule") == "cards.override" for line in judged["monsters"]["lines"])
+    g.do("combat.claim", _now=0)
+    won = g.do("combat.resolve", _now=100)
+    assert g.state.players["a"].level == 1 and "draw 1 treasure face down" in g.said(won)
+
+
+def test_the_amazon_fights_a_male_fighter_as_usual():
+    male = combat.evaluate({"fighter": {"level": 1, "sex": "male"}, "monsters": [{"name": "Amazon", **CARDS["amazon"]["monster"]}]})
+    assert male["outcome"] == "lose" and male["monsters"]["total"] == 8
+
+
+def test_a_cleric_chases_the_wannabe_vampire_off_for_one_treasure_and_undo_brings_it_back(g):
+    """Wannabe Vampire card: a Cleric may drive it off automatically and takes one treasure (not its 3)."""
+    g.do("class.add", **{"class": "cleric"})
+    g.do("combat.start", monster=monster("wannabe-vampire"))
+    uid = g.state.combat["monsters"][0]["uid"]
+    chased = g.do("combat.eliminate", monster=uid, instead=True)
+    assert "1 treasure" in g.said(chased)
+    judged = fights.verdict(g.state)
+    assert judged["outcome"] == "win" and judged["treasures"] == 1 and judged["levels"]["fighter"] == 0
+    g.undo(chased)
+    assert fights.verdict(g.state)["outcome"] == "lose"
+
+
+def test_only_a_cleric_in_the_fight_may_chase_the_wannabe_vampire_off(g):
+    g.do("combat.start", monster=monster("wannabe-vampire"))
+    uid = g.state.combat["monsters"][0]["uid"]
+    refused = g.refused("combat.eliminate", monster=uid, instead=True)
+    assert refused.rule.id == "cards.override" and refused.status == 409
+    g.do("class.add", actor="b", seat="b", **{"class": "cleric"})
+    g.do("combat.help.ask", seat="b")
+    g.do("combat.help.accept", actor="b")
+    g.do("combat.eliminate", actor="b", monster=uid, instead=True)  # a helping Cleric may (its ruling)
+    assert fights.verdict(g.state)["treasures"] == 1
+
+
+def test_a_monster_without_such_a_card_cannot_be_sent_off_for_a_treasure(g):
+    g.do("combat.start", monster={"name": "Plant", "level": 1})
+    uid = g.state.combat["monsters"][0]["uid"]
+    assert g.refused("combat.eliminate", monster=uid, instead=True).status == 409
+
+
+# --- Potted Plant: an extra treasure for an Elf -------------------------------------------------------
+
+def card_monster(card_id: str, **extra) -> dict:
+    """The card's monster as combat.evaluate takes it (inline fields)."""
+    return {"name": CARDS[card_id]["names"]["en"], **CARDS[card_id]["monster"], **extra}
+
+
+@pytest.mark.parametrize("fighter, helper, treasures", [
+    ({"level": 2, "races": ["elf"]}, None, 2), ({"level": 2}, None, 1),
+    ({"level": 1}, {"level": 1, "races": ["elf"]}, 2)])
+def test_the_potted_plant_gives_an_elf_one_extra_treasure(fighter, helper, treasures):
+    """Potted Plant card: an Elf who kills it draws one treasure more (extra_treasures); our reading:
+    an Elf helping to kill it counts too, once, as a monster's bonus against a race does."""
+    judged = combat.evaluate({"fighter": fighter, "helper": helper, "monsters": [card_monster("potted-plant")]})
+    assert judged["outcome"] == "win" and judged["treasures"] == treasures
+
+
+def test_the_potted_plants_extra_treasure_needs_a_kill():
+    gone = combat.evaluate({"fighter": {"level": 3, "races": ["elf"]},
+                            "monsters": [card_monster("potted-plant", eliminated=True), {"name": "Orc", "level": 1, "treasures": 1}]})
+    assert gone["treasures"] == 2  # the Plant's 1 and the Orc's default 1, no extra without a kill
+
+
+# --- Pukachu, Large Angry Chicken: an extra level for the kill the card names ----------------------
+
+NAPALM = {"name": "Staff of Napalm", **CARDS["staff-of-napalm"]["item"]}
+
+
+@pytest.mark.parametrize("fight, levels", [
+    ({"fighter": {"level": 7}}, 2),
+    ({"fighter": {"level": 7, "items": [CHAINSAW]}}, 1),
+    ({"fighter": {"level": 4}, "helper": {"level": 4}}, 1),
+    ({"fighter": {"level": 7}, "one_shots": [{"name": "Magic Missile", "bonus": 5, "side": "players"}]}, 1)])
+def test_pukachu_killed_alone_without_bonuses_gives_an_extra_level(fight, levels):
+    judged = combat.evaluate({**fight, "monsters": [card_monster("pukachu")]})
+    assert judged["outcome"] == "win" and judged["levels"]["fighter"] == levels
+
+
+@pytest.mark.parametrize("fight, levels", [
+    ({"fighter": {"level": 3}}, 1),
+    ({"fighter": {"level": 3, "classes": ["wizard"], "items": [NAPALM]}}, 2),
+    ({"fighter": {"level": 3}, "one_shots": [{"card": "flaming-poison-potion", "name": "Flaming Poison Potion",
+                                              "bonus": 3, "side": "players", "fire": True}]}, 2),
+    ({"fighter": {"level": 3, "items": [NAPALM]}}, 1)])  # not a Wizard: the staff does not count, no fire
+def test_the_large_angry_chicken_killed_with_fire_gives_an_extra_level(fight, levels):
+    judged = combat.evaluate({**fight, "monsters": [card_monster("large-angry-chicken")]})
+    assert judged["outcome"] == "win" and judged["levels"]["fighter"] == levels
+
+
+def test_a_fire_one_shot_played_from_its_card_kills_the_chicken_with_fire_at_the_table(g):
+    g.level(3)
+    g.do("combat.start", monster=monster("large-angry-chicken"))
+    play(g, "flaming-poison-potion", side="players")
+    g.do("combat.claim", _now=0)
+    won = g.do("combat.resolve", _now=100)
+    assert g.state.players["a"].level == 5 and "+2 levels" in g.said(won)
+
+
+# --- Pit Bull, Floating Nose: an item given up instead of the die ----------------------------------
+
+def give(g: Game, card_id: str, seat="a") -> str:
+    """Put the card's item on the sheet (carried or in use) and return its uid."""
+    item = CARDS[card_id]["item"]
+    g.do("item.add", actor=seat, seat=seat, item={"name": CARDS[card_id]["names"]["en"], "card_id": card_id, **item})
+    return g.state.players[seat].items[-1]["uid"]
+
+
+def test_a_pole_thrown_to_the_pit_bull_escapes_it_without_a_die_and_undo_brings_the_pole_back(g):
+    """Pit Bull card: throw a wand, staff or pole and you escape; the item goes (escape_with_item)."""
+    pole = give(g, "eleven-foot-pole")
+    g.do("combat.start", monster=monster("pit-bull"))
+    g.do("combat.oneshot.add", actor="b", side="monsters", one_shot={"name": "Potion", "bonus": 5})
+    dog = g.state.combat["monsters"][0]["uid"]
+    fled = g.do("combat.flee", fighter_gives={dog: pole})  # no die
+    assert g.state.combat is None and g.state.players["a"].items == [] and g.state.players["a"].level == 1
+    assert "Eleven-Foot Pole" in g.said(fled) and "escapes Pit Bull" in g.said(fled)
+    g.undo(fled)
+    assert g.item("Eleven-Foot Pole") and g.state.combat
+
+
+def test_the_pit_bull_takes_only_a_wand_staff_or_pole(g):
+    helm = give(g, "helm-of-courage")
+    g.do("combat.start", monster=monster("pit-bull"))
+    g.do("combat.oneshot.add", actor="b", side="monsters", one_shot={"name": "Potion", "bonus": 5})
+    dog = g.state.combat["monsters"][0]["uid"]
+    refused = g.refused("combat.flee", fighter_gives={dog: helm})
+    assert refused.rule.id == "cards.override" and refused.status == 409
+
+
+def test_the_floating_nose_lets_go_for_an_item_worth_200_gold_or_more(g):
+    """Floating Nose card: nobody runs from it, but an item worth 200 gold or more given to it lets you go."""
+    g.level(5)
+    rock, helm = give(g, "huge-rock"), give(g, "helm-of-courage")  # 0 gold, 200 gold
+    g.do("combat.start", monster=monster("floating-nose"))
+    nose = g.state.combat["monsters"][0]["uid"]
+    assert g.refused("combat.flee", fighter_gives={nose: rock}).rule.id == "cards.override"
+    fled = g.do("combat.flee", fighter_gives={nose: helm})
+    assert g.state.players["a"].level == 5 and [i["name"] for i in g.state.players["a"].items] == ["Huge Rock"]
+    assert "escapes Floating Nose" in g.said(fled)
+
+
+# --- Tongue Demon: an item discarded before the fight ---------------------------------------------
+
+def test_the_tongue_demon_leaves_the_fighter_a_choice_of_the_item_to_discard(g):
+    """Tongue Demon card: one item goes before the fight (before_fight: lose_item); the fighter picks it."""
+    g.do("item.add", item=HELMET)
+    g.do("item.add", item={"name": "Sword", "bonus": 2, "slot": "one_hand", "gold": 400})
+    opened = g.do("turn.door", found="monster", monster=monster("tongue-demon"))
+    (choice,) = g.state.players["a"].choices
+    assert sorted(choice["options"]) == sorted([g.item("Helm of Courage")["uid"], g.item("Sword")["uid"]])
+    assert choice["chooser"] == "a" and choice["rule"] == "cards.override" and "Tongue Demon" in g.said(opened)
+    made = g.do("choice.make", uid=choice["uid"], picks=[g.item("Sword")["uid"]])
+    assert [i["name"] for i in g.state.players["a"].items] == ["Helm of Courage"] and "Sword" in g.said(made)
+    assert g.state.players["a"].choices == []
+
+
+def test_the_tongue_demon_takes_the_only_item_at_once_and_undo_brings_it_back(g):
+    g.do("item.add", item=HELMET)
+    g.do("combat.start")
+    added = g.do("combat.monster.add", actor="b", monster=monster("tongue-demon"))  # a Wandering Monster
+    assert g.state.players["a"].items == [] and "loses Helm of Courage" in g.said(added)
+    g.undo(added)
+    assert g.item("Helm of Courage") and len(g.state.combat["monsters"]) == 0
+
+
+def test_the_tongue_demon_with_nothing_to_discard_just_fights(g):
+    g.do("turn.door", found="monster", monster=monster("tongue-demon"))
+    assert g.state.players["a"].choices == [] and g.state.combat["monsters"]
+
+
+# --- Chicken on Your Head: -1 on every die, the Thief's too -----------------------------------------
+
+@pytest.mark.parametrize("die, stolen", [(5, True), (4, False)])
+def test_the_chicken_takes_one_off_the_thiefs_theft_die(g, die, stolen):
+    """Chicken on Your Head card: -1 on every roll (die_bonus), so a Thief needs a 5 to steal (4 or more after the -1)."""
+    g.do("class.add", **{"class": "thief"})
+    g.level(3)
+    chicken(g)
+    g.do("item.add", actor="b", seat="b", item={"name": "Sword", "bonus": 2, "slot": "one_hand", "gold": 400})
+    sword = g.item("Sword", seat="b")["uid"]
+    theft = g.do("item.steal", target="b", uid=sword, die=die)
+    assert bool(g.state.players["a"].items and any(i["name"] == "Sword" for i in g.state.players["a"].items)) is stolen
+    assert f"die: {die}−1" in g.said(theft)
+
+
+def test_the_chicken_still_takes_one_off_running_away():
+    cursed = combat.evaluate({"fighter": {"level": 1, "rolls": [5],
+                                          "curses": [{"name": "Chicken", **CARDS["chicken-on-your-head"]["curse"]}]},
+                              "monsters": [{"name": "Troll", "level": 10}]})
+    (flee,) = cursed["run_away"]
+    assert flee["needs"] == 6 and flee["escaped"] is False
+
+
+def test_an_item_a_choice_waits_to_take_cannot_be_given_to_the_pit_bull_first(g):
+    """1.6, Curses: the item a pending choice may take stays until the choice is made (as for a give or a sale)."""
+    pole = give(g, "eleven-foot-pole")
+    g.do("item.add", item=HELMET)
+    g.do("combat.start", monster=monster("tongue-demon"))  # a choice: the pole or the helm
+    g.do("combat.monster.add", actor="b", monster=monster("pit-bull"))
+    g.do("combat.oneshot.add", actor="b", side="monsters", one_shot={"name": "Potion", "bonus": 5})
+    dog = g.state.combat["monsters"][1]["uid"]
+    refused = g.refused("combat.flee", fighter_gives={dog: pole}, fighter_rolls=[6])
+    assert refused.status == 409 and "choose which item goes" in refused.message

@@ -8,6 +8,7 @@ import pytest
 from companion.referee import effects, sheet
 from companion.referee.profiles import get_profile
 from companion.referee.rules import Refused
+from test_referee_sheet import Game
 
 PROFILE = get_profile("munchkin-1.6")
 
@@ -118,3 +119,32 @@ def test_bad_stuff_reads_the_effects_or_the_older_fields():
     assert effects.bad_stuff_effects({"death": True, "levels_lost": 2}) == [{"type": "death"}]
     assert effects.bad_stuff_effects({"effects": [{"type": "other"}], "levels_lost": 2}) == [{"type": "other"}]
     assert effects.bad_stuff_effects(None) == []
+
+
+# --- a choice of which item goes, once none of its items is left ----------------------------------
+
+def _item_choice(g):
+    """Ann with a Helm and a Sword, and a curse waiting for her to choose which goes."""
+    helm = g.do("item.add", item={"name": "Helm", "bonus": 1, "slot": "headgear", "gold": 200})
+    sword = g.do("item.add", item={"name": "Sword", "bonus": 2, "slot": "one_hand", "gold": 400})
+    g.do("curse.add", actor="b", seat="a", curse={"name": "Take One", "effects": [{"type": "lose_item"}]})
+    assert len(g.state.players["a"].choices) == 1
+    return helm, sword
+
+
+def test_a_choice_goes_when_another_curse_takes_every_item_it_offers_and_undo_brings_both_back():
+    g = Game()
+    _item_choice(g)
+    taken = g.do("curse.add", actor="b", seat="a", curse={"name": "Take All", "effects": [{"type": "lose_item", "pick": "all"}]})
+    assert g.state.players["a"].items == [] and g.state.players["a"].choices == []
+    g.undo(taken)
+    assert len(g.state.players["a"].items) == 2 and len(g.state.players["a"].choices) == 1
+
+
+def test_a_choice_stays_while_one_of_its_items_is_left_and_goes_with_the_last_undone():
+    g = Game()
+    helm, sword = _item_choice(g)
+    g.undo(sword)
+    assert [i["name"] for i in g.state.players["a"].items] == ["Helm"] and len(g.state.players["a"].choices) == 1
+    g.undo(helm)
+    assert g.state.players["a"].items == [] and g.state.players["a"].choices == []

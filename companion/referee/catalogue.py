@@ -290,7 +290,10 @@ _declare("combat.backstab", "A Thief backstabs the fighter or the helper (-2), o
          {"target": Param("str", "Who is backstabbed.", enum=("fighter", "helper"))}, needs_fight=True, plays_card=True)
 _declare("combat.eliminate", "A monster leaves the fight without being killed (treasure, no level).", FIGHT,
          {"monster": Param("str", "The monster's uid in the fight.", max_length=40),
-          "charm": Param("bool", "The Wizard's Charm did it.")}, needs_fight=True, plays_card=True)
+          "charm": Param("bool", "The Wizard's Charm did it."),
+          "instead": Param("bool", "Its card lets this fighter or helper send it off for treasure instead "
+                                   "(treasure_instead: the Wannabe Vampire and a Cleric).")},
+         needs_fight=True, plays_card=True)
 _declare("combat.claim", "Claim the win: the objection window opens.", FIGHT, needs_fight=True)
 _declare("combat.resolve", "After the objection window: the fighter and helper take the levels, the treasures "
          "are drawn; the fight ends.", FIGHT, needs_fight=True)
@@ -299,7 +302,11 @@ _declare("combat.flee", "Run away: a roll per monster per fleeing player (the ap
          {"fighter_rolls": _DICE, "helper_rolls": _DICE,
           "fighter_reroll": Param("str", "A Halfling's second roll (1.6, 1.71): a number, or app.", max_length=3),
           "helper_reroll": Param("str", "A Halfling's second roll (1.6, 1.71): a number, or app.", max_length=3),
-          "order": Param("list", "The monsters' uids in the order the players flee them.", max_length=40)},
+          "order": Param("list", "The monsters' uids in the order the players flee them.", max_length=40),
+          "fighter_gives": Param("list", "Items the fighter gives up instead of a die, each as monster uid:item uid "
+                                         "(escape_with_item: a pole for the Pit Bull, 200 gold for the Floating Nose).",
+                                 max_length=81),
+          "helper_gives": Param("list", "The same for the helper.", max_length=81)},
          needs_fight=True)
 
 # --- the table ---------------------------------------------------------------------------------

@@ -29,7 +29,9 @@ _CARD_MONSTER = CARD_SCHEMA["properties"]["monster"]["properties"]
 _CURSE_EFFECTS = CARD_SCHEMA["properties"]["curse"]["properties"]["effects"]
 _ONE_SHOT = CARD_SCHEMA["properties"]["one_shot"]["properties"]
 #: A monster's own fight rules, from its card text (the card beats the rules: cards.override).
-FIGHT_RULES = ("no_escape", "escape_levels_lost", "no_help", "level_only", "no_level", "may_pass")
+FIGHT_RULES = ("no_escape", "escape_levels_lost", "no_help", "level_only", "no_level", "may_pass", "treasure_instead",
+               "extra_treasures", "extra_levels", "escape_with_item",
+               "before_fight")
 _who = {"type": "object", "minProperties": 1, "maxProperties": 1, "additionalProperties": False,
         "properties": {"race": {"type": "string"}, "class": {"type": "string"}, "sex": {"type": "string"}}}
 _int = {"type": "integer", "minimum": -100, "maximum": 100}
@@ -54,6 +56,9 @@ _character = {
         "rolls": {"type": "array", "items": {"type": "integer", "minimum": 1, "maximum": 6},
                   "description": "the die for each monster when running away, in the order fled (none for a "
                                  "monster that cannot be run away from)"},
+        "gives": {"type": "array", "maxItems": 10, "items": {"type": "integer", "minimum": 0},
+                  "description": "the monsters (their places in monsters) this character escapes by giving up an "
+                                 "item their card asks for (escape_with_item): no die for them"},
         "reroll": {"type": "integer", "minimum": 1, "maximum": 6,
                    "description": "Halfling: the second roll after a failed one (once; 1.6 and 1.71, "
                                   "refused by a profile whose Halflings take a penalty instead)"},
@@ -86,12 +91,14 @@ INPUT_SCHEMA: dict = {
                                                      "level_change": _int, "treasure_change": _int,
                                                      "mate": {"type": "boolean"}}}},
                 "eliminated": {"type": "boolean", "description": "removed without being killed (treasure, no level)"},
+                "instead": {"type": "boolean", "description": "sent off as its card's treasure_instead allows (with "
+                                                              "eliminated): that many treasures, not its own"},
             }}},
         "one_shots": {"type": "array", "maxItems": 20, "items": {
             "type": "object", "required": ["side"], "additionalProperties": False,
             "properties": {"card": {"type": "string"}, "name": {"type": "string"}, "bonus": _int,
                            "side": {"enum": ["players", "monsters"]}, "usable_by": _ONE_SHOT["usable_by"],
-                           "either_side": _ONE_SHOT["either_side"],
+                           "either_side": _ONE_SHOT["either_side"], "fire": _ONE_SHOT["fire"],
                            "monster": {"type": "integer", "minimum": 0,
                                        "description": "which monster a monster-side one-shot helps (default the first)"}}}},
         "backstabs": {"type": "array", "maxItems": 10, "items": {"enum": ["fighter", "helper"]},
@@ -194,9 +201,14 @@ def evaluate(fight: dict, strict: bool = True) -> dict:
     party = [("fighter", fighter, fight["fighter"])] + ([("helper", helper, helper_raw)] if helper else [])
 
     monsters = _expand_mates(fight["monsters"])
+    for m in monsters:  # a monster whose card does not fight the fighter (Amazon) leaves: treasure instead
+        if instead_for(m, fighter):
+            m.update(eliminated=True, instead=True)
     alone = ", ".join(m["name"] for m in monsters if m.get("level_only") and not m.get("eliminated"))
     no_level = ", ".join(m["name"] for m in monsters if m.get("no_level") and not m.get("eliminated"))
     players: list[dict] = []
+    bonuses: list[dict] = []  # what counts for the players besides their Levels (Pukachu: none of it)
+    fire: list[str] = []  # the fire attacks that count for the players (Large Angry Chicken)
     not_counting = [dict(line, who=names[who]) for who, p, _ in party for line in sheet.strength(p)["not_counting"]]
 
     def count(line: dict, who: str, own: str, level: bool = False) -> None:
@@ -213,10 +225,13 @@ def evaluate(fight: dict, strict: bool = True) -> dict:
                                  "citation": RULES["cards.override"].citation})
         else:
             players.append(line)
+            if not level and line["value"] > 0:
+                bonuses.append(line)
 
     for who, p, raw in party:
         strength = sheet.strength(p)
         mirrored = _items_not_counting(p)
+        fiery = {item["uid"] for item in p["items"] if item.get("fire")}
         for line in strength["lines"]:
             if line.get("uid") in mirrored:
                 not_counting.append({"who": names[who], "source": line["source"], "value": line["value"],
@@ -226,6 +241,8 @@ def evaluate(fight: dict, strict: bool = True) -> dict:
             rule = "curses.lasting" if line.get("uid", "").startswith(f"{who}-curse") else "combat.compare"
             count(_line("players", f"{names[who]}: {line['source']}", line["value"], rule), names[who], line["source"],
                   level=line is strength["lines"][0])
+            if line.get("uid") in fiery and not alone:
+                fire.append(line["source"])
         for pending in strength["pending"]:  # "your next combat" curses count in this fight, fighter or helper
             count(_line("players", f"{names[who]}: {pending['source']}", pending["value"], "curses.effects"),
                   names[who], pending["source"])
@@ -258,16 +275,27 @@ def evaluate(fight: dict, strict: bool = True) -> dict:
                 lines.append(_line("monsters", f"{m['name']}: against {sheet.PLURALS.get(value, value)}",
                                    modifier["value"], "combat.helper-shares"))
                 total += modifier["value"]
+        treasures = max(0, m.get("treasures", 0) + sum(e.get("treasure_change", 0) for e in m["enhancers"]))
+        if m.get("instead") and m.get("eliminated") and m.get("treasure_instead"):
+            treasures = m["treasure_instead"]["treasures"]  # the card's number, whatever its enhancers
+        elif not m.get("eliminated"):  # killed by such a character, fighter or helper: counted once
+            treasures += sum(extra["value"] for extra in m.get("extra_treasures", [])
+                             if any(sheet.is_(p, extra["who"]) for p in characters))
         per_monster.append({"name": m["name"], "strength": total, "eliminated": bool(m.get("eliminated")),
-                            "treasures": max(0, m.get("treasures", 0) + sum(e.get("treasure_change", 0) for e in m["enhancers"])),
+                            "treasures": treasures,
                             "levels": m.get("levels", 1), "index": m["index"],
                             "run_away_modifier": m.get("run_away_modifier", 0),
                             "will_not_pursue": (m.get("will_not_pursue") or {}).get("max_level"),
                             "pursuit": m.get("will_not_pursue") or {},
+                            "extra_levels": m.get("extra_levels"), "escape_with_item": m.get("escape_with_item"),
                             "no_escape": bool(m.get("no_escape")), "escape_levels_lost": m.get("escape_levels_lost", 0),
                             "bad_stuff": m.get("bad_stuff") or {}})
         if not m.get("eliminated"):
             monster_lines.extend(lines)
+        elif m.get("instead") and m.get("treasure_instead"):
+            monster_lines.append(_line("monsters", f"{m['name']}: leaves without a fight, as its card says "
+                                       f"({treasures} treasure{'' if treasures == 1 else 's'} instead, no level)", 0,
+                                       "cards.override"))
         else:
             monster_lines.append(_line("monsters", f"{m['name']}: eliminated (no level, treasure kept)", 0,
                                        "combat.eliminated"))
@@ -297,6 +325,8 @@ def evaluate(fight: dict, strict: bool = True) -> dict:
                                  "citation": RULES["items.restricted"].citation})
         else:
             count(line, "Players", line["source"])
+            if shot.get("fire") and not alone:
+                fire.append(line["source"])
 
     player_total = sum(line["value"] for line in players)
     monster_total = sum(line["value"] for line in monster_lines)
@@ -316,12 +346,28 @@ def evaluate(fight: dict, strict: bool = True) -> dict:
     }
     if outcome == "win":
         result.update(_rewards(per_monster, fighter, helper, profile, bool(helper)))
+        extra = _extra_levels(per_monster, alone=not helper and not bonuses, fire=bool(fire))
+        if extra:
+            result["levels"]["fighter"] = min(profile.top_level, fighter["level"] + result["levels"]["fighter"] + extra) - fighter["level"]
+            result["wins_game"] = fighter["level"] + result["levels"]["fighter"] >= profile.top_level
+            result["extra_levels"] = extra
+            if helper and result["wins_game"] and profile.shared_victory:
+                result["helper_wins_game"] = True
     else:
         result.update({"levels": {"fighter": 0, "helper": 0}, "treasures": 0, "wins_game": False,
                        "helper_wins_game": False})
     if outcome == "lose" or fight.get("run_away"):
         result["run_away"] = _run_away(party, names, per_monster, profile)
     return result
+
+
+def _extra_levels(per_monster: list[dict], alone: bool, fire: bool) -> int:
+    """The levels monsters' cards add for a kill made their way (``extra_levels``): ``alone`` — no
+    helper and nothing but Levels counting for the players (Pukachu); ``fire`` — a fire attack
+    counting for the players (Large Angry Chicken). The fighter's, as the kill's levels are."""
+    ways = {"alone": alone, "fire": fire}
+    return sum(m["extra_levels"]["value"] for m in per_monster
+               if not m["eliminated"] and m.get("extra_levels") and ways.get(m["extra_levels"]["when"]))
 
 
 def _rewards(per_monster: list[dict], fighter: dict, helper: dict | None, profile: Profile, helped: bool) -> dict:
@@ -366,7 +412,7 @@ def _run_away(party, names, per_monster, profile: Profile) -> list[dict]:
                 bonus_lines.append({"source": item["name"], "value": item["run_away_bonus"]})
         for curse in p["curses"]:
             for effect in curse["effects"]:
-                if effect.get("type") == "run_away_bonus":
+                if effect.get("type") in ("run_away_bonus", "die_bonus"):  # die_bonus: every roll, Run Away too
                     bonus_lines.append({"source": curse["name"], "value": effect.get("value", 0)})
         if raw.get("flight"):
             if "wizard" not in p["classes"]:
@@ -389,6 +435,10 @@ def _run_away(party, names, per_monster, profile: Profile) -> list[dict]:
                      "modifiers": lines, "citation": RULES["combat.run-away"].citation,
                      "bad_stuff": ((monster["bad_stuff"].get("text") or {}).get("en")), "death": bool(monster["bad_stuff"].get("death"))}
             out.append(entry)
+            if monster.get("escape_with_item") and monster["index"] in (raw.get("gives") or ()):
+                entry.update({"escaped": True, "gave_item": True, "why": "an item its card asks for was given up",
+                              "rule": "cards.override", "citation": RULES["cards.override"].citation})
+                continue  # no die: the card's way out
             if monster["no_escape"]:  # the card beats the rule: no roll, its Bad Stuff
                 entry.update({"escaped": False, "no_escape": True, "why": "it cannot be run away from",
                               "rule": "cards.override", "citation": RULES["cards.override"].citation})
@@ -408,6 +458,17 @@ def _run_away(party, names, per_monster, profile: Profile) -> list[dict]:
                 if escaped and monster["escape_levels_lost"]:
                     entry["levels_lost"] = monster["escape_levels_lost"]  # the card: even on an escape
     return out
+
+
+def instead_for(monster: dict, p: dict, choosing: bool = False) -> bool:
+    """Whether ``monster``'s card lets the character ``p`` take treasure instead of fighting it
+    (``treasure_instead``): on its own when the card is not ``optional`` (the Amazon does not fight a
+    female fighter), or — ``choosing`` — when the character asks for it (a Cleric chases the Wannabe
+    Vampire off)."""
+    instead = monster.get("treasure_instead")
+    if not instead or not sheet.is_(p, instead["who"]):
+        return False
+    return choosing or not instead.get("optional")
 
 
 def lets_by(monster: dict, p: dict) -> bool:

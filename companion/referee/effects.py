@@ -26,7 +26,7 @@ from .profiles import Profile
 from .rules import Refused
 
 #: Effects that stay on the sheet as part of a curse, rather than acting once.
-LASTING = ("combat_bonus", "run_away_bonus", "items_only")
+LASTING = ("combat_bonus", "run_away_bonus", "die_bonus", "items_only")
 
 
 @dataclass

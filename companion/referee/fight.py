@@ -68,7 +68,7 @@ def description(state, fight: dict) -> dict:
 
     desc = {"profile": state.profile_id, "options": state.settings.get("options", {}), "fighter": character(fight["fighter"], "fighter"),
             "monsters": [{k: v for k, v in m.items() if k not in ("uid", "card_id")} for m in fight["monsters"]],
-            "one_shots": [{k: o[k] for k in ("name", "bonus", "side", "usable_by") if k in o} for o in fight["one_shots"]],
+            "one_shots": [{k: o[k] for k in ("name", "bonus", "side", "usable_by", "fire") if k in o} for o in fight["one_shots"]],
             "backstabs": [b["target"] for b in fight["backstabs"]]}
     for monster in desc["monsters"]:
         monster["enhancers"] = [{k: v for k, v in e.items() if k not in ("uid", "card_id")} for e in monster["enhancers"]]
@@ -129,11 +129,14 @@ def decide(state, actor: str, action: str, params: dict) -> tuple[dict, list[dic
         monster = monster_of(params.get("monster") or {}, uid, state.profile.monster_min_level)
         after["monsters"].append(monster)
         summary = said("{who} adds {monster} (level {level}) to the fight", monster=thing(monster), level=monster["level"])
+        ops, lines = before_fight(state, monster, fight["fighter"])
+        if lines:
+            summary = said("{first}; {parts}", first=summary, parts=lines)
         if monster.get("no_help") and (fight["helper"] or fight["invited"]):
             sent = state.players[fight["helper"] or fight["invited"]].name
             _without_helper(after)
             summary = said("{first}: nobody can help against it, {name} is out of the fight", first=summary, name=sent)
-        return after, [], summary, None
+        return after, ops, summary, None
     if action == "combat.enhancer.add":
         monster = _find(after["monsters"], params.get("monster"), "monster")
         raw = checked_object(params.get("enhancer"), "enhancer")
@@ -155,6 +158,8 @@ def decide(state, actor: str, action: str, params: dict) -> tuple[dict, list[dic
                 **({"card_id": str(raw["card_id"])} if raw.get("card_id") else {})}  # named in each phone's language
         if raw.get("usable_by"):
             shot["usable_by"] = _usable_by(state, fight, raw["usable_by"], side, shot["name"])
+        if raw.get("fire"):  # a fire attack (Large Angry Chicken: an extra level)
+            shot["fire"] = True
         if raw.get("either_side") is False and side == "monsters":
             raise Refused("{card} helps its player's side only, never the monsters.", rule="combat.one-shots", status=409,
                           card=shot["name"])
@@ -225,6 +230,16 @@ def decide(state, actor: str, action: str, params: dict) -> tuple[dict, list[dic
         if params.get("charm"):  # the Wizard's Charm: discard the whole hand (3+ cards) to charm one monster
             if "wizard" not in state.players[actor].classes or actor not in participants:
                 raise Refused("{name} is not a Wizard in this fight: no Charm.", rule="combat.powers", name=name)
+        if params.get("instead"):  # the card lets such a character take treasure instead (Wannabe Vampire)
+            offer = monster.get("treasure_instead")
+            if not offer or actor not in participants or not combat.instead_for(monster, asdict(state.players[actor]), True):
+                raise Refused("{monster}'s card gives no treasure instead of the fight to {name}.", rule="cards.override",
+                              status=409, monster=monster["name"], name=name)
+            monster["eliminated"] = monster["instead"] = True
+            n = offer["treasures"]
+            template = (N_("{who} sends {monster} off as its card allows: 1 treasure, no level") if n == 1 else
+                        N_("{who} sends {monster} off as its card allows: {n} treasures, no level"))
+            return after, [], said(template, monster=thing(monster), n=n), None
         monster["eliminated"] = True
         if params.get("charm"):
             return after, [], said("{who} charms {monster} away without killing it (treasure, no level)",
@@ -361,8 +376,10 @@ def _flee(state, fight: dict, actor: str, params: dict):
             raise Refused("order must name every monster of the fight once.", status=400)
         fight = {**fight, "monsters": sorted(fight["monsters"], key=lambda m: order.index(m["uid"]))}
     desc = description(state, fight)
+    given = _items_given(state, fight, params)
     for role in ("fighter", "helper"):
         if role in desc:
+            desc[role]["gives"] = sorted(index for (r, index) in given if r == role)
             desc[role]["rolls"] = params.get(f"{role}_rolls") or []
             if params.get(f"{role}_reroll") and "halfling" in desc[role]["races"]:
                 desc[role]["reroll"] = params[f"{role}_reroll"]
@@ -375,6 +392,12 @@ def _flee(state, fight: dict, actor: str, params: dict):
             raise Refused("{who} needs a die for {monster}.", rule="combat.run-away", status=400, who=r['who'], monster=r['monster'])
         roll = (f"{r['roll']}→{r['reroll']}" if "reroll" in r else str(r["roll"])) if "roll" in r else "—"
         seat = fight[r["role"]]
+        if r.get("gave_item"):
+            item = given[(r["role"], r["index"])]
+            ops.append({"op": "remove", "seat": seat, "field": "items", "value": item})
+            parts.append(said("{name} gives up {item} as the card of {monster} allows and escapes {monster}",
+                              name=r["who"], item=thing(item), monster=r["monster"]))
+            continue
         if r["escaped"] and r.get("levels_lost") and seat not in dead:
             cost = _escape_cost(state, characters, seat, r["levels_lost"])
             ops += cost
@@ -404,6 +427,72 @@ def _flee(state, fight: dict, actor: str, params: dict):
     if not parts:
         return None, ops, said("{who} runs away: nothing to run from"), None
     return None, ops, said("{who} runs away: {parts}", parts=parts), None
+
+
+def _items_given(state, fight: dict, params: dict) -> dict[tuple[str, int], dict]:
+    """The items the fleeing players give up to monsters whose card lets them go for one
+    (``escape_with_item``: ``{role}_gives`` pairs a monster's uid with an item's, as ``"monster:item"``
+    strings or a mapping), by (role, the
+    monster's place in the fight); anything the card does not ask for is refused (cards.override)."""
+    out, used = {}, set()
+    for role in ("fighter", "helper"):
+        gives = params.get(f"{role}_gives") or {}
+        if not gives:
+            continue
+        if isinstance(gives, list) and all(isinstance(g, str) and g.count(":") == 1 for g in gives):
+            gives = [tuple(g.split(":")) for g in gives]  # "monster uid:item uid", as a form sends them
+        elif isinstance(gives, dict):
+            gives = list(gives.items())
+        else:
+            gives = None
+        if not gives or not fight[role]:
+            raise Refused("{role}_gives must map a monster of the fight to an item of its {role}.", status=400, role=role)
+        player = state.players[fight[role]]
+        for monster_uid, item_uid in gives:
+            index = next((n for n, m in enumerate(fight["monsters"]) if m["uid"] == monster_uid), None)
+            item = next((i for i in player.items if i["uid"] == item_uid), None)
+            if index is None or item is None or item_uid in used:
+                raise Refused("There is no such {what} in this fight.", status=404, what="monster or item")
+            monster = fight["monsters"][index]
+            wants = monster.get("escape_with_item")
+            if not wants or monster["eliminated"] or not item_fits(item, wants):
+                raise Refused("{monster}'s card does not let {name} go for {item}.", rule="cards.override", status=409,
+                              monster=monster["name"], name=player.name, item=item["name"])
+            waiting = next((c for c in player.choices if c.get("effect", {}).get("type") == "lose_item"
+                            and item_uid in c["options"]), None)
+            if waiting:  # the item a curse or Bad Stuff waits to take stays until the choice (1.6, Curses)
+                raise Refused("{card} is waiting for {name} to choose which item goes: that comes first.",
+                              rule=waiting.get("rule"), status=409, card=waiting["source"]["name"],
+                              name=state.players[waiting["chooser"]].name)
+            used.add(item_uid)
+            out[(role, index)] = item
+    return out
+
+
+def item_fits(item: dict, wants: dict) -> bool:
+    """Whether ``item`` is what a monster's ``escape_with_item`` asks for: one of its ``is_a`` things,
+    worth ``min_gold`` or more (both, when the card names both)."""
+    if wants.get("is_a") and not set(wants["is_a"]) & set(item.get("is_a") or ()):
+        return False
+    return item.get("gold", 0) >= wants.get("min_gold", 0)
+
+
+def before_fight(state, monster: dict, seat: str) -> tuple[list[dict], list[dict]]:
+    """What ``monster``'s card does to the fighter in ``seat`` as it joins the fight (``before_fight``:
+    the Tongue Demon takes an item), as operations and sentences; where the card lets the fighter
+    choose, a pending choice on the sheet (the card beats the rules: cards.override)."""
+    if not monster.get("before_fight"):
+        return [], []
+    characters = {s: asdict(p) for s, p in state.players.items()}
+    outcome = effects.perform(characters, seat, monster["before_fight"], state.profile)
+    ops, lines = list(outcome.ops), list(outcome.lines)
+    for number, choice in enumerate(outcome.choices):
+        ops.append({"op": "add", "seat": seat, "field": "choices",
+                    "value": {**choice, "uid": f"f{state.version + 1}-{monster['uid']}-b{number}", "source": thing(monster),
+                              "chooser": seat, "rule": "cards.override"}})
+        lines.append(said("{name} chooses on the sheet what {monster} takes before the fight",
+                          name=state.players[seat].name, monster=thing(monster)))
+    return ops, lines
 
 
 def _escape_cost(state, characters: dict[str, dict], seat: str, levels: int) -> list[dict]:

@@ -23,4 +23,6 @@ def one_shot(card: dict) -> dict:
         out["usable_by"] = shot["usable_by"]
     if shot.get("either_side", True) is False:
         out["either_side"] = False
+    if shot.get("fire"):  # a fire attack (a monster's extra_levels when: fire)
+        out["fire"] = True
     return out

@@ -335,8 +335,9 @@ def _charity(draft: Draft, seat: str, params: dict) -> list:
     draft.set(seat, "dxm", max(0, q["dxm"] - dxm))
     draft.set(seat, "treasure", max(0, q["treasure"] - (excess - dxm)))
     if verdict["discard"]:
-        return [said("Charity: {n} cards over the limit go to the discards ({dxm} DxM, {treasure} Treasure)",
-                     n=excess, dxm=dxm, treasure=excess - dxm)]
+        template = (N_("Charity: 1 card over the limit goes to the discards ({dxm} DxM, {treasure} Treasure)")
+                    if excess == 1 else N_("Charity: {n} cards over the limit go to the discards ({dxm} DxM, {treasure} Treasure)"))
+        return [said(template, n=excess, dxm=dxm, treasure=excess - dxm)]
     shares = []
     for share in verdict["shares"]:
         of_dxm = min(dxm, share["cards"])
@@ -345,7 +346,9 @@ def _charity(draft: Draft, seat: str, params: dict) -> list:
         draft.add(share["seat"], "treasure", share["cards"] - of_dxm)
         shares.append(said("{name} {dxm} DxM, {treasure} Treasure", name=_name(draft.state, share["seat"]),
                            dxm=of_dxm, treasure=share["cards"] - of_dxm))
-    return [said("Charity: {n} cards over the limit go to {shares}", n=excess, shares=shares)]
+    template = (N_("Charity: 1 card over the limit goes to {shares}") if excess == 1
+                else N_("Charity: {n} cards over the limit go to {shares}"))
+    return [said(template, n=excess, shares=shares)]
 
 
 @decides("quest.monster.move")

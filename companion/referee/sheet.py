@@ -300,9 +300,19 @@ def new_item(raw: dict, uid: str) -> dict:
         item["bonus_if"] = _bonuses_if(raw)
     if raw.get("door_curse_immune"):
         item["door_curse_immune"] = True
+    if raw.get("is_a"):  # what it is, for a card naming such things (Pit Bull: a wand, staff or pole)
+        item["is_a"] = [str(word)[:20] for word in raw["is_a"]][:5]
+    if raw.get("fire"):  # a fire attack while it counts (Large Angry Chicken: an extra level)
+        item["fire"] = True
     if raw.get("card_id"):
         item["card_id"] = raw["card_id"]
     return item
+
+
+def die_bonus(p: dict) -> int:
+    """What the character's curses add to every die they roll (``die_bonus``: Chicken on Your Head, -1)."""
+    return sum(effect.get("value", 0) for curse in p.get("curses", []) for effect in curse.get("effects") or []
+               if effect.get("type") == "die_bonus")
 
 
 def stealable(item: dict) -> bool:

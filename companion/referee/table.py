@@ -563,6 +563,7 @@ def _decide_dice(state: TableState, actor: str, action: str, params: dict) -> Ev
 def _changed(actor: str, action: str, ops: list[dict], summary, state: TableState, allow: frozenset = frozenset()) -> Event:
     """The event of a change made of ``ops`` (characters, turn, seat order), checked like any sheet change."""
     ops = ops + (_curses_lost_with(state, ops) if action != "undo" else [])
+    ops = ops + _choices_left_empty(state, ops)
     _check_ops(state, ops, allow)
     return Event("table.changed", {"actor": actor, "action": action, "summary": summary, "ops": ops})
 
@@ -645,11 +646,15 @@ def _decide_fight_start(state: TableState, actor: str, action: str, params: dict
 def _open_fight(state: TableState, actor: str, params: dict, summary: dict, step: str) -> Event:
     fight = fights.new_fight(actor)
     monster = params.get("monster")
+    ops = []
     if monster:
         fight["monsters"].append(fights.monster_of(monster, f"f{state.version + 1}", state.profile.monster_min_level))
         summary = said("{first} — {monster} (level {level})", first=summary, monster=thing(fight["monsters"][0]),
                        level=fight["monsters"][0]["level"])
-    return _fight_event(state, fight, turn.moved(state, step), summary, None, actor)
+        ops, lines = fights.before_fight(state, fight["monsters"][0], actor)  # the card beats the rules (Tongue Demon)
+        if lines:
+            summary = said("{first}; {parts}", first=summary, parts=lines)
+    return _fight_event(state, fight, turn.moved(state, step) + ops, summary, None, actor)
 
 
 @decides("turn.loot")
@@ -658,6 +663,19 @@ def _decide_loot(state: TableState, actor: str, action: str, params: dict) -> Ev
     deck = "treasure" if state.profile.loot_draws_treasure else "door"
     return _changed(actor, action, turn.moved(state, "loot"),
                     said("{who} loots the room: draws a face-down {word} card", word=deck), state)
+
+
+#: The history's Charity sentences, by case, for several cards (``False``) and for one (``True``).
+CHARITY = {
+    "discard": {False: N_("Charity: {n} cards over the limit go to the discards"),
+                True: N_("Charity: 1 card over the limit goes to the discards")},
+    "tied": {False: N_("Charity: {n} cards over the limit go to {names}, tied for the lowest level, as evenly as "
+                       "possible; {name} chooses who gets the bigger shares"),
+             True: N_("Charity: 1 card over the limit goes to {names}, tied for the lowest level; {name} chooses who "
+                      "gets it")},
+    "shares": {False: N_("Charity: {n} cards over the limit go to {shares}"),
+               True: N_("Charity: 1 card over the limit goes to {shares}")},
+}
 
 
 @decides("turn.end")
@@ -673,16 +691,15 @@ def _decide_turn_end(state: TableState, actor: str, action: str, params: dict) -
     hand = params.get("hand")
     if hand is not None and not dead:
         verdict = sheet.charity({s: asdict(p) for s, p in state.players.items()}, current, hand, state.profile)
+        one = verdict["excess"] == 1  # a sentence of its own for a single card, as "+1 level" has
         if verdict["discard"]:
-            parts.append(said("Charity: {n} cards over the limit go to the discards", n=verdict["excess"]))
+            parts.append(said(CHARITY["discard"][one], n=verdict["excess"]))
         elif verdict.get("giver_chooses_bigger"):  # the giver picks who gets the bigger shares (1.6, Charity)
             names = ", ".join(state.players[s["seat"]].name for s in verdict["shares"])
-            parts.append(said("Charity: {n} cards over the limit go to {names}, tied for the lowest level, as evenly "
-                              "as possible; {name} chooses who gets the bigger shares", n=verdict["excess"], names=names,
-                              name=state.players[current].name))
+            parts.append(said(CHARITY["tied"][one], n=verdict["excess"], names=names, name=state.players[current].name))
         elif verdict["excess"]:
             shares = ", ".join(f"{state.players[s['seat']].name} {s['cards']}" for s in verdict["shares"])
-            parts.append(said("Charity: {n} cards over the limit go to {shares}", n=verdict["excess"], shares=shares))
+            parts.append(said(CHARITY["shares"][one], n=verdict["excess"], shares=shares))
     ops, revived = turn.passed(state, current, state.profile)
     number = ops[0]["to"]["number"]
     summary = said("{name}'s turn (turn {number})", name=state.players[ops[0]["to"]["seat"]].name, number=number)
@@ -759,6 +776,7 @@ def _fight_event(state: TableState, after: dict | None, ops: list[dict], summary
     if after is None and state.combat:
         ops = ops + turn.moved(state, "fight over") + _spent_curses(state, ops)
     ops = ops + _curses_lost_with(state, ops)
+    ops = ops + _choices_left_empty(state, ops)
     _check_ops(state, ops)
     return Event("fight.changed", {"actor": actor, "summary": summary, "before": state.combat, "after": after,
                                    "ops": ops, "winner": winners[0] if winners else None, "winners": winners or []})
@@ -999,8 +1017,10 @@ def _theft(state: TableState, seat: str, p: dict, params: dict) -> tuple[list[di
     item = sheet.item_of(asdict(victim), params.get("uid"))
     if not sheet.stealable(item):
         raise Refused("{item} is Big: a Thief steals only small items.", rule="thief.theft", item=item["name"])
-    die = params.get("die") or secrets.randbelow(6) + 1
-    if die >= THEFT_SUCCEEDS:
+    rolled = params.get("die") or secrets.randbelow(6) + 1
+    modifier = sheet.die_bonus(p)  # a curse on every roll (Chicken on Your Head: -1)
+    die = f"{rolled}{modifier:+d}".replace("-", "−") if modifier else str(rolled)
+    if rolled + modifier >= THEFT_SUCCEEDS:
         ops = [{"op": "remove", "seat": target, "field": "items", "value": item}] + sheet.add_item_ops(
             p, seat, {**item, "in_use": False})
         return ops, said("{who} steals {item} from {name} (die: {die})", item=thing(item), name=victim.name, die=die)
@@ -1014,6 +1034,7 @@ def _sheet_event(state: TableState, seat: str, action: str, ops: list[dict], sum
                  allow: frozenset = frozenset()) -> Event:
     """The event for ``ops``, refused if they leave any character breaking a new rule."""
     ops = ops + (_curses_lost_with(state, ops) if action != "undo" else [])
+    ops = ops + _choices_left_empty(state, ops)
     _check_ops(state, ops, allow)
     return Event("sheet.changed", {"seat": seat, "action": action, "summary": summary, "ops": ops})
 
@@ -1032,6 +1053,21 @@ def _curses_lost_with(state: TableState, ops: list[dict]) -> list[dict]:
             if curse["uid"] not in removed and any(e.get("lost_with") == op["value"].get("slot") for e in curse.get("effects", [])):
                 removed.add(curse["uid"])
                 out.append({"op": "remove", "seat": op["seat"], "field": "curses", "value": curse})
+    return out
+
+
+def _choices_left_empty(state: TableState, ops: list[dict]) -> list[dict]:
+    """The pending choices of which item goes that ``ops`` leave with none of their items — gone
+    some other way (another curse, an undo): nothing is left to choose, so the choice goes too (in
+    the same event, so an undo brings it back with the items)."""
+    after = {s: asdict(p) for s, p in state.players.items()}
+    _apply_ops_to(after, ops, state.profile)
+    out = []
+    for seat in {op["seat"] for op in ops if "seat" in op} & set(after):
+        left = {item["uid"] for item in after[seat]["items"]}
+        for choice in after[seat]["choices"]:
+            if choice.get("effect", {}).get("type") == "lose_item" and not left & set(choice["options"]):
+                out.append({"op": "remove", "seat": seat, "field": "choices", "value": choice})
     return out
 
 
@@ -1201,6 +1237,7 @@ def _inverse(state: TableState, event: Event) -> Event:
         if state.winner and not p.get("winner"):
             _check_game_running(state)
         ops = invert(p["ops"])
+        ops = ops + _choices_left_empty(state, ops)
         if any(op["op"] == "turn" for op in ops) and not _same_turn(state.turn, next(op["from"] for op in ops if op["op"] == "turn")):
             raise Refused("The turn has moved on since; it cannot go back.", status=409)
         characters = {s: asdict(pl) for s, pl in state.players.items()}
