@@ -267,3 +267,19 @@ def test_once_nobody_objected_in_time_the_win_stands(g):
     g.do("curse.add", actor="b", seat="a", curse={"name": "Duck", "effects": [
         {"type": "combat_bonus", "value": -20, "until": "next_combat"}]}, _now=104.0)  # for the next fight
     assert g.p()["pending"][0]["value"] == -20
+
+
+def test_the_host_may_still_let_a_late_card_in_and_the_win_is_claimed_again(g):
+    """The owner of the game has the last word: a card a player was a moment too late with may
+    be let in as a house ruling, recorded; it changes the fight, so the rewards wait for a new claim."""
+    g.do("combat.start")
+    g.do("combat.monster.add", monster={"name": "Potted Plant", "level": 1, "treasures": 1})
+    g.do("combat.claim", _now=100.0)
+    params = {"monster": monster_uid(g), "enhancer": ENRAGED, "_now": 103.0}
+    assert g.refused("combat.enhancer.add", actor="b", override="combat.objection", **params).rule.id == "table.host"
+    let_in = g.do("combat.enhancer.add", actor="a", override="combat.objection", **params)
+    assert let_in.payload["override"]["rule"] == "combat.objection"
+    assert g.refused("combat.resolve", _now=104.0).message == "Claim the win first: something was played since."
+    g.do("combat.claim", _now=104.0)
+    g.do("combat.resolve", _now=107.0)
+    assert g.state.combat is None and g.state.players["a"].level == 5

@@ -99,7 +99,7 @@ def localized(rule_id: str, lang: str) -> dict:
 #: fight's order) cannot be overridden.
 OVERRIDABLE = ("level.win-by-kill", "items.big", "race.one", "class.one", "items.not-in-combat", "turn.own",
                "halfling.double", "level.causes", "turn.door", "turn.trouble-or-loot", "combat.run-away",
-               "quest.combat", "quest.flee")
+               "quest.combat", "quest.flee", "combat.objection")
 
 
 class Refused(Exception):

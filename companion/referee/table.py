@@ -228,16 +228,18 @@ AFTER_THE_WINDOW = ("combat.resolve", "combat.end")
 def _check_win_stands(state: TableState, action: str, params: dict) -> None:
     """Once nobody objected within the window (1.6, Combat: "about 2.6 seconds"), the kill is real:
     nothing more is played until the rewards are taken (combat.objection). ``_now`` is the moment
-    the action layer received the action; without it (a replay, a nested decision) there is no clock."""
+    the action layer received the action; without it (a replay, a nested decision) there is no clock.
+    The host may still let a late card in (a house ruling: the owner of the game has the last word);
+    it changes the fight, so the win is claimed again."""
     claim = (state.combat or {}).get("claim")
     now = params.get("_now")
     if not claim or claim["version"] != state.version or now is None or action in AFTER_THE_WINDOW:
         return
     window = fights.objection_seconds(state)
     if float(now) - claim["at"] >= window:
-        raise Refused("Nobody objected within {seconds:g} seconds: {name}'s win stands. Take the rewards first, "
-                      "then play on.", rule="combat.objection", status=409, seconds=window,
-                      name=state.players[state.combat["fighter"]].name)
+        refuse("Nobody objected within {seconds:g} seconds: {name}'s win stands. Take the rewards first, "
+               "then play on.", rule="combat.objection", status=409, seconds=window,
+               name=state.players[state.combat["fighter"]].name)
 
 
 def _decide(state: TableState, actor: str, action: str, params: dict) -> Event:
