@@ -267,3 +267,14 @@ def test_once_nobody_objected_in_time_the_win_stands(g):
     g.do("curse.add", actor="b", seat="a", curse={"name": "Duck", "effects": [
         {"type": "combat_bonus", "value": -20, "until": "next_combat"}]}, _now=104.0)  # for the next fight
     assert g.p()["pending"][0]["value"] == -20
+
+
+def test_a_monster_or_item_not_in_the_fight_is_named_so_in_every_language(g):
+    """The 404s say what is missing in a whole sentence (a translator could not translate an
+    English word passed in: "There is no such monster or item" came out half English)."""
+    g.do("combat.start")
+    g.do("combat.monster.add", monster={"name": "Pit Bull", "level": 20, "treasures": 1})
+    exc = g.refused("combat.enhancer.add", monster="nope", enhancer=ENRAGED)
+    assert exc.status == 404 and exc.message == "There is no such monster in this fight."
+    exc = g.refused("combat.flee", fighter_rolls=[1], fighter_gives=[f"{monster_uid(g)}:nope"])
+    assert exc.status == 404 and exc.message == "There is no such monster in this fight, or Ann has no such item."
