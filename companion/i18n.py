@@ -17,6 +17,7 @@ from card_db import store as card_store
 
 from .db import get_db
 from .referee import history
+from .referee.combat import ELIMINATED, LEFT_INSTEAD
 from .referee.languages import fill
 from .referee.rules import LANGUAGES, N_, localized
 
@@ -41,6 +42,9 @@ WORDS = {
     "other": N_("trinket, clothing, gadget"), "potion": N_("potion or scroll"),
     "worn": N_("worn"), "belt": N_("belt"), "backpack": N_("backpack"), "gold": N_("gold"), "dxm": N_("DxM cards"),
     "Entrance": N_("Entrance"),
+    # a monster gone from the fight without a kill, in the breakdown
+    ELIMINATED: N_("eliminated (no level, treasure kept)"),
+    LEFT_INSTEAD: N_("leaves without a fight (treasure instead, no level)"),
 }
 
 

@@ -229,6 +229,17 @@ def test_why_these_numbers_names_the_cards_and_words_in_the_phones_language(phon
     assert "Enraged" not in breakdown and "Magic Missile" not in breakdown
 
 
+def test_a_monster_gone_without_a_kill_is_told_in_the_phones_language(phones):
+    """"eliminated (no level, treasure kept)" stood in English in every phone's breakdown."""
+    alice, _, _ = phones
+    html = alice.act("combat.start", card="gelatinous-octahedron").get_data(as_text=True)
+    monster = re.search(r'name="monster" value="([^"]+)"', html).group(1)
+    assert alice.act("combat.eliminate", monster=monster).status_code == 200
+    page = alice.get(f"/t/{alice.table_id}", headers={"Accept-Language": "de"}).get_data(as_text=True)
+    breakdown = page[page.index('id="menu-breakdown"'):page.index("</details>", page.index('id="menu-breakdown"'))]
+    assert ": beseitigt (keine Stufe, der Schatz bleibt)" in breakdown and "eliminated (" not in breakdown
+
+
 def test_the_objection_countdown_is_written_the_phones_way(phones):
     """"2.3 s" on an Italian phone: the countdown is in the phone's decimal form (the script that
     counts it down writes it the same way, Intl.NumberFormat); the figure it reads stays 2.3."""

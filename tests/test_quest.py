@@ -250,6 +250,8 @@ def test_charity_of_one_card_is_said_in_the_singular():
     assert "1 card over the limit goes to the discards (0 DxM, 1 Treasure)" in history.render(event.payload["summary"], "Ann")
     event = t.decide(won_with_ten_cards("Ann", "Bob", "Cid"), "s0", "quest.monsters", {"hand": 6, "dxm_given": 0})
     assert "1 card over the limit goes to " in history.render(event.payload["summary"], "Ann")
+    error = refused(state, "s0", "quest.monsters", hand=6, dxm_given=2)  # one card over: not two DxM
+    assert error.message == "Only 1 card goes in Charity: 2 DxM cards among them is too many."
 
 
 def test_monsters_move_to_an_adjacent_room_but_never_stop_in_the_entrance():

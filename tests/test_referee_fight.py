@@ -283,3 +283,14 @@ def test_the_host_may_still_let_a_late_card_in_and_the_win_is_claimed_again(g):
     g.do("combat.claim", _now=104.0)
     g.do("combat.resolve", _now=107.0)
     assert g.state.combat is None and g.state.players["a"].level == 5
+
+
+def test_a_monster_or_item_not_in_the_fight_is_named_so_in_every_language(g):
+    """The 404s say what is missing in a whole sentence (a translator could not translate an
+    English word passed in: "There is no such monster or item" came out half English)."""
+    g.do("combat.start")
+    g.do("combat.monster.add", monster={"name": "Pit Bull", "level": 20, "treasures": 1})
+    exc = g.refused("combat.enhancer.add", monster="nope", enhancer=ENRAGED)
+    assert exc.status == 404 and exc.message == "There is no such monster in this fight."
+    exc = g.refused("combat.flee", fighter_rolls=[1], fighter_gives=[f"{monster_uid(g)}:nope"])
+    assert exc.status == 404 and exc.message == "There is no such monster in this fight, or Ann has no such item."

@@ -32,6 +32,10 @@ _ONE_SHOT = CARD_SCHEMA["properties"]["one_shot"]["properties"]
 FIGHT_RULES = ("no_escape", "escape_levels_lost", "no_help", "level_only", "no_level", "may_pass", "treasure_instead",
                "extra_treasures", "extra_levels", "escape_with_item",
                "before_fight")
+#: What the breakdown says of a monster gone from the fight without a kill (each phone says it in its
+#: own words: companion.i18n.WORDS).
+ELIMINATED = "eliminated (no level, treasure kept)"
+LEFT_INSTEAD = "leaves without a fight (treasure instead, no level)"
 _who = {"type": "object", "minProperties": 1, "maxProperties": 1, "additionalProperties": False,
         "properties": {"race": {"type": "string"}, "class": {"type": "string"}, "sex": {"type": "string"}}}
 _int = {"type": "integer", "minimum": -100, "maximum": 100}
@@ -293,11 +297,9 @@ def evaluate(fight: dict, strict: bool = True) -> dict:
         if not m.get("eliminated"):
             monster_lines.extend(lines)
         elif m.get("instead") and m.get("treasure_instead"):
-            monster_lines.append(_line("monsters", f"{m['name']}: leaves without a fight, as its card says "
-                                       f"({treasures} treasure{'' if treasures == 1 else 's'} instead, no level)", 0,
-                                       "cards.override"))
+            monster_lines.append(_line("monsters", f"{m['name']}: {LEFT_INSTEAD}", 0, "cards.override"))
         else:
-            monster_lines.append(_line("monsters", f"{m['name']}: eliminated (no level, treasure kept)", 0,
+            monster_lines.append(_line("monsters", f"{m['name']}: {ELIMINATED}", 0,
                                        "combat.eliminated"))
 
     # Turning (the Cleric card): +3 a discarded card in a combat against Undead, once per combat

@@ -138,7 +138,7 @@ def decide(state, actor: str, action: str, params: dict) -> tuple[dict, list[dic
             summary = said("{first}: nobody can help against it, {name} is out of the fight", first=summary, name=sent)
         return after, ops, summary, None
     if action == "combat.enhancer.add":
-        monster = _find(after["monsters"], params.get("monster"), "monster")
+        monster = _find(after["monsters"], params.get("monster"))
         raw = checked_object(params.get("enhancer"), "enhancer")
         enhancer = {"uid": uid, "name": str(raw.get("name") or "Enhancer")[:80],
                     "level_change": whole(raw.get("level_change", 0), "enhancer.level_change", -100, 100),
@@ -226,7 +226,7 @@ def decide(state, actor: str, action: str, params: dict) -> tuple[dict, list[dic
         victim = state.players[fight[target]].name
         return after, [], said("{who} backstabs {name} (−2)", name=victim), None
     if action == "combat.eliminate":
-        monster = _find(after["monsters"], params.get("monster"), "monster")
+        monster = _find(after["monsters"], params.get("monster"))
         if params.get("charm"):  # the Wizard's Charm: discard the whole hand (3+ cards) to charm one monster
             if "wizard" not in state.players[actor].classes or actor not in participants:
                 raise Refused("{name} is not a Wizard in this fight: no Charm.", rule="combat.powers", name=name)
@@ -303,10 +303,11 @@ def _only(ok: bool, message: str, rule: str) -> None:
         raise Refused(message, rule=rule, status=403)
 
 
-def _find(values: list[dict], uid, what: str) -> dict:
+def _find(values: list[dict], uid) -> dict:
+    """The fight's monster with ``uid`` among ``values``; 404 when there is none."""
     found = next((v for v in values if v["uid"] == uid), None)
     if found is None:
-        raise Refused("There is no such {what} in this fight.", status=404, what=what)
+        raise Refused("There is no such monster in this fight.", status=404)
     return found
 
 
@@ -452,7 +453,8 @@ def _items_given(state, fight: dict, params: dict) -> dict[tuple[str, int], dict
             index = next((n for n, m in enumerate(fight["monsters"]) if m["uid"] == monster_uid), None)
             item = next((i for i in player.items if i["uid"] == item_uid), None)
             if index is None or item is None or item_uid in used:
-                raise Refused("There is no such {what} in this fight.", status=404, what="monster or item")
+                raise Refused("There is no such monster in this fight, or {name} has no such item.", status=404,
+                              name=player.name)
             monster = fight["monsters"][index]
             wants = monster.get("escape_with_item")
             if not wants or monster["eliminated"] or not item_fits(item, wants):

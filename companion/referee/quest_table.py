@@ -327,7 +327,8 @@ def _charity(draft: Draft, seat: str, params: dict) -> list:
     excess = verdict["excess"]
     given = params.get("dxm_given")
     if given is not None and given > excess:
-        raise Refused("Only {n} cards go in Charity: {given} DxM cards among them is too many.", rule="quest.charity",
+        raise Refused(N_("Only 1 card goes in Charity: {given} DxM cards among them is too many.") if excess == 1 else
+                      N_("Only {n} cards go in Charity: {given} DxM cards among them is too many."), rule="quest.charity",
                       status=400, n=excess, given=given)
     if not excess:
         return []
