@@ -477,11 +477,13 @@ def lets_by(monster: dict, p: dict) -> bool:
     """Whether ``monster``'s card lets the character ``p`` by without a fight (``may_pass``: the Stoned
     Golem lets anyone but a Halfling walk past, the Lawyers leave a Thief alone)."""
     passing = monster.get("may_pass")
-    if passing is None:
-        return False
-    if passing.get("who") and not sheet.is_(p, passing["who"]):
-        return False
-    return not (passing.get("unless") and sheet.is_(p, passing["unless"]))
+    return passing is not None and _concerns(passing, p)
+
+
+def _concerns(spec: dict, p: dict) -> bool:
+    """Whether a card's ``who`` (only such a character; anyone unsaid) and ``unless`` (never such a
+    character) take in the character ``p``."""
+    return (not spec.get("who") or sheet.is_(p, spec["who"])) and not (spec.get("unless") and sheet.is_(p, spec["unless"]))
 
 
 def _lets_go(pursuit: dict, p: dict) -> str | None:
@@ -490,7 +492,7 @@ def _lets_go(pursuit: dict, p: dict) -> str | None:
     ``unless`` (never such a character: Squidzilla chases a low-level Elf)."""
     if not pursuit or p["level"] > pursuit.get("max_level", p["level"]):
         return None
-    if (pursuit.get("who") and not sheet.is_(p, pursuit["who"])) or (pursuit.get("unless") and sheet.is_(p, pursuit["unless"])):
+    if not _concerns(pursuit, p):
         return None
     who = sheet.describe_who([pursuit["who"]]) if pursuit.get("who") else "anyone"
     level = f" of Level {pursuit['max_level']} or below" if "max_level" in pursuit else ""

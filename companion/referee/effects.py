@@ -191,3 +191,15 @@ def _lose_words(p: dict, seat: str, field_name: str, words: list[str], profile: 
         sheet.apply_ops(players, step, profile)
         ops += step
     return ops, [said("{name} loses {word}", name=p["name"], word=word) for word in words]
+
+
+def check_not_chosen_over(state, seat: str | None, uids) -> None:
+    """Refuse to let the items ``uids`` leave ``seat``'s play (sold, given, dropped, stolen, given up to
+    a monster) while a curse or Bad Stuff waits for the choice of which of them goes: the curse acts
+    at once (1.6, Curses), so getting rid of the item first would dodge it."""
+    player = state.players.get(seat) if seat else None
+    for choice in player.choices if player else []:
+        if choice.get("effect", {}).get("type") == "lose_item" and set(uids) & set(choice["options"]):
+            raise Refused("{card} is waiting for {name} to choose which item goes: that comes first.",
+                          rule=choice.get("rule"), status=409, card=choice["source"]["name"],
+                          name=state.players[choice["chooser"]].name)

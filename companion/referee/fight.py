@@ -460,12 +460,7 @@ def _items_given(state, fight: dict, params: dict) -> dict[tuple[str, int], dict
             if not wants or monster["eliminated"] or not item_fits(item, wants):
                 raise Refused("{monster}'s card does not let {name} go for {item}.", rule="cards.override", status=409,
                               monster=monster["name"], name=player.name, item=item["name"])
-            waiting = next((c for c in player.choices if c.get("effect", {}).get("type") == "lose_item"
-                            and item_uid in c["options"]), None)
-            if waiting:  # the item a curse or Bad Stuff waits to take stays until the choice (1.6, Curses)
-                raise Refused("{card} is waiting for {name} to choose which item goes: that comes first.",
-                              rule=waiting.get("rule"), status=409, card=waiting["source"]["name"],
-                              name=state.players[waiting["chooser"]].name)
+            effects.check_not_chosen_over(state, fight[role], [item_uid])
             used.add(item_uid)
             out[(role, index)] = item
     return out

@@ -885,7 +885,7 @@ def _decide_sheet(state: TableState, actor: str, action: str, params: dict) -> E
         _check_not_fighting(state, seat, params.get("to"))
     if action in ITEM_LEAVES:
         uids = (params.get("uids") or []) if action == "item.sell" else [params.get("uid")]
-        _check_not_chosen_over(state, params.get("target") if action == "item.steal" else seat, uids)
+        effects.check_not_chosen_over(state, params.get("target") if action == "item.steal" else seat, uids)
     p = asdict(state.players[seat])
     uid = f"u{state.version + 1}"
     profile = state.profile
@@ -973,18 +973,6 @@ def _decide_sheet(state: TableState, actor: str, action: str, params: dict) -> E
 
 #: The sheet actions by which an item leaves its owner's play (sold, given, lost, stolen).
 ITEM_LEAVES = ("item.remove", "item.sell", "item.give", "item.steal")
-
-
-def _check_not_chosen_over(state: TableState, seat: str | None, uids: list) -> None:
-    """An item that a curse or Bad Stuff is waiting to take (a choice left open: which item goes) stays
-    until the choice is made: the curse acts at once (1.6, Curses), so getting rid of the item first
-    would dodge it."""
-    player = state.players.get(seat) if seat else None
-    for choice in player.choices if player else []:
-        if choice.get("effect", {}).get("type") == "lose_item" and set(uids) & set(choice["options"]):
-            raise Refused("{card} is waiting for {name} to choose which item goes: that comes first.",
-                          rule=choice.get("rule"), status=409, card=choice["source"]["name"],
-                          name=state.players[choice["chooser"]].name)
 
 
 def _left_the_fight(state: TableState, seat: str, actor: str, ops: list[dict], summary: dict) -> Event:
