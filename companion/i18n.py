@@ -137,9 +137,18 @@ def line_source(line: dict, names: dict[str, str]) -> str:
     """A line of a fight's breakdown in the phone's language: the engine writes it in English as
     "Ann: Level", "Orc: level", "Orc: Enraged", "Magic Missile"; each part that is a card in the
     fight (``names``: its English name → the phone's, from :func:`fight_names`) or a game word
-    is told in the phone's words, the rest (a player's name) as it is."""
+    is told in the phone's words, the rest (a player's name) as it is. A line whose words are a
+    template (``say``: "{name}: against {whom}", "Backstab on {name}") is told as that template
+    translated, its card name and conditions in the phone's words."""
     if language() == "en":
         return line["source"]
+    if "say" in line:
+        params = {key: value for key, value in line["say"].items() if key != "template"}
+        if "name" in params:
+            params["name"] = names.get(params["name"]) or params["name"]
+        if "whom" in params:
+            params["whom"] = describe.who(params["whom"], _template_gettext)
+        return translate(line["say"]["template"], params)
     return ": ".join(names.get(part) or (word(part) if part in WORDS else part) for part in line["source"].split(": "))
 
 

@@ -240,6 +240,23 @@ def test_a_monster_gone_without_a_kill_is_told_in_the_phones_language(phones):
     assert ": beseitigt (keine Stufe, der Schatz bleibt)" in breakdown and "eliminated (" not in breakdown
 
 
+def test_a_monsters_bonus_and_the_class_powers_are_told_in_the_phones_language(phones):
+    """"Drooling Slime: against Elves" and "Alice: Berserking (2 cards)" stood in English in a
+    German phone's breakdown: only card names and single game words were translated (2026-12-01)."""
+    alice, _, _ = phones
+    alice.act("race.add", race="elf")
+    alice.act("class.add", **{"class": "warrior"})
+    assert alice.act("combat.start", card="drooling-slime").status_code == 200
+    assert alice.act("combat.power", power="berserk", cards=2).status_code == 200
+    page = alice.get(f"/t/{alice.table_id}", headers={"Accept-Language": "de"}).get_data(as_text=True)
+    breakdown = page[page.index('id="menu-breakdown"'):page.index("</details>", page.index('id="menu-breakdown"'))]
+    said = re.sub(r'<a class="cite".*?</a>', "", breakdown)  # (a citation names the book's section as it is)
+    assert "against" not in said and "Berserking" not in said and "cards" not in said, said
+    assert "Sabbernder Schleim: gegen Elfen" in said and "Alice: Berserker (abgelegte Karten: 2)" in said, said
+    english = alice.get(f"/t/{alice.table_id}", headers={"Accept-Language": "en"}).get_data(as_text=True)
+    assert "Drooling Slime: against Elves" in english and "Alice: Berserking (cards discarded: 2)" in english
+
+
 def test_the_objection_countdown_is_written_the_phones_way(phones):
     """"2.3 s" on an Italian phone: the countdown is in the phone's decimal form (the script that
     counts it down writes it the same way, Intl.NumberFormat); the figure it reads stays 2.3."""

@@ -102,7 +102,8 @@ def test_against_ghoulfiends_only_levels_count_for_the_players():
     assert [line["source"] for line in verdict["players"]["lines"]] == ["Aric: Level", "Suzan: Level"]
     assert verdict["players"]["total"] == 7 and verdict["monsters"]["total"] == 8 + 5 + 2
     ignored = {line["source"] for line in verdict["players"]["not_counting"]}
-    assert {"Chainsaw", "Chicken", "Berserking (2 cards)", "Turning (1 cards)", "Backstab", "Magic Missile"} <= ignored
+    assert {"Chainsaw", "Chicken", "Berserking (cards discarded: 2)", "Turning (cards discarded: 1)", "Backstab",
+            "Magic Missile"} <= ignored
     assert all(line["rule"] == "cards.override" and line["level_only"] == "Ghoulfiends"
                for line in verdict["players"]["not_counting"])
 

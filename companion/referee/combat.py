@@ -13,12 +13,13 @@ import copy
 
 from jsonschema import Draft202012Validator
 
+from card_db import describe
 from card_db.schema import CARD_SCHEMA
 from card_db.words import WORD_PATTERN
 
 from . import sheet
 from .profiles import OptionError, Profile, clean_options, get_profile
-from .rules import RULES, Refused
+from .rules import RULES, N_, Refused
 
 RUN_AWAY_NEEDS = 5  # 1.6 Running Away: escape on a 5 or better
 
@@ -113,7 +114,23 @@ INPUT_SCHEMA: dict = {
 _VALIDATOR = Draft202012Validator(INPUT_SCHEMA)
 
 
-def _line(side: str, source: str, value: int, rule: str | None = None, **extra) -> dict:
+def _said(template: str, **params) -> dict:
+    """A breakdown line's words as a template and its parameters (``say``), so that a phone
+    tells them in its own language (``i18n.line_source``): ``name`` is a player's or a card's
+    name, ``whom`` a list of ``{"race": "elf"}``-like conditions, ``count`` a number."""
+    return {"template": template, **params}
+
+
+def _spoken(say: dict) -> str:
+    """``say`` in English, as the line's ``source``."""
+    params = {key: describe.who(value) if key == "whom" else value for key, value in say.items() if key != "template"}
+    return say["template"].format(**params)
+
+
+def _line(side: str, source: str | dict, value: int, rule: str | None = None, **extra) -> dict:
+    """A line of the breakdown; ``source`` is its English words, or a ``_said`` template."""
+    if isinstance(source, dict):
+        extra["say"], source = source, _spoken(source)
     line = {"side": side, "source": source, "value": value, **extra}
     if rule:
         line["rule"] = rule
@@ -215,16 +232,18 @@ def evaluate(fight: dict, strict: bool = True) -> dict:
     fire: list[str] = []  # the fire attacks that count for the players (Large Angry Chicken)
     not_counting = [dict(line, who=names[who]) for who, p, _ in party for line in sheet.strength(p)["not_counting"]]
 
-    def count(line: dict, who: str, own: str, level: bool = False) -> None:
+    def count(line: dict, who: str, own: str | dict, level: bool = False) -> None:
         """A line for the players; against a monster that lets the Level alone count (Ghoulfiends),
         anything but a ``level`` is listed as not counting, with the card that says so; against one
-        the Levels do not count against (Insurance Salesman), the ``level`` is."""
+        the Levels do not count against (Insurance Salesman), the ``level`` is. ``own`` is the
+        line's words without the player's name (a ``_said`` template, or English)."""
+        words = {"source": _spoken(own), "say": own} if isinstance(own, dict) else {"source": own}
         if no_level and level:
-            not_counting.append({"who": who, "source": own, "value": line["value"], "no_level": no_level,
+            not_counting.append({"who": who, **words, "value": line["value"], "no_level": no_level,
                                  "reason": f"Level does not count against {no_level}", "rule": "cards.override",
                                  "citation": RULES["cards.override"].citation})
         elif alone and not level:
-            not_counting.append({"who": who, "source": own, "value": line["value"], "level_only": alone,
+            not_counting.append({"who": who, **words, "value": line["value"], "level_only": alone,
                                  "reason": f"only Level counts against {alone}", "rule": "cards.override",
                                  "citation": RULES["cards.override"].citation})
         else:
@@ -253,12 +272,14 @@ def evaluate(fight: dict, strict: bool = True) -> dict:
         if raw.get("berserk"):
             if "warrior" not in p["classes"]:
                 raise Refused("{names} is not a Warrior: no Berserking.", rule="combat.powers", status=400, names=names[who])
-            count(_line("players", f"{names[who]}: Berserking ({raw['berserk']} cards)", raw["berserk"], "combat.powers"),
-                  names[who], f"Berserking ({raw['berserk']} cards)")
+            count(_line("players", _said(N_("{name}: Berserking (cards discarded: {count})"), name=names[who],
+                                         count=raw["berserk"]), raw["berserk"], "combat.powers"),
+                  names[who], _said(N_("Berserking (cards discarded: {count})"), count=raw["berserk"]))
     for who in fight.get("backstabs", []):
         if who == "helper" and not helper:
             raise Refused("There is no helper to backstab.", status=400)
-        count(_line("players", f"Backstab on {names[who]}", -2, "combat.powers"), names[who], "Backstab")
+        count(_line("players", _said(N_("Backstab on {name}"), name=names[who]), -2, "combat.powers"), names[who],
+              _said(N_("Backstab")))
 
     monster_lines: list[dict] = []
     per_monster = []
@@ -275,8 +296,8 @@ def evaluate(fight: dict, strict: bool = True) -> dict:
         for modifier in m.get("modifiers", []):
             # counted once, however many of the party it applies to (1.6 Asking for Help)
             if any(sheet.is_(p, modifier["against"]) for p in characters):
-                (key, value), = modifier["against"].items()
-                lines.append(_line("monsters", f"{m['name']}: against {sheet.PLURALS.get(value, value)}",
+                lines.append(_line("monsters", _said(N_("{name}: against {whom}"), name=m["name"],
+                                                     whom=[modifier["against"]]),
                                    modifier["value"], "combat.helper-shares"))
                 total += modifier["value"]
         treasures = max(0, m.get("treasures", 0) + sum(e.get("treasure_change", 0) for e in m["enhancers"]))
@@ -310,8 +331,10 @@ def evaluate(fight: dict, strict: bool = True) -> dict:
             if raw.get("turning"):
                 if "cleric" not in p["classes"]:
                     raise Refused("{names} is not a Cleric: no Turning.", rule="combat.powers", status=400, names=names[who])
-                count(_line("players", f"{names[who]}: Turning against Undead ({raw['turning']} cards)",
-                            3 * raw["turning"], "combat.powers"), names[who], f"Turning ({raw['turning']} cards)")
+                count(_line("players", _said(N_("{name}: Turning against Undead (cards discarded: {count})"),
+                                             name=names[who], count=raw["turning"]),
+                            3 * raw["turning"], "combat.powers"),
+                      names[who], _said(N_("Turning (cards discarded: {count})"), count=raw["turning"]))
 
     for shot in fight.get("one_shots", []):
         if shot["side"] == "monsters" and shot.get("either_side") is False:

@@ -921,7 +921,7 @@ def _fight_dice(state: TableState, actor: str, action: str, params: dict) -> Eve
         given = params.get(f"{role}_die")
         if given is not None:
             if not fight[role]:
-                raise Refused("There is no {role} in this fight.", status=400, role=role)
+                raise Refused("There is no {word} in this fight.", status=400, word=role)
             if given != dice[role] and not rolls_for(state, actor, fight, role):
                 raise Refused("{name} rolls their own die (or the host enters it).", status=403,
                               name=_name(state, fight[role]))
