@@ -164,7 +164,7 @@ def test_history_lists_changes_and_undo_works(phones):
     response = bob.post(f"/t/{bob.table_id}/undo/{seq}", {"from": "history"})
     assert response.status_code == 303
     history = bob.get(f"/t/{bob.table_id}/history").get_data(as_text=True)
-    assert f"undone by #{seq + 1}" in history and "undo: level 3 → 2" in history
+    assert f"undone by #{seq + 1}" in history and "undo: Bob level 3 → 2" in history
     # Cleo may not undo Bob's change; already-undone changes cannot be undone twice
     response = bob.post(f"/t/{bob.table_id}/undo/{seq}", htmx=True)
     assert response.status_code == 409 and "already undone" in response.get_data(as_text=True)

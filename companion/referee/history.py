@@ -127,7 +127,7 @@ def _sentence(event, names: dict[str, str], _: Gettext, word, name, number) -> s
         return (_("{name} joined as host") if p["host"] else _("{name} joined")).format(name=p["name"])
     if kind == "level.changed":
         text = {"kill": _("{who} killed a monster: level {before} → {after}"),
-                "undo": _("{who} undo: level {before} → {after}")}.get(
+                "undo": _("undo: {who} level {before} → {after}")}.get(
             p["cause"], _("{who} level {before} → {after}")).format(who=who(p["seat"]), before=p["from"], after=p["to"])
         if p.get("by"):
             text += _(" (played by {name})").format(name=who(p["by"]))
