@@ -3,6 +3,7 @@ import pytest
 
 from companion.referee import fight as fights
 from companion.referee import table as t
+from companion.referee import turn
 from companion.referee.rules import Refused
 from sheet_cases import CHAINSAW
 from test_referee_sheet import Game
@@ -267,6 +268,23 @@ def test_once_nobody_objected_in_time_the_win_stands(g):
     g.do("curse.add", actor="b", seat="a", curse={"name": "Duck", "effects": [
         {"type": "combat_bonus", "value": -20, "until": "next_combat"}]}, _now=104.0)  # for the next fight
     assert g.p()["pending"][0]["value"] == -20
+
+
+def test_a_fight_called_off_before_any_monster_leaves_a_next_combat_curse_waiting(g):
+    """1.6, Curses: a "next combat" curse waits for a combat. A fight opened by mistake and called
+    off with no monster in it was none: the curse still waits (it was spent, 2026-11-30); a fight
+    called off after a monster came in (a Friendship Potion's end, told by the host) spends it."""
+    curse = {"name": "Duck", "effects": [{"type": "combat_bonus", "value": -2, "until": "next_combat"}]}
+    g.do("curse.add", actor="b", seat="a", curse=curse)
+    phase = turn.phase(g.state)
+    g.do("combat.start")
+    g.do("combat.end")
+    assert g.p()["pending"][0]["value"] == -2
+    assert turn.phase(g.state) == phase  # the turn's one fight is still to come
+    g.do("combat.start")
+    g.do("combat.monster.add", monster={"name": "Potted Plant", "level": 1, "treasures": 1})
+    g.do("combat.end")
+    assert g.p()["pending"] == []
 
 
 def test_the_host_may_still_let_a_late_card_in_and_the_win_is_claimed_again(g):

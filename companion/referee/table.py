@@ -646,7 +646,7 @@ def _decide_fight_start(state: TableState, actor: str, action: str, params: dict
 
 
 def _open_fight(state: TableState, actor: str, params: dict, summary: dict, step: str) -> Event:
-    fight = fights.new_fight(actor)
+    fight = {**fights.new_fight(actor), "opened_in": turn.phase(state)}  # where a fight called off empty goes back
     monster = params.get("monster")
     ops = []
     if monster:
@@ -743,6 +743,9 @@ def _decide_combat(state: TableState, actor: str, action: str, params: dict) -> 
         return quest_table.fight_action(state, actor, action, params)
     if action == "combat.end":
         _check_not_losing(state)
+        if not state.combat["monsters"]:  # opened by mistake: no combat was had, the turn goes back
+            return _fight_event(state, None, turn.back_to(state, state.combat.get("opened_in")),
+                                said("{who} calls the fight off"), None, actor, fought=False)
         return _fight_event(state, None, [], said("{who} calls the fight off"), None, actor)
     if action in ("combat.help.accept",) and state.players[actor].dead:
         raise Refused("{name} is dead: no cards and no levels until the next player's turn begins.",
@@ -772,10 +775,11 @@ def _check_not_losing(state: TableState) -> None:
 
 
 def _fight_event(state: TableState, after: dict | None, ops: list[dict], summary: dict, winners: list[str] | None,
-                 actor: str) -> Event:
-    """A change of the fight; when the fight ends, the turn moves on and "next combat" curses of those
-    who fought are spent (curses.effects)."""
-    if after is None and state.combat:
+                 actor: str, fought: bool = True) -> Event:
+    """A change of the fight; when a fight that was ``fought`` ends, the turn moves on and "next
+    combat" curses of those who fought are spent (curses.effects) — not when one was called off
+    before any monster came in (``ops`` then take the turn back)."""
+    if after is None and state.combat and fought:
         ops = ops + turn.moved(state, "fight over") + _spent_curses(state, ops)
     ops = ops + _curses_lost_with(state, ops)
     ops = ops + _choices_left_empty(state, ops)

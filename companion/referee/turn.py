@@ -143,6 +143,16 @@ def moved(state, step: str) -> list[dict]:
     return [{"op": "turn", "from": before, "to": {**before, "phase": after_phase}}]
 
 
+def back_to(state, phase_before: str | None) -> list[dict]:
+    """The operation that takes the turn back to ``phase_before`` (the phase a fight was opened
+    in, when it is called off with no monster: none was fought); none outside a turn, or for a
+    fight recorded before fights kept it."""
+    if not state.turn or phase_before is None or phase_before == state.turn.get("phase", "start"):
+        return []
+    return [{"op": "turn", "from": {**state.turn, "phase": state.turn.get("phase", "start")},
+             "to": {**state.turn, "phase": phase_before}}]
+
+
 def next_seat(order: list[str], after: str) -> str:
     """The seat after ``after`` in the table's seat order."""
     if after not in order:
