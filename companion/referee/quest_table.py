@@ -973,8 +973,10 @@ def _fight_resolve(state: TableState, actor: str, action: str, params: dict) -> 
         for role in quest_fight.ROLES:
             seat, gained = fight[role], judged["levels"][role]
             if seat and gained and draft.chars[seat]["level"] < state.profile.top_level:
+                # the levels actually gained (a kill never goes past the top level): the operation
+                # records them, so undoing the win takes back what was gained, not what the card was worth
                 raised[role] = min(gained, state.profile.top_level - draft.chars[seat]["level"])
-                draft.level(seat, gained, "kill")
+                draft.level(seat, raised[role], "kill")
         draft.add(fight["fighter"], "treasure", judged["treasures"])
         for m in fight["monsters"]:
             if m.get("owner") and m["owner"] in (fight["fighter"], fight["helper"]):
