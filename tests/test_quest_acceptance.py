@@ -5,8 +5,11 @@ checks, and covers what tests/test_quest.py does not: undoing the step that hits
 the monsters' move after a death, wrong JSON for what the players type in. The dice are always
 given.
 """
+import re
+
 import pytest
 
+from companion.referee import history
 from companion.referee import table as t
 from test_game_flow import act, at_level, refused
 from test_quest import ORC, explored, new_table, q
@@ -26,3 +29,47 @@ def test_undoing_a_kill_that_reached_level_10_puts_the_level_back_where_it_was(m
     assert won.players["s0"].level == 10
     undone = t.apply(won, t.inverse(won, event))
     assert undone.players["s0"].level == 9 and undone.players == state.players and undone.combat == state.combat
+
+
+# --- the turn after a death (Mort; Tour de jeu, 4. Déplacement des monstres) ----------------------
+
+def test_after_a_death_the_monsters_move_still_rolls_the_colour_die_once():
+    """A death jumps to the monsters' move (Mort), and that move begins with the colour die: the player
+    it names draws a DxM card. Once a turn; Charity is not part of it (the hand was discarded)."""
+    state = act(new_table("Ann", "Bob", "Cid"), "s0", "quest.draw")
+    state = act(state, "s0", "quest.die", seat="s0")
+    assert state.turn["phase"] == "monsters"
+    assert refused(state, "s0", "quest.monsters").status == 400  # which colour? (none: nothing changes)
+    assert refused(state, "s0", "quest.monsters", colour="s0").rule.id == "death.state"
+    before = state
+    event = t.decide(state, "s0", "quest.monsters", {"colour": "s1"})
+    state = t.apply(state, event)
+    assert q(state, "s1")["dxm"] == 4 and q(state, "s0")["dxm"] == 0 and state.turn["phase"] == "monsters"
+    assert history.render(event.payload["summary"], "Ann") == "the colour die shows Bob, who draws a DxM card"
+    assert refused(state, "s0", "quest.monsters", colour="s2").rule.id == "quest.turn"  # once a turn
+    undone = t.apply(state, t.inverse(state, event))
+    assert undone.players == before.players and undone.turn == before.turn
+    state = act(state, "s0", "turn.end")
+    assert state.turn["seat"] == "s1" and "colour_die" not in state.turn
+
+
+def test_a_living_player_still_ends_the_moves_once():
+    """Outside a death the colour die comes with the end of the moves and actions, once."""
+    state = act(new_table("Ann", "Bob"), "s0", "quest.draw")
+    state = act(state, "s0", "quest.monsters", colour="s1")
+    assert q(state, "s1")["dxm"] == 4
+    assert refused(state, "s0", "quest.monsters", colour="s1").rule.id == "quest.turn"
+
+
+def test_the_phone_offers_the_colour_die_after_a_death_once(app):
+    """On the phone: after Alice dies on her turn, the monsters' move offers the colour die, and once it
+    is recorded it is gone."""
+    from test_quest_pages import quest_table, text
+
+    alice, bob = quest_table(app)
+    assert alice.act("quest.draw").status_code == 200
+    board = text(alice.act("quest.die"))
+    assert 'id="colour-after-death"' in board and '>Alice</option>' not in board  # the dead draw nothing
+    bob_seat = re.search(r'<option value="(\w+)">Bob</option>', board).group(1)
+    board = text(alice.act("quest.monsters", colour=bob_seat))
+    assert 'id="colour-after-death"' not in board and 'data-action="turn.end"' in board

@@ -375,13 +375,14 @@ _quest("quest.market", "Trade at the room's market (1 move/action token); not wi
         "what": Param("str", "What was bought or sold.", max_length=80),
         "uids": Param("list", "Items of your gear sold: they leave the sheet.", max_length=40)},
        phases=("actions",), alive=True)
-_quest("quest.monsters", "End the moves and actions: Charity (hand of 5 at most) and the colour die; the monsters move.",
+_quest("quest.monsters", "End the moves and actions: Charity (hand of 5 at most) and the colour die; the monsters move. "
+       "After a death (the turn went straight to the monsters' move) it records the colour die alone, once.",
        TURN_OR_HOST, {"hand": Param("int", "Cards in your hand now, for Charity (unsaid: the DxM and Treasure cards "
                                             "the app counts).", 0, 100),
                       "dxm_given": Param("int", "Of the cards Charity takes, how many are DxM cards (the rest are "
                                                 "Treasure; unsaid: DxM first).", 0, 100),
                       "colour": Param("str", "The seat whose colour the die showed (that player draws a DxM card).",
-                                      max_length=40)}, phases=("actions",))
+                                      max_length=40)}, phases=("actions", "monsters"))
 _quest("quest.monster.move", "The monsters' move, a room at a time: a monster goes to an adjacent explored room, or "
        "through the Entrance (never stopping there) out to the room beyond it; never back into a room it has been in "
        "during this move.", ANYONE,

@@ -292,9 +292,16 @@ def _market(state: TableState, actor: str, action: str, params: dict) -> Event:
 
 @decides("quest.monsters")
 def _monsters(state: TableState, actor: str, action: str, params: dict) -> Event:
+    """End the moves and actions: Charity, the colour die, the monsters' move (Tour de jeu, 3 and 4).
+
+    A death sends the turn straight to the monsters' move (Mort), past Charity (the hand is gone),
+    but the colour die belongs to that move (Tour de jeu, 4): with the turn's player dead, this
+    records the colour die alone, once (the turn keeps ``colour_die``)."""
+    current = state.turn["seat"] if state.turn else None
+    if turn.phase(state) == "monsters" and current and state.players[current].dead:
+        return _colour_after_death(state, actor, action, params)
     turn.require(state, "monsters")
     draft = Draft(state)
-    current = state.turn["seat"]
     parts = _charity(draft, current, params)
     colour = params.get("colour")
     if colour:
@@ -308,6 +315,28 @@ def _monsters(state: TableState, actor: str, action: str, params: dict) -> Event
     if parts:
         summary = said("{first}; {parts}", first=summary, parts=parts)
     return _changed(actor, action, draft.ops, summary, state)
+
+
+def _colour_after_death(state: TableState, actor: str, action: str, params: dict) -> Event:
+    """The colour die of a monsters' move a death jumped to (quest.death, quest.turn): the living player
+    it names draws a DxM card, once a turn; no Charity (the dead player's hand was discarded). A die
+    showing nobody's colour, or a dead player's, changes nothing and is not recorded."""
+    if state.turn.get("colour_die"):
+        rule, message = turn.QUEST.refusals[("monsters", "monsters")]  # as a second end of the moves is
+        raise Refused(message, rule=rule, status=422)
+    colour = params.get("colour")
+    if not colour:
+        raise Refused("Nothing changes.", status=400)
+    if colour not in state.players:
+        raise Refused("There is no such player at this table.", status=404)
+    if state.players[colour].dead:
+        raise Refused("{name} is dead: no cards and no levels until the next turn.", rule="death.state", status=409,
+                      name=_name(state, colour))
+    draft = Draft(state)
+    draft.ops.append({"op": "turn", "from": state.turn, "to": {**state.turn, "colour_die": True}})
+    draft.add(colour, "dxm", 1)
+    return _changed(actor, action, draft.ops, said("the colour die shows {name}, who draws a DxM card",
+                                                   name=_name(state, colour)), state)
 
 
 def _charity(draft: Draft, seat: str, params: dict) -> list:
