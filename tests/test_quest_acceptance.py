@@ -70,6 +70,36 @@ def test_the_phone_offers_the_colour_die_after_a_death_once(app):
     assert alice.act("quest.draw").status_code == 200
     board = text(alice.act("quest.die"))
     assert 'id="colour-after-death"' in board and '>Alice</option>' not in board  # the dead draw nothing
-    bob_seat = re.search(r'<option value="(\w+)">Bob</option>', board).group(1)
+    bob_seat = re.search(r'<option value="([^"]+)">Bob</option>', board).group(1)
     board = text(alice.act("quest.monsters", colour=bob_seat))
     assert 'id="colour-after-death"' not in board and 'data-action="turn.end"' in board
+
+
+# --- what the players type in (wrong JSON is refused, never stored as something else) -------------
+
+@pytest.mark.parametrize("monster, word", [
+    ({"name": ["Orc"], "level": 3}, "name"), ({"name": {"en": "Orc"}, "level": 3}, "name"),
+    ({"name": "Orc", "level": 3, "dreadful": "maybe"}, "dreadful"), ({"name": "Orc", "level": 3, "dreadful": 0}, "dreadful"),
+    ({"name": "Orc", "level": 3, "boss": "maybe"}, "boss"),
+    ({"name": "Orc", "level": 3, "bad_stuff": {"text": ["lose", "a", "hat"]}}, "bad_stuff.text")])
+def test_a_typed_in_monster_with_a_wrong_kind_of_value_is_refused(monster, word):
+    """A monster's name given as a list, or "dreadful": "no", was stored as the text "['Orc']" or as a
+    dreadful monster (any value but an empty one counted as yes): refused instead, nothing changes."""
+    state = act(new_table("Ann"), "s0", "quest.draw")
+    error = refused(state, "s0", "quest.explore", name="Crypt", monster=monster)
+    assert error.status == 400 and (word in error.message or "name" in error.message), error.message
+
+
+def test_a_monster_marked_dreadful_as_text_the_way_a_form_sends_it_still_counts():
+    state = act(new_table("Ann"), "s0", "quest.draw")
+    state = act(state, "s0", "quest.explore", name="Crypt", monster={"name": "Ghoul", "level": 2, "dreadful": "true"})
+    assert state.combat["monsters"][0]["dreadful"] and state.combat["monsters"][0]["levels"] == 2
+    state = act(new_table("Ann"), "s0", "quest.draw")
+    state = act(state, "s0", "quest.explore", name="Crypt", monster={"name": "Ghoul", "level": 2, "dreadful": "false"})
+    assert not state.combat["monsters"][0]["dreadful"]
+
+
+@pytest.mark.parametrize("item", [{"name": ["Hat"], "slot": "headgear"}, {"name": "Hat", "slot": "headgear", "big": "maybe"}])
+def test_a_typed_in_item_with_a_wrong_kind_of_value_is_refused(item):
+    error = refused(new_table("Ann"), "s0", "quest.item.add", seat="s0", item=item)
+    assert error.status == 400, error.message
