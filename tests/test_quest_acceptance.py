@@ -103,3 +103,26 @@ def test_a_monster_marked_dreadful_as_text_the_way_a_form_sends_it_still_counts(
 def test_a_typed_in_item_with_a_wrong_kind_of_value_is_refused(item):
     error = refused(new_table("Ann"), "s0", "quest.item.add", seat="s0", item=item)
     assert error.status == 400, error.message
+
+
+# --- the Boss and the Entrance (Règles inamovibles) ---------------------------------------------------
+
+def test_a_monster_that_joined_the_boss_fight_does_not_stay_in_the_entrance():
+    """A monster added to the Boss fight (a Wandering Monster) stands in the Entrance while it lasts;
+    when the fight is fled it must not stay there (no monster stops in the Entrance), as after any
+    other fight in the Entrance. The Boss itself never leaves it and is not on the map."""
+    state = explored(at_level(new_table("Ann", "Bob"), "s0", 9), monster={"name": "Rat", "level": 1})
+    crypt = q(state, "s0")["room"]
+    state = act(state, "s0", "quest.fight.dice", fighter_die=6, monster_dice=[1])
+    state = act(act(state, "s0", "quest.fight.resolve"), "s0", "quest.move", room="entrance")
+    state = act(state, "s0", "quest.boss", monster={"name": "Boss", "level": 5})
+    state = act(state, "s1", "quest.fight.monster", monster={"name": "Wanderer", "level": 2})
+    state = act(state, "s0", "quest.fight.dice", fighter_die=1, monster_dice=[6, 6])
+    state = act(state, "s0", "quest.fight.resolve")
+    event = t.decide(state, "s0", "quest.fight.flee", {"fighter_rolls": [6, 6], "room": crypt})
+    fled = t.apply(state, event)
+    assert [m["name"] for m in fled.board["monsters"].values() if m["room"] == "entrance"] == []
+    assert "Wanderer leaves the map" in history.render(event.payload["summary"], "Ann")
+    assert not fled.board["boss"]["beaten"] and q(fled, "s0")["room"] == crypt
+    undone = t.apply(fled, t.inverse(fled, event))
+    assert undone.board == state.board and undone.combat == state.combat

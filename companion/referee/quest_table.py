@@ -736,8 +736,9 @@ def _fight_event(draft: Draft, after: dict | None, summary: dict, actor: str, wi
 def _out_of_the_entrance(draft: Draft, fight: dict) -> list[str]:
     """A fight in the Entrance that ends with monsters left (one a search turned up there, fled from):
     no monster stays in the Entrance (Règles inamovibles), so they leave the map — our reading, as
-    nothing says where else they would go. Their names."""
-    if fight["room"] != Q.ENTRANCE or fight.get("boss"):
+    nothing says where else they would go. Their names. In the Boss fight that is a monster that
+    joined it (the Boss itself is not on the map and never leaves the Entrance)."""
+    if fight["room"] != Q.ENTRANCE:
         return []
     left = [m for m in fight["monsters"] if m["uid"] in draft.board["monsters"]]
     for monster in left:
