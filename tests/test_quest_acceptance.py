@@ -126,3 +126,44 @@ def test_a_monster_that_joined_the_boss_fight_does_not_stay_in_the_entrance():
     assert not fled.board["boss"]["beaten"] and q(fled, "s0")["room"] == crypt
     undone = t.apply(fled, t.inverse(fled, event))
     assert undone.board == state.board and undone.combat == state.combat
+
+
+# --- the app's dice are not rolled twice (Combat: the better total wins) --------------------------
+
+def bobs_turn():
+    """Ann (the host) ends her turn at once: Bob, not the host, plays."""
+    state = act(act(new_table("Ann", "Bob"), "s0", "quest.draw"), "s0", "quest.monsters")
+    return act(act(state, "s0", "turn.end"), "s1", "quest.draw")
+
+
+def test_a_die_the_app_rolled_in_a_fight_is_not_typed_over_nor_undone_but_by_the_host():
+    """Bob lets the app roll, sees a 1 against the monster's 6, and types a 6 over it (or undoes the
+    roll and rolls again): a second roll. Only the host changes or takes back what the app rolled;
+    a die the player typed in may still be corrected."""
+    state = act(bobs_turn(), "s1", "quest.explore", name="Crypt", monster={"name": "Orc", "level": 3})
+    state = act(state, "s1", "quest.fight.dice", fighter_die=2)
+    state = act(state, "s1", "quest.fight.dice", fighter_die=3)  # a typo corrected: allowed
+    rolled = t.decide(state, "s1", "quest.fight.dice", {"roll": True})
+    after = t.apply(state, rolled)
+    monster = after.combat["monsters"][0]["uid"]
+    assert after.combat["dice"]["fighter"] == 3 and len(after.combat["dice"]["monsters"][monster]) == 1
+    other = 1 if after.combat["dice"]["monsters"][monster][0] != 1 else 2
+    again = refused(after, "s1", "quest.fight.dice", monster_dice=[other])
+    assert again.status == 403 and again.rule.id == "quest.combat"
+    assert act(after, "s1", "quest.fight.dice", fighter_die=4, monster_dice=after.combat["dice"]["monsters"][monster])
+    with pytest.raises(t.Refused) as undo:
+        t.inverse(after, rolled, "s1")
+    assert undo.value.status == 403 and undo.value.rule.id == "quest.combat"
+    assert t.inverse(after, rolled, "s0")  # the host may take it back
+    assert act(after, "s0", "quest.fight.dice", monster_dice=[other]).combat["dice"]["monsters"][monster] == [other]
+
+
+def test_undoing_an_escape_the_app_rolled_cites_the_quest_summary():
+    state = explored(new_table("Ann", "Bob"), monster=ORC)
+    state = act(state, "s0", "quest.fight.dice", fighter_die=1, monster_dice=[6])
+    state = act(state, "s0", "quest.fight.resolve")
+    event = t.decide(state, "s0", "quest.fight.flee", {"room": "entrance"})
+    fled = t.apply(state, event)
+    with pytest.raises(t.Refused) as undo:
+        t.inverse(fled, event, "s1")  # Bob, not the host
+    assert undo.value.rule.id == "quest.flee" and "Munchkin Quest" in undo.value.as_dict()["citation"]

@@ -947,6 +947,8 @@ def _fight_dice(state: TableState, actor: str, action: str, params: dict) -> Eve
     after = copy.deepcopy(fight)
     dice = after["dice"]
     roll = params.get("roll", False)
+    by_app = set(dice.get(APP_ROLLED) or [])  # the dice the app rolled: not rolled again (see _app_rolled)
+    rolled_now = []
     for role in quest_fight.ROLES:
         given = params.get(f"{role}_die")
         if given is not None:
@@ -955,9 +957,12 @@ def _fight_dice(state: TableState, actor: str, action: str, params: dict) -> Eve
             if given != dice[role] and not rolls_for(state, actor, fight, role):
                 raise Refused("{name} rolls their own die (or the host enters it).", status=403,
                               name=_name(state, fight[role]))
+            if given != dice[role]:
+                _app_rolled(state, actor, by_app, role)
             dice[role] = given
         elif roll and fight[role] and dice[role] is None and rolls_for(state, actor, fight, role):
             dice[role] = secrets.randbelow(6) + 1
+            rolled_now.append(role)
     given = typed_dice(params.get("monster_dice"))
     needed = sum(m["dice"] for m in fight["monsters"])
     if given and len(given) != needed:
@@ -969,9 +974,14 @@ def _fight_dice(state: TableState, actor: str, action: str, params: dict) -> Eve
             if mine != dice["monsters"].get(m["uid"]) and not rolls_for(state, actor, fight, m):
                 raise Refused("{monster}'s dice are rolled by its owner, {name}.", rule="quest.monster-owner", status=403,
                               monster=m["name"], name=_name(state, m["owner"]))
+            if mine != dice["monsters"].get(m["uid"]):
+                _app_rolled(state, actor, by_app, m["uid"])
             dice["monsters"][m["uid"]] = mine
         elif roll and len(dice["monsters"].get(m["uid"]) or []) != m["dice"] and rolls_for(state, actor, fight, m):
             dice["monsters"][m["uid"]] = [secrets.randbelow(6) + 1 for _ in range(m["dice"])]
+            rolled_now.append(m["uid"])
+    if rolled_now:
+        dice[APP_ROLLED] = sorted(by_app | set(rolled_now))
     if after == fight:
         raise Refused("No new die: type the dice you roll, or let the app roll the ones of yours still missing.", status=400)
     shown = ", ".join([f"{_name(state, fight[r])} {dice[r]}" for r in quest_fight.ROLES if fight[r] and dice[r]] +
@@ -982,7 +992,24 @@ def _fight_dice(state: TableState, actor: str, action: str, params: dict) -> Eve
     if judged:
         summary = said("{first} — players {players}, monsters {monsters}", first=summary,
                        players=judged["players"]["total"], monsters=judged["monsters"]["total"])
-    return _fight_event(Draft(state), after, summary, actor)
+    event = _fight_event(Draft(state), after, summary, actor)
+    if rolled_now:
+        event.payload["app_dice"] = "fight"  # not taken back but by the host (table.inverse)
+    return event
+
+
+#: Where a Quest fight keeps which of its dice the app rolled (``"fighter"``, ``"helper"``, monster uids).
+APP_ROLLED = "app"
+#: Why such a die is not changed (quest.combat): the same words refuse typing over it and undoing its roll.
+APP_DIE_KEPT = N_("The app rolled that die: only the host changes it or takes it back, or it would be a second roll.")
+
+
+def _app_rolled(state: TableState, actor: str, by_app: set, key: str) -> None:
+    """A die the app rolled (quest.combat: the dice decide the fight) is changed by the host alone:
+    typing another value over it, like undoing the roll, would be a second roll. A die a player typed
+    in may be corrected (a slip of the finger)."""
+    if key in by_app and actor != state.host:
+        raise Refused(APP_DIE_KEPT, rule="quest.combat", status=403)
 
 
 @decides("quest.fight.resolve")
