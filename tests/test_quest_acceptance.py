@@ -167,3 +167,30 @@ def test_undoing_an_escape_the_app_rolled_cites_the_quest_summary():
     with pytest.raises(t.Refused) as undo:
         t.inverse(fled, event, "s1")  # Bob, not the host
     assert undo.value.rule.id == "quest.flee" and "Munchkin Quest" in undo.value.as_dict()["citation"]
+
+
+# --- fleeing with a helper (Combat, Perdu) ------------------------------------------------------------
+
+def lost_with_a_helper():
+    """Bob (not the host) loses to an Orc with Cid's help: both must flee."""
+    state = act(act(new_table("Ann", "Bob", "Cid"), "s0", "quest.draw"), "s0", "quest.monsters")
+    state = act(act(state, "s0", "turn.end"), "s1", "quest.draw")
+    state = act(state, "s1", "quest.explore", name="Crypt", monster={"name": "Orc", "level": 3, "bad_stuff": {"health": 2}})
+    state = act(act(state, "s1", "combat.help.ask", seat="s2"), "s2", "combat.help.accept")
+    state = act(act(state, "s1", "quest.fight.dice", fighter_die=1, monster_dice=[6]), "s2", "quest.fight.dice", helper_die=1)
+    return act(state, "s1", "quest.fight.resolve")
+
+
+def test_each_player_rolls_their_own_flee_dice():
+    """Each one who flees rolls a die per monster (Perdu): the fighter typing a 1 for the helper (or
+    the helper a 1 for the fighter) is refused, as for the fight's dice; the app rolls a die nobody
+    typed, and the host may type anyone's."""
+    state = lost_with_a_helper()
+    assert state.combat["stage"] == "flee"
+    for actor, params in (("s1", {"fighter_rolls": [6], "helper_rolls": [1]}), ("s2", {"fighter_rolls": [1]})):
+        error = refused(state, actor, "quest.fight.flee", room="entrance", **params)
+        assert error.status == 403, error.message
+    fled = act(state, "s1", "quest.fight.flee", fighter_rolls=[6], room="entrance")  # Cid's die: the app's
+    assert q(fled, "s1")["health"] == 3 and fled.combat is None
+    hosted = act(state, "s0", "quest.fight.flee", fighter_rolls=[6], helper_rolls=[5], room="entrance")
+    assert q(hosted, "s1")["health"] == 3 and q(hosted, "s2")["health"] == 3

@@ -1089,6 +1089,10 @@ def _fight_flee(state: TableState, actor: str, action: str, params: dict) -> Eve
     fleeing = [r for r in quest_fight.ROLES if fight[r] and not state.players[fight[r]].dead]
     app_dice = any(not params.get(f"{role}_rolls") for role in fleeing)
     for role in fleeing:
+        if params.get(f"{role}_rolls") and not rolls_for(state, actor, fight, role):
+            # each one who flees rolls their own dice (Perdu), as in the fight; the app rolls those not typed
+            raise Refused("{name} rolls their own die (or the host enters it).", status=403,
+                          name=_name(state, fight[role]))
         rolls = typed_dice(params.get(f"{role}_rolls")) or [secrets.randbelow(6) + 1 for _ in fight["monsters"]]
         if len(rolls) != len(fight["monsters"]):  # (a die too many is a die meant for something else)
             raise Refused("{who} rolls one die for each monster ({n}).", rule="quest.flee", status=400,
