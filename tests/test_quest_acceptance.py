@@ -194,3 +194,17 @@ def test_each_player_rolls_their_own_flee_dice():
     assert q(fled, "s1")["health"] == 3 and fled.combat is None
     hosted = act(state, "s0", "quest.fight.flee", fighter_rolls=[6], helper_rolls=[5], room="entrance")
     assert q(hosted, "s1")["health"] == 3 and q(hosted, "s2")["health"] == 3
+
+
+def test_the_monsters_owner_does_not_run_the_fighters_escape():
+    """The monster's owner rolls its dice (Propriétaires des monstres), but the flight is the
+    fighter's: choosing where to flee (Perdu) and rolling their own dice. Cid, who owns the Orc,
+    running Bob's escape (the app rolling Bob's dice, Cid choosing the room) is refused."""
+    state = act(act(new_table("Ann", "Bob", "Cid"), "s0", "quest.draw"), "s0", "quest.monsters")
+    state = act(act(state, "s0", "turn.end"), "s1", "quest.draw")
+    state = act(state, "s1", "quest.explore", name="Crypt", monster={"name": "Orc", "level": 3, "owner": "s2"})
+    state = act(act(state, "s1", "quest.fight.dice", fighter_die=1), "s2", "quest.fight.dice", monster_dice=[6])
+    state = act(state, "s2", "quest.fight.resolve")  # settling on the dice is anyone's in the fight
+    error = refused(state, "s2", "quest.fight.flee", room="entrance")
+    assert error.status == 403
+    assert act(state, "s1", "quest.fight.flee", fighter_rolls=[5], room="entrance").combat is None

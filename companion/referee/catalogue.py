@@ -436,7 +436,8 @@ _quest("quest.fight.dice", "The fight's dice: a d6 for the fighter and the helpe
 _quest("quest.fight.resolve", "Settle the fight on its dice: won, the levels and treasures; lost (ties go to the "
        "monsters), 1 health and then flee.", FIGHT, needs_fight=True)
 _quest("quest.fight.flee", "Flee a lost fight: a d6 per monster, 1-4 applies its Bad Stuff (one that cannot apply "
-       "costs 1 more health); fleeing costs no token.", FIGHT,
+       "costs 1 more health); fleeing costs no token. Run by the fighter, the helper or the host; each player types "
+       "only their own dice (the host anyone's), the app rolls the rest.", FIGHT,
        {"fighter_rolls": _DICE, "helper_rolls": _DICE, "room": Param("str", "The adjacent explored room fled to.", max_length=40),
         "not_applicable": Param("list", "Monsters (uids) whose Bad Stuff in words cannot apply to the one caught.",
                                 max_length=40)}, needs_fight=True)

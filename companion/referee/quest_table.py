@@ -1074,7 +1074,11 @@ def _fight_resolve(state: TableState, actor: str, action: str, params: dict) -> 
 @decides("quest.fight.flee")
 def _fight_flee(state: TableState, actor: str, action: str, params: dict) -> Event:
     fight = state.combat
-    _participant(state, actor, fight, "runs the escape")
+    if actor not in (fight["fighter"], fight["helper"], state.host):
+        # a monster's owner rolls its fight dice (quest.monster-owner), but the flight is theirs who flee:
+        # where to (Perdu: the fleeing player chooses) and their own dice
+        raise Refused("Only the fighter, the helper or the host runs the escape: those who flee choose where.",
+                      rule="quest.flee", status=403)
     if fight["stage"] != "flee":
         raise Refused("Flee a lost fight: settle it first.", rule="quest.flee", status=409)
     draft = Draft(state)
