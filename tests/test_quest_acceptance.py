@@ -208,3 +208,54 @@ def test_the_monsters_owner_does_not_run_the_fighters_escape():
     error = refused(state, "s2", "quest.fight.flee", room="entrance")
     assert error.status == 403
     assert act(state, "s1", "quest.fight.flee", fighter_rolls=[5], room="entrance").combat is None
+
+
+# --- a whole game over the JSON API (Flask test client) ---------------------------------------------
+
+def test_a_four_player_quest_over_the_api_with_a_helper_a_death_and_undo(client):
+    """Four phones over /api/v1: a fight lost with a helper, each fleeing on their own dice (the
+    helper's rolled by the app), the colour die after the fighter's own death, refusals for the
+    wrong player and for a stale version."""
+    created = client.post("/api/v1/tables", json={"name": "Dungeon", "profile": "munchkin-quest",
+                                                  "host": {"name": "Ann", "sex": "female"}}).get_json()
+    tokens, seats = {"Ann": created["token"]}, {"Ann": created["seat"]}
+    code = created["join_url"].rsplit("/", 1)[-1]
+    for name in ("Bob", "Cid", "Dee"):
+        joined = client.post(f"/api/v1/join/{code}", json={"name": name, "sex": "male"}).get_json()
+        tokens[name], seats[name] = joined["token"], joined["seat"]
+    table_id = created["table"]["id"]
+
+    def act(who, action, expect=200, **params):
+        response = client.post(f"/api/v1/tables/{table_id}/actions", json={"action": action, **params},
+                               headers={"Authorization": f"Bearer {tokens[who]}"})
+        assert response.status_code == expect, response.get_json()
+        return response.get_json()
+
+    def player(answer, name):
+        return next(p for p in answer["table"]["players"] if p["name"] == name)
+
+    act("Ann", "quest.draw")
+    answer = act("Ann", "quest.explore", name="Crypt", monster={"name": "Orc", "level": 4, "bad_stuff": {"health": 3}})
+    version = answer["table"]["version"]
+    assert act("Bob", "quest.fight.dice", expect=403, fighter_die=6)["error"]  # not Bob's die
+    act("Ann", "combat.help.ask", seat=seats["Cid"])
+    act("Cid", "combat.help.accept", expected_version=version + 1)
+    assert "version" in act("Dee", "combat.help.accept", expect=409, expected_version=version)["error"]
+    act("Ann", "quest.fight.dice", fighter_die=1, monster_dice=[6])
+    act("Cid", "quest.fight.dice", helper_die=1)
+    answer = act("Ann", "quest.fight.resolve")
+    assert player(answer, "Ann")["quest"]["health"] == 3 and player(answer, "Cid")["quest"]["health"] == 3
+    assert act("Cid", "quest.fight.flee", expect=403, fighter_rolls=[1], room="entrance")  # Ann's dice are hers
+    assert act("Dee", "quest.fight.flee", expect=403, room="entrance")  # not in the fight
+    act("Cid", "quest.health", seat=seats["Cid"], change=-2)  # a card: Cid is at 1 health
+    answer = act("Ann", "quest.fight.flee", fighter_rolls=[6], room="entrance")  # Cid's die: the app's
+    cid = player(answer, "Cid")
+    assert cid["dead"] or cid["quest"]["health"] == 1  # caught (1-4): 3 health, dead; or escaped
+    assert answer["table"]["combat"] is None and player(answer, "Ann")["quest"]["room"] == "entrance"
+    answer = act("Ann", "quest.die", seat=seats["Ann"])
+    assert answer["table"]["turn"]["phase"] == "monsters"
+    answer = act("Ann", "quest.monsters", colour=seats["Bob"])
+    assert player(answer, "Bob")["quest"]["dxm"] == 4
+    assert act("Ann", "quest.monsters", expect=422, colour=seats["Dee"])["rule"] == "quest.turn"
+    answer = act("Ann", "turn.end")
+    assert answer["table"]["turn"]["seat"] == seats["Bob"] and player(answer, "Ann")["dead"]
