@@ -375,13 +375,14 @@ _quest("quest.market", "Trade at the room's market (1 move/action token); not wi
         "what": Param("str", "What was bought or sold.", max_length=80),
         "uids": Param("list", "Items of your gear sold: they leave the sheet.", max_length=40)},
        phases=("actions",), alive=True)
-_quest("quest.monsters", "End the moves and actions: Charity (hand of 5 at most) and the colour die; the monsters move.",
+_quest("quest.monsters", "End the moves and actions: Charity (hand of 5 at most) and the colour die; the monsters move. "
+       "After a death (the turn went straight to the monsters' move) it records the colour die alone, once.",
        TURN_OR_HOST, {"hand": Param("int", "Cards in your hand now, for Charity (unsaid: the DxM and Treasure cards "
                                             "the app counts).", 0, 100),
                       "dxm_given": Param("int", "Of the cards Charity takes, how many are DxM cards (the rest are "
                                                 "Treasure; unsaid: DxM first).", 0, 100),
                       "colour": Param("str", "The seat whose colour the die showed (that player draws a DxM card).",
-                                      max_length=40)}, phases=("actions",))
+                                      max_length=40)}, phases=("actions", "monsters"))
 _quest("quest.monster.move", "The monsters' move, a room at a time: a monster goes to an adjacent explored room, or "
        "through the Entrance (never stopping there) out to the room beyond it; never back into a room it has been in "
        "during this move.", ANYONE,
@@ -435,7 +436,8 @@ _quest("quest.fight.dice", "The fight's dice: a d6 for the fighter and the helpe
 _quest("quest.fight.resolve", "Settle the fight on its dice: won, the levels and treasures; lost (ties go to the "
        "monsters), 1 health and then flee.", FIGHT, needs_fight=True)
 _quest("quest.fight.flee", "Flee a lost fight: a d6 per monster, 1-4 applies its Bad Stuff (one that cannot apply "
-       "costs 1 more health); fleeing costs no token.", FIGHT,
+       "costs 1 more health); fleeing costs no token. Run by the fighter, the helper or the host; each player types "
+       "only their own dice (the host anyone's), the app rolls the rest.", FIGHT,
        {"fighter_rolls": _DICE, "helper_rolls": _DICE, "room": Param("str", "The adjacent explored room fled to.", max_length=40),
         "not_applicable": Param("list", "Monsters (uids) whose Bad Stuff in words cannot apply to the one caught.",
                                 max_length=40)}, needs_fight=True)

@@ -94,17 +94,36 @@ def curse_lines(p: dict, next_combat: bool = False) -> list[dict]:
     return out
 
 
+def flag(raw: dict, key: str, where: str = "") -> bool:
+    """A yes/no word of something typed in (a monster's ``dreadful``, an item's ``big``): true or false,
+    or the words a form sends; absent is no. Anything else is refused, not read as yes (``bool("no")``
+    is true: a monster sent with ``"dreadful": "false"`` was dreadful)."""
+    value = raw.get(key)
+    if value is None or isinstance(value, bool):
+        return bool(value)
+    if isinstance(value, str) and value.strip().lower() in ("", "0", "false", "off", "no", "1", "true", "on", "yes"):
+        return value.strip().lower() in ("1", "true", "on", "yes")
+    raise Refused("{key} must be true or false.", status=400, key=where + key)
+
+
+def text_of(raw: dict, key: str):
+    """A text typed in, or ``None`` when it is not text (a list, an object, a number): a name sent as
+    ``["Orc"]`` must be refused, not kept as the text "['Orc']"."""
+    value = raw.get(key)
+    return value.strip() if isinstance(value, str) else None
+
+
 def new_item(raw: dict, uid: str) -> dict:
     """A Quest item typed in or from a card: name, slot, bonus, Big, gold value; checked."""
     if not isinstance(raw, dict):
         raise Refused("item must be an object.", status=400)
-    name = str(raw.get("name") or "").strip()
+    name = text_of(raw, "name")
     if not name or len(name) > 60:
         raise Refused("An item needs a name of at most 60 characters.", status=400)
     slot = raw.get("slot") or "other"
     if slot not in QUEST_SLOTS:
         raise Refused("slot must be one of: {names}.", status=400, names=", ".join(QUEST_SLOTS))
-    out = {"uid": uid, "name": name, "slot": slot, "big": bool(raw.get("big", False))}
+    out = {"uid": uid, "name": name, "slot": slot, "big": flag(raw, "big")}
     for key, low, high in (("bonus", -20, 20), ("gold", 0, 10000)):
         value = raw.get(key) or 0
         if isinstance(value, bool) or not isinstance(value, int) or not low <= value <= high:
@@ -231,7 +250,7 @@ def new_monster(raw: dict, uid: str, room: str, seats) -> dict:
     if unknown:  # a word mistyped would be a number silently left out
         raise Refused("A monster has no {key!r}; it has: {known}.", status=400, key=unknown[0],
                       known=", ".join(sorted(MONSTER_KEYS)))
-    name = str(raw.get("name") or "").strip()
+    name = text_of(raw, "name")
     if not name or len(name) > 80:
         raise Refused("A monster needs a name of at most 80 characters.", status=400)
     out = {"uid": uid, "name": name, "room": room}
@@ -244,7 +263,7 @@ def new_monster(raw: dict, uid: str, room: str, seats) -> dict:
             raise Refused("The monster's {key} must be a whole number from {low} to {high}.", status=400, key=key,
                           low=low, high=high)
         out[key] = value
-    out["dreadful"] = bool(raw.get("dreadful", False))
+    out["dreadful"] = flag(raw, "dreadful")
     if out["dreadful"]:
         out["levels"] = max(out["levels"], 2)
     owner = raw.get("owner")
@@ -252,7 +271,7 @@ def new_monster(raw: dict, uid: str, room: str, seats) -> dict:
         raise Refused("The owner must be a seat at this table (the colour of the monster's stand).", status=400)
     out["owner"] = owner or None
     out["bad_stuff"] = bad_stuff_of(raw.get("bad_stuff"))
-    if raw.get("boss"):
+    if flag(raw, "boss"):
         out["boss"] = True
     return out
 
@@ -278,10 +297,12 @@ def bad_stuff_of(raw) -> dict:
             raise Refused("bad_stuff.lose must be one of: {names}.", status=400,
                           names=", ".join(ONE_EACH + ("hands", "worn")))
         out["lose"] = raw["lose"]
-    if raw.get("death"):
+    if flag(raw, "death", "bad_stuff."):
         out["death"] = True
     if raw.get("text"):
-        out["text"] = str(raw["text"])[:200]
+        if not isinstance(raw["text"], str):
+            raise Refused("{key} must be text.", status=400, key="bad_stuff.text")
+        out["text"] = raw["text"][:200]
     return out
 
 

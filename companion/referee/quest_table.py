@@ -292,9 +292,16 @@ def _market(state: TableState, actor: str, action: str, params: dict) -> Event:
 
 @decides("quest.monsters")
 def _monsters(state: TableState, actor: str, action: str, params: dict) -> Event:
+    """End the moves and actions: Charity, the colour die, the monsters' move (Tour de jeu, 3 and 4).
+
+    A death sends the turn straight to the monsters' move (Mort), past Charity (the hand is gone),
+    but the colour die belongs to that move (Tour de jeu, 4): with the turn's player dead, this
+    records the colour die alone, once (the turn keeps ``colour_die``)."""
+    current = state.turn["seat"] if state.turn else None
+    if turn.phase(state) == "monsters" and current and state.players[current].dead:
+        return _colour_after_death(state, actor, action, params)
     turn.require(state, "monsters")
     draft = Draft(state)
-    current = state.turn["seat"]
     parts = _charity(draft, current, params)
     colour = params.get("colour")
     if colour:
@@ -308,6 +315,28 @@ def _monsters(state: TableState, actor: str, action: str, params: dict) -> Event
     if parts:
         summary = said("{first}; {parts}", first=summary, parts=parts)
     return _changed(actor, action, draft.ops, summary, state)
+
+
+def _colour_after_death(state: TableState, actor: str, action: str, params: dict) -> Event:
+    """The colour die of a monsters' move a death jumped to (quest.death, quest.turn): the living player
+    it names draws a DxM card, once a turn; no Charity (the dead player's hand was discarded). A die
+    showing nobody's colour, or a dead player's, changes nothing and is not recorded."""
+    if state.turn.get("colour_die"):
+        rule, message = turn.QUEST.refusals[("monsters", "monsters")]  # as a second end of the moves is
+        raise Refused(message, rule=rule, status=422)
+    colour = params.get("colour")
+    if not colour:
+        raise Refused("Nothing changes.", status=400)
+    if colour not in state.players:
+        raise Refused("There is no such player at this table.", status=404)
+    if state.players[colour].dead:
+        raise Refused("{name} is dead: no cards and no levels until the next turn.", rule="death.state", status=409,
+                      name=_name(state, colour))
+    draft = Draft(state)
+    draft.ops.append({"op": "turn", "from": state.turn, "to": {**state.turn, "colour_die": True}})
+    draft.add(colour, "dxm", 1)
+    return _changed(actor, action, draft.ops, said("the colour die shows {name}, who draws a DxM card",
+                                                   name=_name(state, colour)), state)
 
 
 def _charity(draft: Draft, seat: str, params: dict) -> list:
@@ -707,8 +736,9 @@ def _fight_event(draft: Draft, after: dict | None, summary: dict, actor: str, wi
 def _out_of_the_entrance(draft: Draft, fight: dict) -> list[str]:
     """A fight in the Entrance that ends with monsters left (one a search turned up there, fled from):
     no monster stays in the Entrance (Règles inamovibles), so they leave the map — our reading, as
-    nothing says where else they would go. Their names."""
-    if fight["room"] != Q.ENTRANCE or fight.get("boss"):
+    nothing says where else they would go. Their names. In the Boss fight that is a monster that
+    joined it (the Boss itself is not on the map and never leaves the Entrance)."""
+    if fight["room"] != Q.ENTRANCE:
         return []
     left = [m for m in fight["monsters"] if m["uid"] in draft.board["monsters"]]
     for monster in left:
@@ -917,6 +947,8 @@ def _fight_dice(state: TableState, actor: str, action: str, params: dict) -> Eve
     after = copy.deepcopy(fight)
     dice = after["dice"]
     roll = params.get("roll", False)
+    by_app = set(dice.get(APP_ROLLED) or [])  # the dice the app rolled: not rolled again (see _app_rolled)
+    rolled_now = []
     for role in quest_fight.ROLES:
         given = params.get(f"{role}_die")
         if given is not None:
@@ -925,9 +957,12 @@ def _fight_dice(state: TableState, actor: str, action: str, params: dict) -> Eve
             if given != dice[role] and not rolls_for(state, actor, fight, role):
                 raise Refused("{name} rolls their own die (or the host enters it).", status=403,
                               name=_name(state, fight[role]))
+            if given != dice[role]:
+                _app_rolled(state, actor, by_app, role)
             dice[role] = given
         elif roll and fight[role] and dice[role] is None and rolls_for(state, actor, fight, role):
             dice[role] = secrets.randbelow(6) + 1
+            rolled_now.append(role)
     given = typed_dice(params.get("monster_dice"))
     needed = sum(m["dice"] for m in fight["monsters"])
     if given and len(given) != needed:
@@ -939,9 +974,14 @@ def _fight_dice(state: TableState, actor: str, action: str, params: dict) -> Eve
             if mine != dice["monsters"].get(m["uid"]) and not rolls_for(state, actor, fight, m):
                 raise Refused("{monster}'s dice are rolled by its owner, {name}.", rule="quest.monster-owner", status=403,
                               monster=m["name"], name=_name(state, m["owner"]))
+            if mine != dice["monsters"].get(m["uid"]):
+                _app_rolled(state, actor, by_app, m["uid"])
             dice["monsters"][m["uid"]] = mine
         elif roll and len(dice["monsters"].get(m["uid"]) or []) != m["dice"] and rolls_for(state, actor, fight, m):
             dice["monsters"][m["uid"]] = [secrets.randbelow(6) + 1 for _ in range(m["dice"])]
+            rolled_now.append(m["uid"])
+    if rolled_now:
+        dice[APP_ROLLED] = sorted(by_app | set(rolled_now))
     if after == fight:
         raise Refused("No new die: type the dice you roll, or let the app roll the ones of yours still missing.", status=400)
     shown = ", ".join([f"{_name(state, fight[r])} {dice[r]}" for r in quest_fight.ROLES if fight[r] and dice[r]] +
@@ -952,7 +992,24 @@ def _fight_dice(state: TableState, actor: str, action: str, params: dict) -> Eve
     if judged:
         summary = said("{first} — players {players}, monsters {monsters}", first=summary,
                        players=judged["players"]["total"], monsters=judged["monsters"]["total"])
-    return _fight_event(Draft(state), after, summary, actor)
+    event = _fight_event(Draft(state), after, summary, actor)
+    if rolled_now:
+        event.payload["app_dice"] = "fight"  # not taken back but by the host (table.inverse)
+    return event
+
+
+#: Where a Quest fight keeps which of its dice the app rolled (``"fighter"``, ``"helper"``, monster uids).
+APP_ROLLED = "app"
+#: Why such a die is not changed (quest.combat): the same words refuse typing over it and undoing its roll.
+APP_DIE_KEPT = N_("The app rolled that die: only the host changes it or takes it back, or it would be a second roll.")
+
+
+def _app_rolled(state: TableState, actor: str, by_app: set, key: str) -> None:
+    """A die the app rolled (quest.combat: the dice decide the fight) is changed by the host alone:
+    typing another value over it, like undoing the roll, would be a second roll. A die a player typed
+    in may be corrected (a slip of the finger)."""
+    if key in by_app and actor != state.host:
+        raise Refused(APP_DIE_KEPT, rule="quest.combat", status=403)
 
 
 @decides("quest.fight.resolve")
@@ -973,8 +1030,10 @@ def _fight_resolve(state: TableState, actor: str, action: str, params: dict) -> 
         for role in quest_fight.ROLES:
             seat, gained = fight[role], judged["levels"][role]
             if seat and gained and draft.chars[seat]["level"] < state.profile.top_level:
+                # the levels actually gained (a kill never goes past the top level): the operation
+                # records them, so undoing the win takes back what was gained, not what the card was worth
                 raised[role] = min(gained, state.profile.top_level - draft.chars[seat]["level"])
-                draft.level(seat, gained, "kill")
+                draft.level(seat, raised[role], "kill")
         draft.add(fight["fighter"], "treasure", judged["treasures"])
         for m in fight["monsters"]:
             if m.get("owner") and m["owner"] in (fight["fighter"], fight["helper"]):
@@ -1015,7 +1074,11 @@ def _fight_resolve(state: TableState, actor: str, action: str, params: dict) -> 
 @decides("quest.fight.flee")
 def _fight_flee(state: TableState, actor: str, action: str, params: dict) -> Event:
     fight = state.combat
-    _participant(state, actor, fight, "runs the escape")
+    if actor not in (fight["fighter"], fight["helper"], state.host):
+        # a monster's owner rolls its fight dice (quest.monster-owner), but the flight is theirs who flee:
+        # where to (Perdu: the fleeing player chooses) and their own dice
+        raise Refused("Only the fighter, the helper or the host runs the escape: those who flee choose where.",
+                      rule="quest.flee", status=403)
     if fight["stage"] != "flee":
         raise Refused("Flee a lost fight: settle it first.", rule="quest.flee", status=409)
     draft = Draft(state)
@@ -1030,6 +1093,10 @@ def _fight_flee(state: TableState, actor: str, action: str, params: dict) -> Eve
     fleeing = [r for r in quest_fight.ROLES if fight[r] and not state.players[fight[r]].dead]
     app_dice = any(not params.get(f"{role}_rolls") for role in fleeing)
     for role in fleeing:
+        if params.get(f"{role}_rolls") and not rolls_for(state, actor, fight, role):
+            # each one who flees rolls their own dice (Perdu), as in the fight; the app rolls those not typed
+            raise Refused("{name} rolls their own die (or the host enters it).", status=403,
+                          name=_name(state, fight[role]))
         rolls = typed_dice(params.get(f"{role}_rolls")) or [secrets.randbelow(6) + 1 for _ in fight["monsters"]]
         if len(rolls) != len(fight["monsters"]):  # (a die too many is a die meant for something else)
             raise Refused("{who} rolls one die for each monster ({n}).", rule="quest.flee", status=400,
