@@ -103,6 +103,8 @@ INPUT_SCHEMA: dict = {
             "properties": {"card": {"type": "string"}, "name": {"type": "string"}, "bonus": _int,
                            "side": {"enum": ["players", "monsters"]}, "usable_by": _ONE_SHOT["usable_by"],
                            "either_side": _ONE_SHOT["either_side"], "fire": _ONE_SHOT["fire"],
+                           "doubles": {"enum": ["fighter", "helper"],
+                                       "description": "doubles that player's own combat strength (Doppleganger)"},
                            "monster": {"type": "integer", "minimum": 0,
                                        "description": "which monster a monster-side one-shot helps (default the first)"}}}},
         "backstabs": {"type": "array", "maxItems": 10, "items": {"enum": ["fighter", "helper"]},
@@ -213,6 +215,7 @@ def evaluate(fight: dict, strict: bool = True) -> dict:
     players: list[dict] = []
     bonuses: list[dict] = []  # what counts for the players besides their Levels (Pukachu: none of it)
     fire: list[str] = []  # the fire attacks that count for the players (Large Angry Chicken)
+    strengths: dict[str, int] = {}  # each of the party's own combat strength as counted (a Doppleganger doubles it)
     not_counting = [dict(line, who=names[who]) for who, p, _ in party for line in sheet.strength(p)["not_counting"]]
 
     def count(line: dict, who: str, own: str, level: bool = False) -> None:
@@ -229,6 +232,7 @@ def evaluate(fight: dict, strict: bool = True) -> dict:
                                  "citation": RULES["cards.override"].citation})
         else:
             players.append(line)
+            strengths[who] = strengths.get(who, 0) + line["value"]
             if not level and line["value"] > 0:
                 bonuses.append(line)
 
@@ -318,6 +322,13 @@ def evaluate(fight: dict, strict: bool = True) -> dict:
             raise Refused("{card} helps its player's side only, never the monsters.", rule="combat.one-shots", status=400,
                           card=shot.get("name") or "one-shot")
         line = _line(shot["side"], shot.get("name") or "one-shot", shot.get("bonus", 0), "combat.one-shots")
+        if shot.get("doubles") and shot["side"] == "players":
+            # "Doubles your combat strength": the fighter's or the helper's own, as counted so far, once
+            # more — not the other's, nor the one-shots (the card beats the rules: cards.override)
+            role = shot["doubles"]  # (a helper gone from the fight has no strength here to double)
+            count(_line("players", f"{line['source']} ({names[role]})", strengths.get(names[role], 0), "cards.override"),
+                  names[role], line["source"])
+            continue
         if shot["side"] == "monsters":  # (a restriction is about whom it helps: never the monsters')
             monster_lines.append(line)
         elif shot.get("usable_by") and not any(sheet.is_(p, w) for p in characters for w in shot["usable_by"]):

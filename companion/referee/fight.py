@@ -15,7 +15,7 @@ from dataclasses import asdict
 
 from card_db import schema
 
-from . import combat, effects, sheet
+from . import combat, effects, played, sheet
 from .history import said, thing
 from .rules import N_, Refused
 
@@ -68,7 +68,8 @@ def description(state, fight: dict) -> dict:
 
     desc = {"profile": state.profile_id, "options": state.settings.get("options", {}), "fighter": character(fight["fighter"], "fighter"),
             "monsters": [{k: v for k, v in m.items() if k not in ("uid", "card_id")} for m in fight["monsters"]],
-            "one_shots": [{k: o[k] for k in ("name", "bonus", "side", "usable_by", "fire") if k in o} for o in fight["one_shots"]],
+            "one_shots": [{k: o[k] for k in ("name", "bonus", "side", "usable_by", "fire", "doubles") if k in o}
+                          for o in fight["one_shots"]],
             "backstabs": [b["target"] for b in fight["backstabs"]]}
     for monster in desc["monsters"]:
         monster["enhancers"] = [{k: v for k, v in e.items() if k not in ("uid", "card_id")} for e in monster["enhancers"]]
@@ -160,6 +161,11 @@ def decide(state, actor: str, action: str, params: dict) -> tuple[dict, list[dic
             shot["usable_by"] = _usable_by(state, fight, raw["usable_by"], side, shot["name"])
         if raw.get("fire"):  # a fire attack (Large Angry Chicken: an extra level)
             shot["fire"] = True
+        if raw.get("doubles_strength"):  # Doppleganger: "your" strength, so the fighter's or the helper's
+            if side != "players" or actor not in participants:
+                raise Refused("{card} doubles the strength of the fighter or the helper who plays it: {name} is "
+                              "not in this fight.", rule="combat.one-shots", status=409, card=shot["name"], name=name)
+            shot["doubles"] = participants[actor]
         if raw.get("either_side") is False and side == "monsters":
             raise Refused("{card} helps its player's side only, never the monsters.", rule="combat.one-shots", status=409,
                           card=shot["name"])
@@ -241,6 +247,9 @@ def decide(state, actor: str, action: str, params: dict) -> tuple[dict, list[dic
                         N_("{who} sends {monster} off as its card allows: {n} treasures, no level"))
             return after, [], said(template, monster=thing(monster), n=n), None
         monster["eliminated"] = True
+        if params.get("_card"):  # a one-shot that sends one monster off (Polymorph Potion, Magic Lamp)
+            return after, [], said("{who} plays {card}: {monster} leaves the fight without a kill (treasure, no level)",
+                                   card=thing(played.named(params["_card"])), monster=thing(monster)), None
         if params.get("charm"):
             return after, [], said("{who} charms {monster} away without killing it (treasure, no level)",
                                    monster=thing(monster)), None

@@ -473,6 +473,8 @@ def _decide_card(state: TableState, actor: str, action: str, params: dict) -> Ev
         acts = next((key for key in ONE_SHOT_ACTS if card["one_shot"].get(key)), None)
         if acts:
             return ONE_SHOT_ACTS[acts](state, actor, seat, card, params)
+        if card["one_shot"].get("rids_of"):
+            return _rid_of_monsters(state, actor, card, params)
         return decide(state, actor, "combat.oneshot.add", {"side": params.get("side") or "players",
                                                           "one_shot": played.one_shot(card)})
     special = SPECIAL_CARDS.get(card["id"])
@@ -541,6 +543,29 @@ def _draw_treasures(state: TableState, actor: str, seat: str, card: dict, params
     return _changed(actor, "card.play", [], said("{who} plays {card}: draw {n} Treasures at the table (face up if "
                                                  "{card} was drawn face up)", card=_named(card),
                                                  n=card["one_shot"]["draw_treasures"]), state)
+
+
+def _rid_of_monsters(state: TableState, actor: str, card: dict, params: dict) -> Event:
+    """A one-shot that sends monsters out of the fight without a kill (the card beats the rules:
+    cards.override). ``rids_of: one`` — the monster ``params["monster"]`` (the only one left when
+    unsaid) goes and its treasure stays for the players, no level (Polymorph Potion, Magic Lamp);
+    ``all`` — every monster goes with its treasure and the fight is over, no level, no treasure
+    (Friendship Potion). With several monsters left and none named, there is no such monster (404). ``own_turn``: only the player whose turn it is plays it (Magic Lamp).
+    Played by its card these were a "+0" one-shot that left the monsters fighting."""
+    shot = card["one_shot"]
+    if not state.combat:
+        raise Refused("No fight is on: the player whose turn it is starts one.", rule="turn.own", status=409)
+    if params.get("side") == "monsters":
+        raise Refused("{card} helps its player's side only, never the monsters.", rule="combat.one-shots", status=409,
+                      card=card["names"]["en"])
+    if shot.get("own_turn") and state.turn and state.turn["seat"] != actor:
+        raise Refused(catalogue.TURN_OWN, rule="turn.own", status=409, name=state.players[state.turn["seat"]].name)
+    if shot["rids_of"] == "all":
+        return _fight_event(state, None, [], said("{who} plays {card}: every monster leaves the fight with its "
+                                                  "treasure; no level, no treasure", card=_named(card)), None, actor)
+    left = [m for m in state.combat["monsters"] if not m["eliminated"]]
+    uid = params.get("monster") or (left[0]["uid"] if len(left) == 1 else None)  # else: no such monster
+    return decide(state, actor, "combat.eliminate", {"monster": uid, "_card": card})
 
 
 def _named(card: dict) -> dict:
