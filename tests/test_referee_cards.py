@@ -708,3 +708,14 @@ def test_a_friendship_potion_ends_the_fight_with_no_level_and_no_treasure(g):
     assert "Friendship Potion" in g.said(played)
     g.undo(played)
     assert g.state.combat and g.state.turn["phase"] == "fight"
+
+
+def test_a_card_the_referee_refuses_to_play_is_never_offered_as_playable(g):
+    """Wandering Monster was offered on every phone ("Add to my sheet"), in a fight or not, and every
+    tap was refused: it brings a monster from the hand, which is the card to play (it joins the fight)."""
+    wandering = CARDS["wandering-monster"]
+    assert not t.playable_now(wandering, g.state, "b")
+    g.do("combat.start", monster={"name": "Potted Plant", "level": 1})
+    assert not t.playable_now(wandering, g.state, "b")
+    assert refused_play(g, "wandering-monster", actor="b").status == 409
+    assert t.playable_now(CARDS["lame-goblin"], g.state, "b")  # the monster it brings joins the fight

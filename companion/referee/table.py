@@ -429,7 +429,9 @@ def playable_now(card: dict, state: TableState, seat: str | None = None) -> bool
     """Whether the player in ``seat`` can play ``card`` now: most cards at any time; enhancers
     and one-shots into a fight, except a one-shot that acts out of one too (:data:`ONE_SHOT_ACTS`);
     a monster into the fight, or to open one on its player's turn
-    when the phase allows; Divine Intervention only where the edition has it."""
+    when the phase allows; Divine Intervention only where the edition has it. A special card the
+    referee does not play itself (Wandering Monster: the monster it brings is the card to play) is
+    never offered, as card.play would refuse it."""
     kind = card["kind"]
     if kind == "one_shot" and any(card["one_shot"].get(key) for key in ONE_SHOT_ACTS):
         return True
@@ -439,7 +441,7 @@ def playable_now(card: dict, state: TableState, seat: str | None = None) -> bool
         return bool(state.combat) or catalogue.allowed(state, seat, "combat.start")
     if card["id"] == "divine-intervention":
         return "divine_intervention" in state.profile.top_level_cards
-    return kind != "special" or card["id"] in SPECIAL_CARDS
+    return kind != "special" or SPECIAL_CARDS.get(card["id"]) is not None
 
 
 #: The special cards the referee knows what to do with, as the action they become.
