@@ -114,8 +114,14 @@ class TableState:
         return cls(**{**fields, "players": players, "winners": winners})
 
     def public(self) -> dict:
-        """The state as the API shows it, with each player's combat strength."""
+        """The state as the API shows it, with each player's combat strength and the fight's ``verdict``
+        (both totals with every line, who is winning, the rewards; ``None`` with no fight or no monster
+        yet), as every phone shows it: a client need not work the sums out itself."""
         data = self.to_json()
+        if self.combat:
+            data["verdict"] = quest_table.verdict(self) if self.profile.quest else fights.verdict(self)
+        else:
+            data["verdict"] = None
         data["profile"] = self.profile.as_dict()
         data["profile"]["objection_seconds"] = fights.objection_seconds(self)  # the host's setting, if any
         data["players"] = [p.as_dict() for p in self.players.values()]
