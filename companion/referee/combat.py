@@ -59,7 +59,8 @@ _character = {
                    "description": "Wizard: cards discarded for +1 each to Run Away"},
         "rolls": {"type": "array", "items": {"type": "integer", "minimum": 1, "maximum": 6},
                   "description": "the die for each monster when running away, in the order fled (none for a "
-                                 "monster that cannot be run away from)"},
+                                 "monster that cannot be run away from; for one that does not pursue this "
+                                 "character, a die or none)"},
         "gives": {"type": "array", "maxItems": 10, "items": {"type": "integer", "minimum": 0},
                   "description": "the monsters (their places in monsters) this character escapes by giving up an "
                                  "item their card asks for (escape_with_item): no die for them"},
@@ -439,6 +440,11 @@ def _run_away(party, names, per_monster, profile: Profile) -> list[dict]:
             raise Refused("{names}: in the classic rules a Halfling has no reroll when running away (a penalty instead).",
                           rule="halfling.run-away", status=400, names=names[who])
         dice = iter(rolls)  # one die per monster that can be escaped, in the order fled
+        rolled = [m for m in chasing if not m["no_escape"]
+                  and not (m.get("escape_with_item") and m["index"] in (raw.get("gives") or ()))]
+        # A monster that does not pursue this character (will_not_pursue) needs no die: with exactly one die
+        # per monster that does, the dice are theirs; a die typed for it as well is taken for it, as before.
+        skip_let_go = len(rolls) == sum(1 for m in rolled if not _lets_go(m["pursuit"], p))
         for monster in chasing:
             modifier = monster["run_away_modifier"]
             lines = bonus_lines + ([{"source": monster["name"], "value": modifier}] if modifier else [])
@@ -456,8 +462,8 @@ def _run_away(party, names, per_monster, profile: Profile) -> list[dict]:
                 entry.update({"escaped": False, "no_escape": True, "why": "it cannot be run away from",
                               "rule": "cards.override", "citation": RULES["cards.override"].citation})
                 continue
-            roll = next(dice, None)
             let_go = _lets_go(monster["pursuit"], p)
+            roll = None if let_go and skip_let_go else next(dice, None)
             if let_go:
                 entry.update({"escaped": True, "why": let_go})
             elif roll is not None:
