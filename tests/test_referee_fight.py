@@ -294,3 +294,18 @@ def test_a_monster_or_item_not_in_the_fight_is_named_so_in_every_language(g):
     assert exc.status == 404 and exc.message == "There is no such monster in this fight."
     exc = g.refused("combat.flee", fighter_rolls=[1], fighter_gives=[f"{monster_uid(g)}:nope"])
     assert exc.status == 404 and exc.message == "There is no such monster in this fight, or Ann has no such item."
+
+
+def test_turning_takes_an_undead_monster_and_is_once_per_combat():
+    """Cleric card (base set): Turning gives +3 a card discarded *against Undead*, once per combat (as
+    Berserking: 1.6, Asking for Help). Against a Net Troll it was taken — the cards gone for nothing,
+    nothing in the breakdown — and a second Turning silently replaced the first."""
+    g = Game()
+    g.do("class.add", **{"class": "cleric"})
+    g.do("combat.start", monster=NET_TROLL)
+    refused = g.refused("combat.power", power="turning", cards=3)
+    assert refused.rule.id == "combat.powers" and "Undead" in refused.message
+    g.do("combat.monster.add", actor="b", monster={"name": "Mr. Bones", "level": 2, "treasures": 1, "undead": True})
+    g.do("combat.power", power="turning", cards=2)
+    assert g.refused("combat.power", power="turning", cards=1).rule.id == "combat.powers"
+    assert [line["value"] for line in fights.verdict(g.state)["players"]["lines"] if "Turning" in line["source"]] == [6]

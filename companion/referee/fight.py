@@ -214,6 +214,14 @@ def decide(state, actor: str, action: str, params: dict) -> tuple[dict, list[dic
             raise Refused("Discard 1 to 3 cards for a power.", status=400)
         if power == "berserk" and after["powers"].get(role, {}).get("berserk"):
             raise Refused("Berserking is once per combat.", rule="combat.powers", status=409)
+        # Turning (the Cleric card): +3 a card against Undead, once per combat like Berserking; without an
+        # Undead monster in the fight the cards would go for nothing (it was taken, and a second use
+        # replaced the first)
+        if power == "turning" and not any(m.get("undead") and not m["eliminated"] for m in fight["monsters"]):
+            raise Refused("Turning works only against Undead, and no Undead monster is in this fight.",
+                          rule="combat.powers", status=409)
+        if power == "turning" and after["powers"].get(role, {}).get("turning"):
+            raise Refused("Turning is once per combat.", rule="combat.powers", status=409)
         after["powers"].setdefault(role, {})[power] = cards
         if cards == 1:
             return after, [], said("{who} uses {word} (1 card)", word=power), None
