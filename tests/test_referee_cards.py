@@ -675,6 +675,10 @@ def test_the_doppleganger_doubles_the_strength_of_the_one_who_plays_it_not_the_h
     assert verdict["players"]["total"] == 2 * (3 + 1) + 1 and verdict["outcome"] == "win"
     line = next(line for line in verdict["players"]["lines"] if line["source"].startswith("Doppleganger"))
     assert line["value"] == 4 and line["rule"] == "cards.override"
+    play(g, "doppleganger", actor="b")  # the helper's own strength, 1
+    assert fights.verdict(g.state)["players"]["total"] == 2 * 4 + 2 * 1
+    g.do("combat.help.decline", actor="b")  # the helper's Doppleganger leaves with them, not for the next helper
+    assert [o["doubles"] for o in g.state.combat["one_shots"]] == ["fighter"]
 
 
 def test_polymorph_potion_sends_one_monster_off_and_its_treasure_stays(g):

@@ -286,11 +286,12 @@ def objection_seconds(state) -> float:
 
 
 def _without_helper(fight: dict) -> None:
-    """The fight (a copy being built) with nobody helping or asked to: the helper's powers and the
-    backstabs on them go with them."""
+    """The fight (a copy being built) with nobody helping or asked to: the helper's powers, the
+    backstabs on them and a Doppleganger that doubled them go with them."""
     fight["helper"] = fight["invited"] = fight["promise"] = None
     fight["powers"].pop("helper", None)
     fight["backstabs"] = [b for b in fight["backstabs"] if b["target"] != "helper"]
+    fight["one_shots"] = [o for o in fight["one_shots"] if o.get("doubles") != "helper"]
 
 
 def _check_help_allowed(fight: dict) -> None:
