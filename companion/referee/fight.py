@@ -135,7 +135,7 @@ def decide(state, actor: str, action: str, params: dict) -> tuple[dict, list[dic
             summary = said("{first}; {parts}", first=summary, parts=lines)
         if monster.get("no_help") and (fight["helper"] or fight["invited"]):
             sent = state.players[fight["helper"] or fight["invited"]].name
-            _without_helper(after)
+            without_helper(after)
             summary = said("{first}: nobody can help against it, {name} is out of the fight", first=summary, name=sent)
         return after, ops, summary, None
     if action == "combat.enhancer.add":
@@ -200,7 +200,7 @@ def decide(state, actor: str, action: str, params: dict) -> tuple[dict, list[dic
         return after, [], said("{who} helps in the fight"), None
     if action == "combat.help.decline":
         _only(actor in (fight["invited"], fight["helper"]), "You are not asked to help.", "combat.one-helper")
-        _without_helper(after)
+        without_helper(after)
         return after, [], said("{who} does not help"), None
     if action == "combat.power":
         power, cards = params.get("power"), params.get("cards")
@@ -285,13 +285,17 @@ def objection_seconds(state) -> float:
     return state.settings.get("objection_seconds", state.profile.objection_seconds)
 
 
-def _without_helper(fight: dict) -> None:
+def without_helper(fight: dict) -> None:
     """The fight (a copy being built) with nobody helping or asked to: the helper's powers, the
-    backstabs on them and a Doppleganger that doubled them go with them."""
+    backstabs on them and a Doppleganger that doubled them go with them — whether the helper
+    declines, is sent away by the monster's card, dies or leaves the table (the one place that says
+    what a helper takes out of the fight)."""
     fight["helper"] = fight["invited"] = fight["promise"] = None
-    fight["powers"].pop("helper", None)
-    fight["backstabs"] = [b for b in fight["backstabs"] if b["target"] != "helper"]
-    fight["one_shots"] = [o for o in fight["one_shots"] if o.get("doubles") != "helper"]
+    if "powers" in fight:  # (a Munchkin Quest fight has neither powers nor backstabs)
+        fight["powers"].pop("helper", None)
+    if "backstabs" in fight:
+        fight["backstabs"] = [b for b in fight["backstabs"] if b["target"] != "helper"]
+    fight["one_shots"] = [o for o in fight.get("one_shots", []) if o.get("doubles") != "helper"]
 
 
 def _check_help_allowed(fight: dict) -> None:

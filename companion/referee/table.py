@@ -1016,8 +1016,8 @@ def _left_the_fight(state: TableState, seat: str, actor: str, ops: list[dict], s
     if seat == fight["fighter"]:
         return _fight_event(state, None, ops, summary, None, actor)
     after = copy.deepcopy(fight)
-    after["helper"], after["claim"], after["promise"] = None, None, None
-    after["powers"].pop("helper", None)
+    fights.without_helper(after)  # the backstabs on them too: they were left, and no verdict could be made
+    after["claim"] = None
     return _fight_event(state, after, ops, summary, None, actor)
 
 
@@ -1365,9 +1365,8 @@ def _apply(state: TableState, event: Event) -> TableState:
             new.combat = None
         elif new.combat:  # a helper or an invited player who leaves is no longer part of the fight
             if new.combat["helper"] == gone:
-                new.combat = {**new.combat, "helper": None,
-                              "backstabs": [b for b in new.combat.get("backstabs", []) if b["target"] != "helper"],
-                              "powers": {k: v for k, v in new.combat.get("powers", {}).items() if k != "helper"}}
+                new.combat = copy.deepcopy(new.combat)
+                fights.without_helper(new.combat)
             if new.combat["invited"] == gone:
                 new.combat = {**new.combat, "invited": None}
         if new.turn and new.turn["seat"] == gone and new.players:
