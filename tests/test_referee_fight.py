@@ -309,3 +309,33 @@ def test_turning_takes_an_undead_monster_and_is_once_per_combat():
     g.do("combat.power", power="turning", cards=2)
     assert g.refused("combat.power", power="turning", cards=1).rule.id == "combat.powers"
     assert [line["value"] for line in fights.verdict(g.state)["players"]["lines"] if "Turning" in line["source"]] == [6]
+
+
+@pytest.mark.parametrize("power, klass, monster", [("berserk", "warrior", NET_TROLL),
+                                                   ("turning", "cleric", {**NET_TROLL, "undead": True})])
+def test_a_power_used_by_a_class_lost_in_the_fight_stops_counting_and_the_fight_goes_on(power, klass, monster):
+    """1.6, Character Stats: a class may be discarded at any time, even in a fight, and its powers count
+    only while its card is out. A Warrior who had berserked and then lost the class (Lose Your Class,
+    played by anyone) left a fight whose every verdict was refused ("not a Warrior: no Berserking"):
+    nobody could see it, win it or run from it."""
+    g = Game()
+    g.do("class.add", **{"class": klass})
+    g.do("combat.start", monster=monster)
+    g.do("combat.power", power=power, cards=3)
+    g.do("class.remove", **{"class": klass})
+    verdict = fights.verdict(g.state)
+    assert verdict["players"]["total"] == 1
+    (gone,) = [line for line in verdict["players"]["not_counting"] if line["rule"] == "combat.powers"]
+    assert klass.title() in gone["reason"]
+    g.do("combat.flee", fighter_rolls=[6])
+    assert g.state.combat is None
+
+
+def test_a_wizard_who_lost_the_class_runs_away_without_the_flight_spell():
+    g = Game()
+    g.do("class.add", **{"class": "wizard"})
+    g.do("combat.start", monster=NET_TROLL)
+    g.do("combat.power", power="flight", cards=3)
+    g.do("class.remove", **{"class": "wizard"})
+    fled = g.do("combat.flee", fighter_rolls=[3])  # 3 + 3 would have escaped; without the spell it does not
+    assert "caught" in g.said(fled)

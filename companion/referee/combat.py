@@ -255,9 +255,7 @@ def evaluate(fight: dict, strict: bool = True) -> dict:
         for pending in strength["pending"]:  # "your next combat" curses count in this fight, fighter or helper
             count(_line("players", f"{names[who]}: {pending['source']}", pending["value"], "curses.effects"),
                   names[who], pending["source"])
-        if raw.get("berserk"):
-            if "warrior" not in p["classes"]:
-                raise Refused("{names} is not a Warrior: no Berserking.", rule="combat.powers", status=400, names=names[who])
+        if raw.get("berserk") and not _power_lost(raw, p, "berserk", strict, names[who], not_counting):
             count(_line("players", f"{names[who]}: Berserking ({raw['berserk']} cards)", raw["berserk"], "combat.powers"),
                   names[who], f"Berserking ({raw['berserk']} cards)")
     for who in fight.get("backstabs", []):
@@ -312,9 +310,7 @@ def evaluate(fight: dict, strict: bool = True) -> dict:
     undead = [m["name"] for m in monsters if m.get("undead") and not m.get("eliminated")]
     if undead:
         for who, p, raw in party:
-            if raw.get("turning"):
-                if "cleric" not in p["classes"]:
-                    raise Refused("{names} is not a Cleric: no Turning.", rule="combat.powers", status=400, names=names[who])
+            if raw.get("turning") and not _power_lost(raw, p, "turning", strict, names[who], not_counting):
                 count(_line("players", f"{names[who]}: Turning against Undead ({raw['turning']} cards)",
                             3 * raw["turning"], "combat.powers"), names[who], f"Turning ({raw['turning']} cards)")
 
@@ -371,8 +367,33 @@ def evaluate(fight: dict, strict: bool = True) -> dict:
         result.update({"levels": {"fighter": 0, "helper": 0}, "treasures": 0, "wins_game": False,
                        "helper_wins_game": False})
     if outcome == "lose" or fight.get("run_away"):
-        result["run_away"] = _run_away(party, names, per_monster, profile)
+        result["run_away"] = _run_away(party, names, per_monster, profile, strict)
     return result
+
+
+#: Each class power a fight may have used, with its class and what the refusal of a description says.
+POWERS = {"berserk": ("warrior", "{names} is not a Warrior: no Berserking.", "Berserking"),
+          "turning": ("cleric", "{names} is not a Cleric: no Turning.", "Turning"),
+          "flight": ("wizard", "{names} is not a Wizard: no Flight spell.", "Flight")}
+
+
+def _power_lost(raw: dict, p: dict, power: str, strict: bool, name: str, not_counting: list[dict]) -> bool:
+    """Whether the character ``p`` used ``power`` without (or no longer with) its class. A described fight
+    (``strict``) is refused; at the table the class may have been discarded since, even in the fight
+    (1.6, Character Stats: a class may go at any time, and its powers count only while its card is out
+    — Lose Your Class on a Warrior who has berserked): the power stops counting and says why in
+    ``not_counting`` (it raised, and the fight could be neither shown, won nor run from)."""
+    klass, refusal, word = POWERS[power]
+    if klass in p["classes"]:
+        return False
+    if strict:
+        raise Refused(refusal, rule="combat.powers", status=400, names=name)
+    only = [{"class": klass}]  # said as a restricted item's reason is, in each phone's language
+    not_counting.append({"who": name, "source": f"{word} ({raw[power]} cards)",
+                         "value": raw[power] * (3 if power == "turning" else 1), "only_for": only,
+                         "reason": f"only for {sheet.describe_who(only)}", "rule": "combat.powers",
+                         "citation": RULES["combat.powers"].citation})
+    return True
 
 
 def _extra_levels(per_monster: list[dict], alone: bool, fire: bool) -> int:
@@ -409,8 +430,9 @@ def _rewards(per_monster: list[dict], fighter: dict, helper: dict | None, profil
     }
 
 
-def _run_away(party, names, per_monster, profile: Profile) -> list[dict]:
-    """One roll per monster per fleeing player; 5 or better escapes, with every modifier."""
+def _run_away(party, names, per_monster, profile: Profile, strict: bool = True) -> list[dict]:
+    """One roll per monster per fleeing player; 5 or better escapes, with every modifier (the Flight
+    spell only while its user is a Wizard: :func:`_power_lost`)."""
     out = []
     chasing = [m for m in per_monster if not m["eliminated"]]
     for who, p, raw in party:
@@ -428,9 +450,7 @@ def _run_away(party, names, per_monster, profile: Profile) -> list[dict]:
             for effect in curse["effects"]:
                 if effect.get("type") in ("run_away_bonus", "die_bonus"):  # die_bonus: every roll, Run Away too
                     bonus_lines.append({"source": curse["name"], "value": effect.get("value", 0)})
-        if raw.get("flight"):
-            if "wizard" not in p["classes"]:
-                raise Refused("{names} is not a Wizard: no Flight spell.", rule="combat.powers", status=400, names=names[who])
+        if raw.get("flight") and not _power_lost(raw, p, "flight", strict, names[who], []):
             bonus_lines.append({"source": f"Flight ({raw['flight']} cards)", "value": raw["flight"]})
         rolls = list(raw.get("rolls") or [])
         reroll = raw.get("reroll")

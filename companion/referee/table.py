@@ -118,9 +118,10 @@ class TableState:
         (both totals with every line, who is winning, the rewards; ``None`` with no fight or no monster
         yet), as every phone shows it: a client need not work the sums out itself."""
         data = self.to_json()
-        if self.combat:
-            data["verdict"] = quest_table.verdict(self) if self.profile.quest else fights.verdict(self)
-        else:
+        try:  # a fight the referee cannot judge must not hide the table (to undo what broke it)
+            data["verdict"] = (quest_table.verdict(self) if self.profile.quest else fights.verdict(self)) \
+                if self.combat else None
+        except Refused:
             data["verdict"] = None
         data["profile"] = self.profile.as_dict()
         data["profile"]["objection_seconds"] = fights.objection_seconds(self)  # the host's setting, if any
