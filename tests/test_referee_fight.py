@@ -339,3 +339,21 @@ def test_a_wizard_who_lost_the_class_runs_away_without_the_flight_spell():
     g.do("class.remove", **{"class": "wizard"})
     fled = g.do("combat.flee", fighter_rolls=[3])  # 3 + 3 would have escaped; without the spell it does not
     assert "caught" in g.said(fled)
+
+
+def test_a_fight_takes_no_more_cards_than_the_referee_can_judge(g):
+    """Every one-shot, monster and enhancer was taken, but past the fight's limits (combat.INPUT_SCHEMA)
+    no verdict could be made any more ("one_shots ... is too long"), and the fight could be neither shown,
+    won nor run from: the card past the limit is refused instead."""
+    g.do("combat.start", monster=NET_TROLL)
+    for _ in range(20):
+        g.do("combat.oneshot.add", actor="b", side="monsters", one_shot={"name": "Sleep Potion", "bonus": 2})
+    assert g.refused("combat.oneshot.add", actor="b", side="monsters", one_shot={"name": "Sleep Potion", "bonus": 2}).status == 409
+    for _ in range(10):
+        g.do("combat.enhancer.add", actor="b", monster=monster_uid(g), enhancer=ENRAGED)
+    assert g.refused("combat.enhancer.add", actor="b", monster=monster_uid(g), enhancer=ENRAGED).status == 409
+    for _ in range(9):
+        g.do("combat.monster.add", actor="b", monster={"name": "Rat", "level": 1})
+    assert g.refused("combat.monster.add", actor="b", monster={"name": "Rat", "level": 1}).status == 409
+    assert fights.verdict(g.state)["outcome"] == "lose"
+    g.do("combat.flee", fighter_rolls=[6] * 10)

@@ -108,7 +108,7 @@ INPUT_SCHEMA: dict = {
                                        "description": "doubles that player's own combat strength (Doppleganger)"},
                            "monster": {"type": "integer", "minimum": 0,
                                        "description": "which monster a monster-side one-shot helps (default the first)"}}}},
-        "backstabs": {"type": "array", "maxItems": 10, "items": {"enum": ["fighter", "helper"]},
+        "backstabs": {"type": "array", "maxItems": 20, "items": {"enum": ["fighter", "helper"]},
                       "description": "a Thief's backstab (-2) on the fighter or the helper, one entry each"},
         "run_away": {"type": "boolean", "description": "evaluate the escape rolls even when the fight is won"},
     },

@@ -20,6 +20,12 @@ from .history import said, thing
 from .rules import N_, Refused
 
 POWERS = {"berserk": "warrior", "turning": "cleric", "flight": "wizard"}
+#: The most a fight may hold and still be judged (combat.INPUT_SCHEMA): a card past them is refused, as
+#: it left a fight no verdict could be made on (neither shown, won nor run from).
+_FIGHT = combat.INPUT_SCHEMA["properties"]
+MOST_MONSTERS = _FIGHT["monsters"]["maxItems"]
+MOST_ENHANCERS = _FIGHT["monsters"]["items"]["properties"]["enhancers"]["maxItems"]
+MOST_ONE_SHOTS = _FIGHT["one_shots"]["maxItems"]
 
 
 def checked_object(raw, what: str) -> dict:
@@ -127,6 +133,8 @@ def decide(state, actor: str, action: str, params: dict) -> tuple[dict, list[dic
     participants = {fight["fighter"]: "fighter", **({fight["helper"]: "helper"} if fight["helper"] else {})}
 
     if action == "combat.monster.add":
+        if len(fight["monsters"]) >= MOST_MONSTERS:
+            raise Refused("A fight holds at most {count} monsters.", status=409, count=MOST_MONSTERS)
         monster = monster_of(params.get("monster") or {}, uid, state.profile.monster_min_level)
         after["monsters"].append(monster)
         summary = said("{who} adds {monster} (level {level}) to the fight", monster=thing(monster), level=monster["level"])
@@ -140,6 +148,8 @@ def decide(state, actor: str, action: str, params: dict) -> tuple[dict, list[dic
         return after, ops, summary, None
     if action == "combat.enhancer.add":
         monster = _find(after["monsters"], params.get("monster"))
+        if len(monster["enhancers"]) >= MOST_ENHANCERS:
+            raise Refused("A monster holds at most {count} enhancers.", status=409, count=MOST_ENHANCERS)
         raw = checked_object(params.get("enhancer"), "enhancer")
         enhancer = {"uid": uid, "name": str(raw.get("name") or "Enhancer")[:80],
                     "level_change": whole(raw.get("level_change", 0), "enhancer.level_change", -100, 100),
@@ -150,6 +160,8 @@ def decide(state, actor: str, action: str, params: dict) -> tuple[dict, list[dic
         monster["enhancers"].append(enhancer)
         return after, [], said("{who} plays {card} on {monster}", card=thing(enhancer), monster=thing(monster)), None
     if action == "combat.oneshot.add":
+        if len(fight["one_shots"]) >= MOST_ONE_SHOTS:
+            raise Refused("A fight holds at most {count} one-shots.", status=409, count=MOST_ONE_SHOTS)
         raw = checked_object(params.get("one_shot"), "one_shot")
         side = params.get("side")
         if side not in ("players", "monsters"):
