@@ -303,3 +303,11 @@ def test_a_monster_that_does_not_pursue_takes_no_die_from_the_next_one():
                         "monsters": [{"name": "Dragon", "level": 20, "will_not_pursue": {"max_level": 5}},
                                      {"name": "Troll", "level": 10}]})
     assert [r.get("roll") for r in verdict["run_away"]] == [None, 6] and verdict["run_away"][1]["escaped"] is True
+
+
+def test_a_doppleganger_named_by_its_card_in_a_described_fight_doubles_the_fighter_or_the_helper(client):
+    fight = {"fighter": {"level": 3}, "helper": {"level": 2}, "monsters": [{"level": 9}],
+             "one_shots": [{"card": "doppleganger", "side": "players"}]}
+    assert client.post("/api/v1/combat/evaluate", json=fight).json["players"]["total"] == 3 * 2 + 2
+    fight["one_shots"][0]["doubles"] = "helper"
+    assert client.post("/api/v1/combat/evaluate", json=fight).json["players"]["total"] == 3 + 2 * 2
