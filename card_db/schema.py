@@ -183,7 +183,18 @@ CARD_SCHEMA: dict = {
                            "draw_treasures": {"type": "integer", "minimum": 1, "maximum": 10,
                                               "description": "Treasures the player draws at the table (Hoard!)"},
                            "fire": {"type": "boolean", "description": "a fire or flame attack when played for the "
-                                                                      "players (Flaming Poison Potion)"}},
+                                                                      "players (Flaming Poison Potion)"},
+                           # what a one-shot does to a fight besides a bonus (the card beats the rules)
+                           "doubles_strength": {"type": "boolean",
+                                                "description": "doubles the combat strength of the fighter or helper "
+                                                               "who plays it, before anyone else's help (Doppleganger)"},
+                           "rids_of": {"enum": ["one", "all"],
+                                       "description": "monsters it sends out of the fight without a kill: one, whose "
+                                                      "treasure stays for the players (Polymorph Potion, Magic Lamp), "
+                                                      "or all of them, taking their treasure: the fight is over "
+                                                      "(Friendship Potion)"},
+                           "own_turn": {"type": "boolean",
+                                        "description": "played only on the turn of the player who plays it (Magic Lamp)"}},
         },
         "levels": {"type": "integer", "minimum": 1, "maximum": 5},
         "not_for_highest": {"type": "boolean", "description": "Go Up a Level: not for the highest-level player, nor "

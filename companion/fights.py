@@ -66,7 +66,10 @@ def resolve(db: sqlite_utils.Database, fight: dict) -> dict:
     for index, shot in enumerate(fight.get("one_shots") or []):
         if isinstance(shot, dict) and "card" in shot:
             card = card_of(db, shot.pop("card"), ("one_shot",), f"one_shots.{index}.card")
-            fight["one_shots"][index] = {**{k: v for k, v in played.one_shot(card).items() if k != "card_id"}, **shot}
+            shot = {**{k: v for k, v in played.one_shot(card).items() if k != "card_id"}, **shot}
+            if shot.pop("doubles_strength", False):  # Doppleganger: the fighter's own, unless "doubles" says the helper
+                shot.setdefault("doubles", "fighter")
+            fight["one_shots"][index] = shot
     return fight
 
 

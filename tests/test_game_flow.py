@@ -413,6 +413,22 @@ def test_a_helper_who_dies_in_the_fight_leaves_it_and_gains_no_level():
     assert state.players["s1"].level == 4 and state.players["s0"].level == 2
 
 
+def test_a_backstabbed_helper_who_dies_takes_the_backstab_out_of_the_fight_with_them():
+    """1.6, Death: a dead helper has no part in the fight any more — nor has a Thief's backstab on them
+    (-2 to the helper). It stayed in the fight, and every verdict after the death was refused ("There
+    is no helper to backstab"): the fight could be neither shown, won nor run from."""
+    state = new_table("Ann", "Bob", "Cid")
+    state = act(state, "s2", "class.add", **{"class": "thief"})
+    state = act(state, "s0", "turn.door", found="monster", monster=card("lame-goblin"))
+    state = act(state, "s0", "combat.help.ask", seat="s1")
+    state = act(state, "s1", "combat.help.accept")
+    state = act(state, "s2", "combat.backstab", target="helper")
+    state = act(state, "s1", "character.die")
+    assert state.combat["backstabs"] == [] and t.fights.verdict(state)["players"]["total"] == 1
+    state = act(state, "s0", "combat.flee", fighter_rolls=[6])
+    assert state.combat is None
+
+
 def test_a_fighter_who_dies_in_the_fight_ends_it_and_the_dead_open_no_door():
     """1.6, Death: a dead character gets no cards and no levels until the next player's turn; the
     turn can only be ended, with no Charity (the hand went with the body)."""

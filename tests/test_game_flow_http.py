@@ -95,3 +95,17 @@ def test_a_door_card_is_named_by_its_id_whatever_the_door_showed(table):
     assert "level_change" in act("Bob", "combat.enhancer.add", expect=400, monster=goblin,
                                  enhancer={"level_change": "abc"})["error"]
     assert "bonus" in act("Bob", "combat.oneshot.add", expect=400, side="players", one_shot={"bonus": "zz"})["error"]
+
+
+def test_the_state_carries_the_fights_verdict_both_totals_and_who_is_winning(table):
+    """The fight's totals, with every line's source, and who is winning are on every phone (1.6, Combat);
+    the API's table state held only the fight's cards, so a client had to work the sums out itself."""
+    act, seats = table
+    assert act("Ann", "dice.roll")["table"]["verdict"] is None  # no fight
+    answer = act("Ann", "turn.door", found="monster", card="net-troll")
+    verdict = answer["table"]["verdict"]
+    assert verdict["outcome"] == "lose" and (verdict["players"]["total"], verdict["monsters"]["total"]) == (1, 10)
+    answer = act("Bob", "combat.oneshot.add", side="players", one_shot={"name": "Potion", "bonus": 10})
+    assert answer["table"]["verdict"]["outcome"] == "win"
+    assert {"source": "Potion", "value": 10} in [{k: line[k] for k in ("source", "value")}
+                                                  for line in answer["table"]["verdict"]["players"]["lines"]]

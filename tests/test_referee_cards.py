@@ -656,3 +656,71 @@ def test_an_item_a_choice_waits_to_take_cannot_be_given_to_the_pit_bull_first(g)
     dog = g.state.combat["monsters"][1]["uid"]
     refused = g.refused("combat.flee", fighter_gives={dog: pole}, fighter_rolls=[6])
     assert refused.status == 409 and "choose which item goes" in refused.message
+
+
+# --- one-shots that do more than a bonus in a fight (found by playing games through the API, 2026-12-01) -----
+# Played by their card, Doppleganger, Polymorph Potion, Magic Lamp and Friendship Potion were a "+0 for the
+# players" line: the verdict stayed as it was and the monsters stayed in the fight.
+
+def test_the_doppleganger_doubles_the_strength_of_the_one_who_plays_it_not_the_helpers(g):
+    g._record(t.join(g.state, "c", "Cy", "male"))
+    g.level(3)
+    g.do("item.add", item={"name": "Leather Armor", "bonus": 1, "slot": "armor", "gold": 200})
+    g.do("combat.start", monster={"name": "Troll", "level": 8})
+    g.do("combat.help.ask", seat="b")
+    g.do("combat.help.accept", actor="b")
+    assert fights.verdict(g.state)["outcome"] == "lose"  # 3 + 1 + 1 against 8
+    assert refused_play(g, "doppleganger", actor="c").rule.id == "combat.one-shots"  # not in the fight: no "your" strength
+    play(g, "doppleganger")
+    verdict = fights.verdict(g.state)
+    assert verdict["players"]["total"] == 2 * (3 + 1) + 1 and verdict["outcome"] == "win"
+    line = next(line for line in verdict["players"]["lines"] if line["source"].startswith("Doppleganger"))
+    assert line["value"] == 4 and line["rule"] == "cards.override"
+    play(g, "doppleganger", actor="b")  # the helper's own strength, 1
+    assert fights.verdict(g.state)["players"]["total"] == 2 * 4 + 2 * 1
+    g.do("combat.help.decline", actor="b")  # the helper's Doppleganger leaves with them, not for the next helper
+    assert [o["doubles"] for o in g.state.combat["one_shots"]] == ["fighter"]
+
+
+def test_polymorph_potion_sends_one_monster_off_and_its_treasure_stays(g):
+    g.level(2)
+    g.do("combat.start", monster=monster("net-troll"))
+    g.do("combat.monster.add", actor="b", monster={"name": "Potted Plant", "level": 1, "treasures": 1})
+    troll, plant = (m["uid"] for m in g.state.combat["monsters"])
+    assert refused_play(g, "polymorph-potion", actor="b").status == 404  # which one?
+    played = play(g, "polymorph-potion", actor="b", monster=troll)
+    assert "Polymorph Potion" in g.said(played) and "Net Troll" in g.said(played)
+    verdict = fights.verdict(g.state)
+    assert verdict["outcome"] == "win" and verdict["levels"]["fighter"] == 1 and verdict["treasures"] == 3 + 1
+    g.undo(played)
+    assert not any(m["eliminated"] for m in g.state.combat["monsters"])
+
+
+def test_the_magic_lamp_is_rubbed_only_on_your_own_turn(g):
+    g.do("turn.first", seat="a")
+    g.do("turn.door", found="monster", monster=monster("net-troll"))
+    assert refused_play(g, "magic-lamp", actor="b").rule.id == "turn.own"
+    play(g, "magic-lamp")  # the only monster: no need to name it
+    verdict = fights.verdict(g.state)
+    assert verdict["outcome"] == "win" and verdict["levels"]["fighter"] == 0 and verdict["treasures"] == 3
+
+
+def test_a_friendship_potion_ends_the_fight_with_no_level_and_no_treasure(g):
+    g.do("turn.first", seat="a")
+    g.do("turn.door", found="monster", monster=monster("net-troll"))
+    played = play(g, "friendship-potion", actor="b")
+    assert g.state.combat is None and g.state.turn["phase"] == "charity" and g.state.players["a"].level == 1
+    assert "Friendship Potion" in g.said(played)
+    g.undo(played)
+    assert g.state.combat and g.state.turn["phase"] == "fight"
+
+
+def test_a_card_the_referee_refuses_to_play_is_never_offered_as_playable(g):
+    """Wandering Monster was offered on every phone ("Add to my sheet"), in a fight or not, and every
+    tap was refused: it brings a monster from the hand, which is the card to play (it joins the fight)."""
+    wandering = CARDS["wandering-monster"]
+    assert not t.playable_now(wandering, g.state, "b")
+    g.do("combat.start", monster={"name": "Potted Plant", "level": 1})
+    assert not t.playable_now(wandering, g.state, "b")
+    assert refused_play(g, "wandering-monster", actor="b").status == 409
+    assert t.playable_now(CARDS["lame-goblin"], g.state, "b")  # the monster it brings joins the fight

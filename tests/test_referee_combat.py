@@ -286,3 +286,28 @@ def test_a_described_fight_with_words_where_numbers_go_is_refused_not_failed():
         with pytest.raises(Refused) as exc:
             evaluate({**base, **change})
         assert exc.value.status == 400 and where in exc.value.message, exc.value.message
+
+
+def test_a_monster_that_does_not_pursue_takes_no_die_from_the_next_one():
+    """Plutonium Dragon (will_not_pursue): a low-level character is not chased, so rolls no die for it — as
+    for a monster that cannot be run away from, the dice go to the monsters that chase. The Dragon took
+    the die typed for the Troll, and the escape was refused for want of a die (1.6, Running Away: a roll
+    per monster fled)."""
+    verdict = evaluate({"fighter": fighter(3, rolls=[6]), "run_away": True,
+                        "monsters": [{"name": "Dragon", "level": 20, "will_not_pursue": {"max_level": 5}},
+                                     {"name": "Troll", "level": 10}]})
+    dragon, troll = verdict["run_away"]
+    assert dragon["escaped"] is True and "roll" not in dragon
+    assert troll["roll"] == 6 and troll["escaped"] is True
+    verdict = evaluate({"fighter": fighter(3, rolls=[3, 6]), "run_away": True,  # a die for each, as before
+                        "monsters": [{"name": "Dragon", "level": 20, "will_not_pursue": {"max_level": 5}},
+                                     {"name": "Troll", "level": 10}]})
+    assert [r.get("roll") for r in verdict["run_away"]] == [None, 6] and verdict["run_away"][1]["escaped"] is True
+
+
+def test_a_doppleganger_named_by_its_card_in_a_described_fight_doubles_the_fighter_or_the_helper(client):
+    fight = {"fighter": {"level": 3}, "helper": {"level": 2}, "monsters": [{"level": 9}],
+             "one_shots": [{"card": "doppleganger", "side": "players"}]}
+    assert client.post("/api/v1/combat/evaluate", json=fight).json["players"]["total"] == 3 * 2 + 2
+    fight["one_shots"][0]["doubles"] = "helper"
+    assert client.post("/api/v1/combat/evaluate", json=fight).json["players"]["total"] == 3 + 2 * 2

@@ -312,3 +312,66 @@ def test_a_monster_or_item_not_in_the_fight_is_named_so_in_every_language(g):
     assert exc.status == 404 and exc.message == "There is no such monster in this fight."
     exc = g.refused("combat.flee", fighter_rolls=[1], fighter_gives=[f"{monster_uid(g)}:nope"])
     assert exc.status == 404 and exc.message == "There is no such monster in this fight, or Ann has no such item."
+
+
+def test_turning_takes_an_undead_monster_and_is_once_per_combat():
+    """Cleric card (base set): Turning gives +3 a card discarded *against Undead*, once per combat (as
+    Berserking: 1.6, Asking for Help). Against a Net Troll it was taken — the cards gone for nothing,
+    nothing in the breakdown — and a second Turning silently replaced the first."""
+    g = Game()
+    g.do("class.add", **{"class": "cleric"})
+    g.do("combat.start", monster=NET_TROLL)
+    refused = g.refused("combat.power", power="turning", cards=3)
+    assert refused.rule.id == "combat.powers" and "Undead" in refused.message
+    g.do("combat.monster.add", actor="b", monster={"name": "Mr. Bones", "level": 2, "treasures": 1, "undead": True})
+    g.do("combat.power", power="turning", cards=2)
+    assert g.refused("combat.power", power="turning", cards=1).rule.id == "combat.powers"
+    assert [line["value"] for line in fights.verdict(g.state)["players"]["lines"] if "Turning" in line["source"]] == [6]
+
+
+@pytest.mark.parametrize("power, klass, monster", [("berserk", "warrior", NET_TROLL),
+                                                   ("turning", "cleric", {**NET_TROLL, "undead": True})])
+def test_a_power_used_by_a_class_lost_in_the_fight_stops_counting_and_the_fight_goes_on(power, klass, monster):
+    """1.6, Character Stats: a class may be discarded at any time, even in a fight, and its powers count
+    only while its card is out. A Warrior who had berserked and then lost the class (Lose Your Class,
+    played by anyone) left a fight whose every verdict was refused ("not a Warrior: no Berserking"):
+    nobody could see it, win it or run from it."""
+    g = Game()
+    g.do("class.add", **{"class": klass})
+    g.do("combat.start", monster=monster)
+    g.do("combat.power", power=power, cards=3)
+    g.do("class.remove", **{"class": klass})
+    verdict = fights.verdict(g.state)
+    assert verdict["players"]["total"] == 1
+    (gone,) = [line for line in verdict["players"]["not_counting"] if line["rule"] == "combat.powers"]
+    assert klass.title() in gone["reason"]
+    g.do("combat.flee", fighter_rolls=[6])
+    assert g.state.combat is None
+
+
+def test_a_wizard_who_lost_the_class_runs_away_without_the_flight_spell():
+    g = Game()
+    g.do("class.add", **{"class": "wizard"})
+    g.do("combat.start", monster=NET_TROLL)
+    g.do("combat.power", power="flight", cards=3)
+    g.do("class.remove", **{"class": "wizard"})
+    fled = g.do("combat.flee", fighter_rolls=[3])  # 3 + 3 would have escaped; without the spell it does not
+    assert "caught" in g.said(fled)
+
+
+def test_a_fight_takes_no_more_cards_than_the_referee_can_judge(g):
+    """Every one-shot, monster and enhancer was taken, but past the fight's limits (combat.INPUT_SCHEMA)
+    no verdict could be made any more ("one_shots ... is too long"), and the fight could be neither shown,
+    won nor run from: the card past the limit is refused instead."""
+    g.do("combat.start", monster=NET_TROLL)
+    for _ in range(20):
+        g.do("combat.oneshot.add", actor="b", side="monsters", one_shot={"name": "Sleep Potion", "bonus": 2})
+    assert g.refused("combat.oneshot.add", actor="b", side="monsters", one_shot={"name": "Sleep Potion", "bonus": 2}).status == 409
+    for _ in range(10):
+        g.do("combat.enhancer.add", actor="b", monster=monster_uid(g), enhancer=ENRAGED)
+    assert g.refused("combat.enhancer.add", actor="b", monster=monster_uid(g), enhancer=ENRAGED).status == 409
+    for _ in range(9):
+        g.do("combat.monster.add", actor="b", monster={"name": "Rat", "level": 1})
+    assert g.refused("combat.monster.add", actor="b", monster={"name": "Rat", "level": 1}).status == 409
+    assert fights.verdict(g.state)["outcome"] == "lose"
+    g.do("combat.flee", fighter_rolls=[6] * 10)

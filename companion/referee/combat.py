@@ -60,7 +60,8 @@ _character = {
                    "description": "Wizard: cards discarded for +1 each to Run Away"},
         "rolls": {"type": "array", "items": {"type": "integer", "minimum": 1, "maximum": 6},
                   "description": "the die for each monster when running away, in the order fled (none for a "
-                                 "monster that cannot be run away from)"},
+                                 "monster that cannot be run away from; for one that does not pursue this "
+                                 "character, a die or none)"},
         "gives": {"type": "array", "maxItems": 10, "items": {"type": "integer", "minimum": 0},
                   "description": "the monsters (their places in monsters) this character escapes by giving up an "
                                  "item their card asks for (escape_with_item): no die for them"},
@@ -104,9 +105,11 @@ INPUT_SCHEMA: dict = {
             "properties": {"card": {"type": "string"}, "name": {"type": "string"}, "bonus": _int,
                            "side": {"enum": ["players", "monsters"]}, "usable_by": _ONE_SHOT["usable_by"],
                            "either_side": _ONE_SHOT["either_side"], "fire": _ONE_SHOT["fire"],
+                           "doubles": {"enum": ["fighter", "helper"],
+                                       "description": "doubles that player's own combat strength (Doppleganger)"},
                            "monster": {"type": "integer", "minimum": 0,
                                        "description": "which monster a monster-side one-shot helps (default the first)"}}}},
-        "backstabs": {"type": "array", "maxItems": 10, "items": {"enum": ["fighter", "helper"]},
+        "backstabs": {"type": "array", "maxItems": 20, "items": {"enum": ["fighter", "helper"]},
                       "description": "a Thief's backstab (-2) on the fighter or the helper, one entry each"},
         "run_away": {"type": "boolean", "description": "evaluate the escape rolls even when the fight is won"},
     },
@@ -230,6 +233,7 @@ def evaluate(fight: dict, strict: bool = True) -> dict:
     players: list[dict] = []
     bonuses: list[dict] = []  # what counts for the players besides their Levels (Pukachu: none of it)
     fire: list[str] = []  # the fire attacks that count for the players (Large Angry Chicken)
+    strengths: dict[str, int] = {}  # each of the party's own combat strength as counted (a Doppleganger doubles it)
     not_counting = [dict(line, who=names[who]) for who, p, _ in party for line in sheet.strength(p)["not_counting"]]
 
     def count(line: dict, who: str, own: str | dict, level: bool = False) -> None:
@@ -248,6 +252,7 @@ def evaluate(fight: dict, strict: bool = True) -> dict:
                                  "citation": RULES["cards.override"].citation})
         else:
             players.append(line)
+            strengths[who] = strengths.get(who, 0) + line["value"]
             if not level and line["value"] > 0:
                 bonuses.append(line)
 
@@ -269,9 +274,7 @@ def evaluate(fight: dict, strict: bool = True) -> dict:
         for pending in strength["pending"]:  # "your next combat" curses count in this fight, fighter or helper
             count(_line("players", f"{names[who]}: {pending['source']}", pending["value"], "curses.effects"),
                   names[who], pending["source"])
-        if raw.get("berserk"):
-            if "warrior" not in p["classes"]:
-                raise Refused("{names} is not a Warrior: no Berserking.", rule="combat.powers", status=400, names=names[who])
+        if raw.get("berserk") and not _power_lost(raw, p, "berserk", strict, names[who], not_counting):
             count(_line("players", _said(N_("{name}: Berserking (cards discarded: {count})"), name=names[who],
                                          count=raw["berserk"]), raw["berserk"], "combat.powers"),
                   names[who], _said(N_("Berserking (cards discarded: {count})"), count=raw["berserk"]))
@@ -328,9 +331,7 @@ def evaluate(fight: dict, strict: bool = True) -> dict:
     undead = [m["name"] for m in monsters if m.get("undead") and not m.get("eliminated")]
     if undead:
         for who, p, raw in party:
-            if raw.get("turning"):
-                if "cleric" not in p["classes"]:
-                    raise Refused("{names} is not a Cleric: no Turning.", rule="combat.powers", status=400, names=names[who])
+            if raw.get("turning") and not _power_lost(raw, p, "turning", strict, names[who], not_counting):
                 count(_line("players", _said(N_("{name}: Turning against Undead (cards discarded: {count})"),
                                              name=names[who], count=raw["turning"]),
                             3 * raw["turning"], "combat.powers"),
@@ -341,6 +342,14 @@ def evaluate(fight: dict, strict: bool = True) -> dict:
             raise Refused("{card} helps its player's side only, never the monsters.", rule="combat.one-shots", status=400,
                           card=shot.get("name") or "one-shot")
         line = _line(shot["side"], shot.get("name") or "one-shot", shot.get("bonus", 0), "combat.one-shots")
+        if shot.get("doubles") and shot["side"] == "players":
+            # "Doubles your combat strength": the fighter's or the helper's own, as counted so far, once
+            # more — not the other's, nor the one-shots (the card beats the rules: cards.override)
+            role = shot["doubles"]  # (a helper gone from the fight has no strength here to double)
+            count(_line("players", _said(N_("{name} ({player})"), name=line["source"], player=names[role]),
+                        strengths.get(names[role], 0), "cards.override"),
+                  names[role], line["source"])
+            continue
         if shot["side"] == "monsters":  # (a restriction is about whom it helps: never the monsters')
             monster_lines.append(line)
         elif shot.get("usable_by") and not any(sheet.is_(p, w) for p in characters for w in shot["usable_by"]):
@@ -382,8 +391,34 @@ def evaluate(fight: dict, strict: bool = True) -> dict:
         result.update({"levels": {"fighter": 0, "helper": 0}, "treasures": 0, "wins_game": False,
                        "helper_wins_game": False})
     if outcome == "lose" or fight.get("run_away"):
-        result["run_away"] = _run_away(party, names, per_monster, profile)
+        result["run_away"] = _run_away(party, names, per_monster, profile, strict)
     return result
+
+
+#: Each class power a fight may have used, with its class and what the refusal of a description says.
+POWERS = {"berserk": ("warrior", "{names} is not a Warrior: no Berserking.", N_("Berserking (cards discarded: {count})")),
+          "turning": ("cleric", "{names} is not a Cleric: no Turning.", N_("Turning (cards discarded: {count})")),
+          "flight": ("wizard", "{names} is not a Wizard: no Flight spell.", N_("Flight (cards discarded: {count})"))}
+
+
+def _power_lost(raw: dict, p: dict, power: str, strict: bool, name: str, not_counting: list[dict]) -> bool:
+    """Whether the character ``p`` used ``power`` without (or no longer with) its class. A described fight
+    (``strict``) is refused; at the table the class may have been discarded since, even in the fight
+    (1.6, Character Stats: a class may go at any time, and its powers count only while its card is out
+    — Lose Your Class on a Warrior who has berserked): the power stops counting and says why in
+    ``not_counting`` (it raised, and the fight could be neither shown, won nor run from)."""
+    klass, refusal, words = POWERS[power]
+    if klass in p["classes"]:
+        return False
+    if strict:
+        raise Refused(refusal, rule="combat.powers", status=400, names=name)
+    only = [{"class": klass}]  # said as a restricted item's reason is, in each phone's language
+    said = _said(words, count=raw[power])
+    not_counting.append({"who": name, "source": _spoken(said), "say": said,
+                         "value": raw[power] * (3 if power == "turning" else 1), "only_for": only,
+                         "reason": f"only for {sheet.describe_who(only)}", "rule": "combat.powers",
+                         "citation": RULES["combat.powers"].citation})
+    return True
 
 
 def _extra_levels(per_monster: list[dict], alone: bool, fire: bool) -> int:
@@ -420,8 +455,9 @@ def _rewards(per_monster: list[dict], fighter: dict, helper: dict | None, profil
     }
 
 
-def _run_away(party, names, per_monster, profile: Profile) -> list[dict]:
-    """One roll per monster per fleeing player; 5 or better escapes, with every modifier."""
+def _run_away(party, names, per_monster, profile: Profile, strict: bool = True) -> list[dict]:
+    """One roll per monster per fleeing player; 5 or better escapes, with every modifier (the Flight
+    spell only while its user is a Wizard: :func:`_power_lost`)."""
     out = []
     chasing = [m for m in per_monster if not m["eliminated"]]
     for who, p, raw in party:
@@ -439,9 +475,7 @@ def _run_away(party, names, per_monster, profile: Profile) -> list[dict]:
             for effect in curse["effects"]:
                 if effect.get("type") in ("run_away_bonus", "die_bonus"):  # die_bonus: every roll, Run Away too
                     bonus_lines.append({"source": curse["name"], "value": effect.get("value", 0)})
-        if raw.get("flight"):
-            if "wizard" not in p["classes"]:
-                raise Refused("{names} is not a Wizard: no Flight spell.", rule="combat.powers", status=400, names=names[who])
+        if raw.get("flight") and not _power_lost(raw, p, "flight", strict, names[who], []):
             bonus_lines.append({"source": f"Flight ({raw['flight']} cards)", "value": raw["flight"]})
         rolls = list(raw.get("rolls") or [])
         reroll = raw.get("reroll")
@@ -451,6 +485,11 @@ def _run_away(party, names, per_monster, profile: Profile) -> list[dict]:
             raise Refused("{names}: in the classic rules a Halfling has no reroll when running away (a penalty instead).",
                           rule="halfling.run-away", status=400, names=names[who])
         dice = iter(rolls)  # one die per monster that can be escaped, in the order fled
+        rolled = [m for m in chasing if not m["no_escape"]
+                  and not (m.get("escape_with_item") and m["index"] in (raw.get("gives") or ()))]
+        # A monster that does not pursue this character (will_not_pursue) needs no die: with exactly one die
+        # per monster that does, the dice are theirs; a die typed for it as well is taken for it, as before.
+        skip_let_go = len(rolls) == sum(1 for m in rolled if not _lets_go(m["pursuit"], p))
         for monster in chasing:
             modifier = monster["run_away_modifier"]
             lines = bonus_lines + ([{"source": monster["name"], "value": modifier}] if modifier else [])
@@ -468,8 +507,8 @@ def _run_away(party, names, per_monster, profile: Profile) -> list[dict]:
                 entry.update({"escaped": False, "no_escape": True, "why": "it cannot be run away from",
                               "rule": "cards.override", "citation": RULES["cards.override"].citation})
                 continue
-            roll = next(dice, None)
             let_go = _lets_go(monster["pursuit"], p)
+            roll = None if let_go and skip_let_go else next(dice, None)
             if let_go:
                 entry.update({"escaped": True, "why": let_go})
             elif roll is not None:

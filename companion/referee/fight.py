@@ -15,11 +15,17 @@ from dataclasses import asdict
 
 from card_db import schema
 
-from . import combat, effects, sheet
+from . import combat, effects, played, sheet
 from .history import said, thing
 from .rules import N_, Refused
 
 POWERS = {"berserk": "warrior", "turning": "cleric", "flight": "wizard"}
+#: The most a fight may hold and still be judged (combat.INPUT_SCHEMA): a card past them is refused, as
+#: it left a fight no verdict could be made on (neither shown, won nor run from).
+_FIGHT = combat.INPUT_SCHEMA["properties"]
+MOST_MONSTERS = _FIGHT["monsters"]["maxItems"]
+MOST_ENHANCERS = _FIGHT["monsters"]["items"]["properties"]["enhancers"]["maxItems"]
+MOST_ONE_SHOTS = _FIGHT["one_shots"]["maxItems"]
 
 
 def checked_object(raw, what: str) -> dict:
@@ -68,7 +74,8 @@ def description(state, fight: dict) -> dict:
 
     desc = {"profile": state.profile_id, "options": state.settings.get("options", {}), "fighter": character(fight["fighter"], "fighter"),
             "monsters": [{k: v for k, v in m.items() if k not in ("uid", "card_id")} for m in fight["monsters"]],
-            "one_shots": [{k: o[k] for k in ("name", "bonus", "side", "usable_by", "fire") if k in o} for o in fight["one_shots"]],
+            "one_shots": [{k: o[k] for k in ("name", "bonus", "side", "usable_by", "fire", "doubles") if k in o}
+                          for o in fight["one_shots"]],
             "backstabs": [b["target"] for b in fight["backstabs"]]}
     for monster in desc["monsters"]:
         monster["enhancers"] = [{k: v for k, v in e.items() if k not in ("uid", "card_id")} for e in monster["enhancers"]]
@@ -126,6 +133,8 @@ def decide(state, actor: str, action: str, params: dict) -> tuple[dict, list[dic
     participants = {fight["fighter"]: "fighter", **({fight["helper"]: "helper"} if fight["helper"] else {})}
 
     if action == "combat.monster.add":
+        if len(fight["monsters"]) >= MOST_MONSTERS:
+            raise Refused("A fight holds at most {count} monsters.", status=409, count=MOST_MONSTERS)
         monster = monster_of(params.get("monster") or {}, uid, state.profile.monster_min_level)
         after["monsters"].append(monster)
         summary = said("{who} adds {monster} (level {level}) to the fight", monster=thing(monster), level=monster["level"])
@@ -134,11 +143,13 @@ def decide(state, actor: str, action: str, params: dict) -> tuple[dict, list[dic
             summary = said("{first}; {parts}", first=summary, parts=lines)
         if monster.get("no_help") and (fight["helper"] or fight["invited"]):
             sent = state.players[fight["helper"] or fight["invited"]].name
-            _without_helper(after)
+            without_helper(after)
             summary = said("{first}: nobody can help against it, {name} is out of the fight", first=summary, name=sent)
         return after, ops, summary, None
     if action == "combat.enhancer.add":
         monster = _find(after["monsters"], params.get("monster"))
+        if len(monster["enhancers"]) >= MOST_ENHANCERS:
+            raise Refused("A monster holds at most {count} enhancers.", status=409, count=MOST_ENHANCERS)
         raw = checked_object(params.get("enhancer"), "enhancer")
         enhancer = {"uid": uid, "name": str(raw.get("name") or "Enhancer")[:80],
                     "level_change": whole(raw.get("level_change", 0), "enhancer.level_change", -100, 100),
@@ -149,6 +160,8 @@ def decide(state, actor: str, action: str, params: dict) -> tuple[dict, list[dic
         monster["enhancers"].append(enhancer)
         return after, [], said("{who} plays {card} on {monster}", card=thing(enhancer), monster=thing(monster)), None
     if action == "combat.oneshot.add":
+        if len(fight["one_shots"]) >= MOST_ONE_SHOTS:
+            raise Refused("A fight holds at most {count} one-shots.", status=409, count=MOST_ONE_SHOTS)
         raw = checked_object(params.get("one_shot"), "one_shot")
         side = params.get("side")
         if side not in ("players", "monsters"):
@@ -160,6 +173,11 @@ def decide(state, actor: str, action: str, params: dict) -> tuple[dict, list[dic
             shot["usable_by"] = _usable_by(state, fight, raw["usable_by"], side, shot["name"])
         if raw.get("fire"):  # a fire attack (Large Angry Chicken: an extra level)
             shot["fire"] = True
+        if raw.get("doubles_strength"):  # Doppleganger: "your" strength, so the fighter's or the helper's
+            if side != "players" or actor not in participants:
+                raise Refused("{card} doubles the strength of the fighter or the helper who plays it: {name} is "
+                              "not in this fight.", rule="combat.one-shots", status=409, card=shot["name"], name=name)
+            shot["doubles"] = participants[actor]
         if raw.get("either_side") is False and side == "monsters":
             raise Refused("{card} helps its player's side only, never the monsters.", rule="combat.one-shots", status=409,
                           card=shot["name"])
@@ -194,7 +212,7 @@ def decide(state, actor: str, action: str, params: dict) -> tuple[dict, list[dic
         return after, [], said("{who} helps in the fight"), None
     if action == "combat.help.decline":
         _only(actor in (fight["invited"], fight["helper"]), "You are not asked to help.", "combat.one-helper")
-        _without_helper(after)
+        without_helper(after)
         return after, [], said("{who} does not help"), None
     if action == "combat.power":
         power, cards = params.get("power"), params.get("cards")
@@ -208,6 +226,14 @@ def decide(state, actor: str, action: str, params: dict) -> tuple[dict, list[dic
             raise Refused("Discard 1 to 3 cards for a power.", status=400)
         if power == "berserk" and after["powers"].get(role, {}).get("berserk"):
             raise Refused("Berserking is once per combat.", rule="combat.powers", status=409)
+        # Turning (the Cleric card): +3 a card against Undead, once per combat like Berserking; without an
+        # Undead monster in the fight the cards would go for nothing (it was taken, and a second use
+        # replaced the first)
+        if power == "turning" and not any(m.get("undead") and not m["eliminated"] for m in fight["monsters"]):
+            raise Refused("Turning works only against Undead, and no Undead monster is in this fight.",
+                          rule="combat.powers", status=409)
+        if power == "turning" and after["powers"].get(role, {}).get("turning"):
+            raise Refused("Turning is once per combat.", rule="combat.powers", status=409)
         after["powers"].setdefault(role, {})[power] = cards
         if cards == 1:
             return after, [], said("{who} uses {word} (1 card)", word=power), None
@@ -241,6 +267,9 @@ def decide(state, actor: str, action: str, params: dict) -> tuple[dict, list[dic
                         N_("{who} sends {monster} off as its card allows: {n} treasures, no level"))
             return after, [], said(template, monster=thing(monster), n=n), None
         monster["eliminated"] = True
+        if params.get("_card"):  # a one-shot that sends one monster off (Polymorph Potion, Magic Lamp)
+            return after, [], said("{who} plays {card}: {monster} leaves the fight without a kill (treasure, no level)",
+                                   card=thing(played.named(params["_card"])), monster=thing(monster)), None
         if params.get("charm"):
             return after, [], said("{who} charms {monster} away without killing it (treasure, no level)",
                                    monster=thing(monster)), None
@@ -268,12 +297,17 @@ def objection_seconds(state) -> float:
     return state.settings.get("objection_seconds", state.profile.objection_seconds)
 
 
-def _without_helper(fight: dict) -> None:
-    """The fight (a copy being built) with nobody helping or asked to: the helper's powers and the
-    backstabs on them go with them."""
+def without_helper(fight: dict) -> None:
+    """The fight (a copy being built) with nobody helping or asked to: the helper's powers, the
+    backstabs on them and a Doppleganger that doubled them go with them — whether the helper
+    declines, is sent away by the monster's card, dies or leaves the table (the one place that says
+    what a helper takes out of the fight)."""
     fight["helper"] = fight["invited"] = fight["promise"] = None
-    fight["powers"].pop("helper", None)
-    fight["backstabs"] = [b for b in fight["backstabs"] if b["target"] != "helper"]
+    if "powers" in fight:  # (a Munchkin Quest fight has neither powers nor backstabs)
+        fight["powers"].pop("helper", None)
+    if "backstabs" in fight:
+        fight["backstabs"] = [b for b in fight["backstabs"] if b["target"] != "helper"]
+    fight["one_shots"] = [o for o in fight.get("one_shots", []) if o.get("doubles") != "helper"]
 
 
 def _check_help_allowed(fight: dict) -> None:

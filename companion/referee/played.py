@@ -25,4 +25,6 @@ def one_shot(card: dict) -> dict:
         out["either_side"] = False
     if shot.get("fire"):  # a fire attack (a monster's extra_levels when: fire)
         out["fire"] = True
+    if shot.get("doubles_strength"):  # Doppleganger: the player's own strength again
+        out["doubles_strength"] = True
     return out

@@ -114,8 +114,15 @@ class TableState:
         return cls(**{**fields, "players": players, "winners": winners})
 
     def public(self) -> dict:
-        """The state as the API shows it, with each player's combat strength."""
+        """The state as the API shows it, with each player's combat strength and the fight's ``verdict``
+        (both totals with every line, who is winning, the rewards; ``None`` with no fight or no monster
+        yet), as every phone shows it: a client need not work the sums out itself."""
         data = self.to_json()
+        try:  # a fight the referee cannot judge must not hide the table (to undo what broke it)
+            data["verdict"] = (quest_table.verdict(self) if self.profile.quest else fights.verdict(self)) \
+                if self.combat else None
+        except Refused:
+            data["verdict"] = None
         data["profile"] = self.profile.as_dict()
         data["profile"]["objection_seconds"] = fights.objection_seconds(self)  # the host's setting, if any
         data["players"] = [p.as_dict() for p in self.players.values()]
@@ -429,7 +436,9 @@ def playable_now(card: dict, state: TableState, seat: str | None = None) -> bool
     """Whether the player in ``seat`` can play ``card`` now: most cards at any time; enhancers
     and one-shots into a fight, except a one-shot that acts out of one too (:data:`ONE_SHOT_ACTS`);
     a monster into the fight, or to open one on its player's turn
-    when the phase allows; Divine Intervention only where the edition has it."""
+    when the phase allows; Divine Intervention only where the edition has it. A special card the
+    referee does not play itself (Wandering Monster: the monster it brings is the card to play) is
+    never offered, as card.play would refuse it."""
     kind = card["kind"]
     if kind == "one_shot" and any(card["one_shot"].get(key) for key in ONE_SHOT_ACTS):
         return True
@@ -439,7 +448,7 @@ def playable_now(card: dict, state: TableState, seat: str | None = None) -> bool
         return bool(state.combat) or catalogue.allowed(state, seat, "combat.start")
     if card["id"] == "divine-intervention":
         return "divine_intervention" in state.profile.top_level_cards
-    return kind != "special" or card["id"] in SPECIAL_CARDS
+    return kind != "special" or SPECIAL_CARDS.get(card["id"]) is not None
 
 
 #: The special cards the referee knows what to do with, as the action they become.
@@ -473,6 +482,8 @@ def _decide_card(state: TableState, actor: str, action: str, params: dict) -> Ev
         acts = next((key for key in ONE_SHOT_ACTS if card["one_shot"].get(key)), None)
         if acts:
             return ONE_SHOT_ACTS[acts](state, actor, seat, card, params)
+        if card["one_shot"].get("rids_of"):
+            return _rid_of_monsters(state, actor, card, params)
         return decide(state, actor, "combat.oneshot.add", {"side": params.get("side") or "players",
                                                           "one_shot": played.one_shot(card)})
     special = SPECIAL_CARDS.get(card["id"])
@@ -541,6 +552,29 @@ def _draw_treasures(state: TableState, actor: str, seat: str, card: dict, params
     return _changed(actor, "card.play", [], said("{who} plays {card}: draw {n} Treasures at the table (face up if "
                                                  "{card} was drawn face up)", card=_named(card),
                                                  n=card["one_shot"]["draw_treasures"]), state)
+
+
+def _rid_of_monsters(state: TableState, actor: str, card: dict, params: dict) -> Event:
+    """A one-shot that sends monsters out of the fight without a kill (the card beats the rules:
+    cards.override). ``rids_of: one`` — the monster ``params["monster"]`` (the only one left when
+    unsaid) goes and its treasure stays for the players, no level (Polymorph Potion, Magic Lamp);
+    ``all`` — every monster goes with its treasure and the fight is over, no level, no treasure
+    (Friendship Potion). With several monsters left and none named, there is no such monster (404). ``own_turn``: only the player whose turn it is plays it (Magic Lamp).
+    Played by its card these were a "+0" one-shot that left the monsters fighting."""
+    shot = card["one_shot"]
+    if not state.combat:
+        raise Refused("No fight is on: the player whose turn it is starts one.", rule="turn.own", status=409)
+    if params.get("side") == "monsters":
+        raise Refused("{card} helps its player's side only, never the monsters.", rule="combat.one-shots", status=409,
+                      card=card["names"]["en"])
+    if shot.get("own_turn") and state.turn and state.turn["seat"] != actor:
+        raise Refused(catalogue.TURN_OWN, rule="turn.own", status=409, name=state.players[state.turn["seat"]].name)
+    if shot["rids_of"] == "all":
+        return _fight_event(state, None, [], said("{who} plays {card}: every monster leaves the fight with its "
+                                                  "treasure; no level, no treasure", card=_named(card)), None, actor)
+    left = [m for m in state.combat["monsters"] if not m["eliminated"]]
+    uid = params.get("monster") or (left[0]["uid"] if len(left) == 1 else None)  # else: no such monster
+    return decide(state, actor, "combat.eliminate", {"monster": uid, "_card": card})
 
 
 def _named(card: dict) -> dict:
@@ -987,8 +1021,8 @@ def _left_the_fight(state: TableState, seat: str, actor: str, ops: list[dict], s
     if seat == fight["fighter"]:
         return _fight_event(state, None, ops, summary, None, actor)
     after = copy.deepcopy(fight)
-    after["helper"], after["claim"], after["promise"] = None, None, None
-    after["powers"].pop("helper", None)
+    fights.without_helper(after)  # the backstabs on them too: they were left, and no verdict could be made
+    after["claim"] = None
     return _fight_event(state, after, ops, summary, None, actor)
 
 
@@ -1338,9 +1372,8 @@ def _apply(state: TableState, event: Event) -> TableState:
             new.combat = None
         elif new.combat:  # a helper or an invited player who leaves is no longer part of the fight
             if new.combat["helper"] == gone:
-                new.combat = {**new.combat, "helper": None,
-                              "backstabs": [b for b in new.combat.get("backstabs", []) if b["target"] != "helper"],
-                              "powers": {k: v for k, v in new.combat.get("powers", {}).items() if k != "helper"}}
+                new.combat = copy.deepcopy(new.combat)
+                fights.without_helper(new.combat)
             if new.combat["invited"] == gone:
                 new.combat = {**new.combat, "invited": None}
         if new.turn and new.turn["seat"] == gone and new.players:

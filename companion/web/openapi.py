@@ -284,6 +284,9 @@ def spec() -> dict:
                     "winners": {"type": "array", "items": {"type": "string"},
                                 "description": "every seat that won (two in a shared or joint victory)"},
                     "combat": {"type": ["object", "null"], "description": "the fight on now: {fighter: seat}"},
+                    "verdict": {"type": ["object", "null"], "description": "the fight's verdict as POST /api/v1/combat/"
+                                "evaluate answers it (both totals with every line's source and rule, outcome, "
+                                "rewards); null with no fight or no monster yet"},
                     "turn": {"type": ["object", "null"], "description": "whose turn: {seat, number, phase}; phase is start "
                                                        "(door shut), door (no monster: look for trouble or loot), fight, "
                                                        "charity (the turn's fight or loot is done)"},
