@@ -51,17 +51,32 @@ def reference(gray: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """Keypoint positions (K × 2 float32, pixels of ``gray``) and descriptors (K × 32 uint8) of a
     rectified reference card, at most ``REF_FEATURES``, spread over ``GRID`` cells."""
     kps = _orb(REF_FEATURES * 6, fast=8).detect(gray, None)
-    h, w = gray.shape
+    return _arrays(*_orb(REF_FEATURES).compute(gray, [kps[i] for i in _spread(kps, gray.shape)]))
+
+
+def _spread(kps, shape: tuple[int, ...]) -> np.ndarray:
+    """Which of ``kps`` a reference keeps, in order: strongest first, at most a quota in each
+    ``GRID`` cell; the kept ones cell by cell (cells in the order their strongest comes), each
+    cell's strongest first. (Counted in numpy: the same keypoints, in the same order, as one
+    Python loop over the ~2,400 candidates took a third of describing a card.)"""
+    if not kps:
+        return np.zeros(0, np.int64)
+    h, w = shape[:2]
     gx, gy = GRID
     quota = max(1, REF_FEATURES // (gx * gy))
-    cells: dict[tuple[int, int], list] = {}
-    for kp in sorted(kps, key=lambda k: -k.response):
-        cell = (min(gx - 1, int(kp.pt[0] * gx / w)), min(gy - 1, int(kp.pt[1] * gy / h)))
-        bucket = cells.setdefault(cell, [])
-        if len(bucket) < quota:
-            bucket.append(kp)
-    kept = [kp for bucket in cells.values() for kp in bucket]
-    return _arrays(*_orb(REF_FEATURES).compute(gray, kept))
+    pts = cv2.KeyPoint_convert(kps).astype(np.float64)
+    order = np.argsort(-np.array([k.response for k in kps], np.float64), kind="stable")  # strongest first
+    cell = (np.minimum(gx - 1, (pts[:, 0] * gx / w).astype(np.int64))
+            + gx * np.minimum(gy - 1, (pts[:, 1] * gy / h).astype(np.int64)))[order]
+    by_cell = np.argsort(cell, kind="stable")
+    grouped = cell[by_cell]
+    start = np.r_[0, np.flatnonzero(grouped[1:] != grouped[:-1]) + 1]
+    rank = np.empty(len(cell), np.int64)  # each one's place among its cell's, strongest first
+    rank[by_cell] = np.arange(len(cell)) - np.repeat(start, np.diff(np.r_[start, len(cell)]))
+    first = np.full(gx * gy, len(cell))  # where each cell's strongest comes
+    np.minimum.at(first, cell, np.arange(len(cell)))
+    keep = np.flatnonzero(rank < quota)
+    return order[keep[np.lexsort((keep, first[cell[keep]]))]]
 
 
 def photo(gray: np.ndarray, n: int = PHOTO_FEATURES, fast: int = PHOTO_FAST) -> tuple[np.ndarray, np.ndarray]:
