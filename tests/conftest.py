@@ -12,6 +12,19 @@ from companion.web.operator import admin_url
 CSRF = re.compile(r'name="csrf_token" value="([^"]+)"')
 
 
+#: The test files that take longest, started first: pytest-xdist hands files out in the order they
+#: are collected, and the scanner's tests, collected last, ran on one worker for minutes after the
+#: other had run out of files.
+LONGEST_FIRST = ("test_vision.py", "test_vision_outside.py", "test_vision_enrolment.py", "test_accessibility.py",
+                 "test_browser.py", "test_phone_feedback.py", "test_uploads.py")
+
+
+def pytest_collection_modifyitems(items):
+    """The longest files first (``LONGEST_FIRST``); the rest, and each file's tests, in their order."""
+    rank = {name: place for place, name in enumerate(LONGEST_FIRST)}
+    items.sort(key=lambda item: rank.get(item.path.name, len(rank)))
+
+
 def pytest_generate_tests(metafunc):
     """A test module that sets ``STORE_BACKENDS = ("sqlite", "postgres")`` runs each of its
     tests that use the app (or ``store_backend``) once per table store."""
