@@ -312,3 +312,21 @@ def test_the_fight_page_offers_the_pit_bull_a_pole_and_not_a_helmet(phones):
     alice.act("combat.flee", fighter_gives=gives)
     html = alice.get(f"/t/{alice.table_id}").get_data(as_text=True)
     assert "gives up Eleven-Foot Pole as the card of Pit Bull allows and escapes Pit Bull" in html
+
+
+# --- running away and who fights: cards that act there (#13, 2026-12-01) -----------------------------
+
+def test_a_second_flight_spell_adds_up_through_the_api(api):
+    """The Wizard card: up to 3 cards in all for Flight; a second spell replaced the first."""
+    client, table_id, tokens, _ = api
+    hana = tokens["Hana"]
+    assert act(client, table_id, hana, action="card.play", card="wizard").status_code == 200
+    act(client, table_id, hana, action="combat.start", card="net-troll")
+    act(client, table_id, hana, action="combat.power", power="flight", cards=2)
+    again = act(client, table_id, hana, action="combat.power", power="flight", cards=1)
+    assert again.status_code == 200 and "Flight again (1 more card, 3 in all)" in again.json["event"]["text"]
+    assert again.json["table"]["combat"]["powers"]["fighter"]["flight"] == 3
+    past = act(client, table_id, hana, action="combat.power", power="flight", cards=1)
+    assert past.status_code == 409 and past.json["rule"] == "combat.powers"
+    fled = act(client, table_id, hana, action="combat.flee", fighter_rolls=["2"])  # 2 + 3 = 5
+    assert "escapes Net Troll (2)" in fled.json["event"]["text"]

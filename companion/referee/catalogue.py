@@ -283,7 +283,8 @@ _declare("combat.help.ask", "The fighter asks one player for help, noting what w
           "promise": Param("str", "What the helper was promised.", max_length=140)}, needs_fight=True)
 _declare("combat.help.accept", "The player asked accepts to help.", FIGHT, needs_fight=True)
 _declare("combat.help.decline", "Refuse to help, or stop helping.", FIGHT, needs_fight=True)
-_declare("combat.power", "Fighter or helper: Berserking (Warrior), Turning (Cleric) or Flight (Wizard), 1 to 3 cards.",
+_declare("combat.power", "Fighter or helper: Berserking (Warrior), Turning (Cleric) or Flight (Wizard), 1 to 3 cards; "
+         "a second Flight adds to the first, up to 3 cards in all.",
          FIGHT, {"power": Param("str", "The power.", enum=("berserk", "turning", "flight")),
                  "cards": Param("int", "Cards discarded for it.", 1, 3)}, needs_fight=True)
 _declare("combat.backstab", "A Thief backstabs the fighter or the helper (-2), once per victim.", FIGHT,

@@ -26,6 +26,7 @@ _FIGHT = combat.INPUT_SCHEMA["properties"]
 MOST_MONSTERS = _FIGHT["monsters"]["maxItems"]
 MOST_ENHANCERS = _FIGHT["monsters"]["items"]["properties"]["enhancers"]["maxItems"]
 MOST_ONE_SHOTS = _FIGHT["one_shots"]["maxItems"]
+MOST_FLIGHT = _FIGHT["fighter"]["properties"]["flight"]["maximum"]  # the Wizard card: up to 3 cards for Flight
 
 
 def checked_object(raw, what: str) -> dict:
@@ -234,6 +235,17 @@ def decide(state, actor: str, action: str, params: dict) -> tuple[dict, list[dic
                           rule="combat.powers", status=409)
         if power == "turning" and after["powers"].get(role, {}).get("turning"):
             raise Refused("Turning is once per combat.", rule="combat.powers", status=409)
+        if power == "flight" and after["powers"].get(role, {}).get("flight"):
+            # Flight (the Wizard card): up to 3 cards in all for +1 each to Run Away — a second spell adds to the
+            # first (it replaced it, and the first spell's cards went for nothing), never past the card's 3
+            before = after["powers"][role]["flight"]
+            if before + cards > MOST_FLIGHT:
+                raise Refused("Flight takes at most {most} cards in a combat: {name} has discarded {count} for it "
+                              "already.", rule="combat.powers", status=409, most=MOST_FLIGHT, name=name, count=before)
+            after["powers"][role]["flight"] = before + cards
+            template = (N_("{who} uses {word} again (1 more card, {total} in all)") if cards == 1 else
+                        N_("{who} uses {word} again ({cards} more cards, {total} in all)"))
+            return after, [], said(template, word=power, cards=cards, total=before + cards), None
         after["powers"].setdefault(role, {})[power] = cards
         if cards == 1:
             return after, [], said("{who} uses {word} (1 card)", word=power), None
