@@ -193,6 +193,9 @@ CARD_SCHEMA: dict = {
                                                       "treasure stays for the players (Polymorph Potion, Magic Lamp), "
                                                       "or all of them, taking their treasure: the fight is over "
                                                       "(Friendship Potion)"},
+                           "escapes": {"type": "integer", "minimum": 1, "maximum": 2,
+                                       "description": "up to this many of the fighter and the helper get away from "
+                                                      "every monster with no die when they run away (Instant Wall)"},
                            "own_turn": {"type": "boolean",
                                         "description": "played only on the turn of the player who plays it (Magic Lamp)"}},
         },

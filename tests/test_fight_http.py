@@ -330,3 +330,24 @@ def test_a_second_flight_spell_adds_up_through_the_api(api):
     assert past.status_code == 409 and past.json["rule"] == "combat.powers"
     fled = act(client, table_id, hana, action="combat.flee", fighter_rolls=["2"])  # 2 + 3 = 5
     assert "escapes Net Troll (2)" in fled.json["event"]["text"]
+
+
+def test_an_instant_wall_through_the_api_and_on_the_phone(api, phones):
+    client, table_id, tokens, _ = api
+    hana, ivo = tokens["Hana"], tokens["Ivo"]
+    seats = seats_of(client, table_id, hana)
+    act(client, table_id, hana, action="combat.start", card="net-troll")
+    act(client, table_id, hana, action="combat.help.ask", seat=seats["Ivo"])
+    act(client, table_id, ivo, action="combat.help.accept")
+    bad = act(client, table_id, ivo, action="card.play", card="instant-wall", role="nobody")
+    assert bad.status_code == 400
+    wall = act(client, table_id, ivo, action="card.play", card="instant-wall", role="helper")
+    assert wall.status_code == 200 and "Ivo escapes with no die when running away" in wall.json["event"]["text"]
+    assert [r["escaped"] for r in wall.json["table"]["verdict"]["run_away"] if r["role"] == "helper"] == [True]
+    fled = act(client, table_id, hana, action="combat.flee", fighter_rolls=["1"])  # the helper needs no die
+    assert fled.status_code == 200 and "Ivo escapes Net Troll with no die (Instant Wall)" in fled.json["event"]["text"]
+    alice, bob, _ = phones
+    alice.act("combat.start", name="Troll", level=10, treasures=1)
+    for html in (bob.get("/cards/instant-wall").get_data(as_text=True),
+                 bob.get(f"/t/{bob.table_id}/pick?q=instant", headers={"HX-Request": "true"}).get_data(as_text=True)):
+        assert "Play it" in html and "For the monsters" not in html and "For monsters" not in html

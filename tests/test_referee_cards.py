@@ -724,3 +724,46 @@ def test_a_card_the_referee_refuses_to_play_is_never_offered_as_playable(g):
     assert not t.playable_now(wandering, g.state, "b")
     assert refused_play(g, "wandering-monster", actor="b").status == 409
     assert t.playable_now(CARDS["lame-goblin"], g.state, "b")  # the monster it brings joins the fight
+
+
+# --- cards that act on running away and on who fights (#13, 2026-12-01) ----------------------------------
+# Played by their card, Instant Wall, Invisibility Potion, Loaded Die, Flask of Glue and Transferral Potion
+# were a "+0 for the players" line that changed nothing.
+
+def test_an_instant_wall_gets_the_fighter_and_the_helper_away_with_no_die(g):
+    g.do("combat.start", monster=monster("net-troll"))
+    g.do("combat.monster.add", actor="b", monster=monster("crabs"))
+    g.do("combat.help.ask", seat="b")
+    g.do("combat.help.accept", actor="b")
+    wall = play(g, "instant-wall", actor="b")
+    assert g.said(wall) == "Ben plays Instant Wall: Ann and Ben escape with no die when running away"
+    assert fights.verdict(g.state)["outcome"] == "lose"  # it does not win the fight
+    fled = g.do("combat.flee", fighter_rolls=[1], helper_rolls=[1])
+    assert g.said(fled).count("with no die (Instant Wall)") == 4 and "caught" not in g.said(fled)
+    assert g.state.players["a"].level == 1 and g.state.combat is None
+    g.undo(fled)
+    g.undo(wall)
+    assert g.state.combat["one_shots"] == []
+
+
+def test_an_instant_wall_for_one_player_leaves_the_other_to_roll(g):
+    g.do("combat.start", monster=monster("net-troll"))
+    g.do("combat.help.ask", seat="b")
+    g.do("combat.help.accept", actor="b")
+    play(g, "instant-wall", role="helper")
+    fled = g.do("combat.flee", fighter_rolls=[1], helper_rolls=[1])
+    assert "Ann is caught by Net Troll (1)" in g.said(fled) and "Ben escapes Net Troll with no die" in g.said(fled)
+
+
+def test_an_instant_wall_is_for_the_fighter_or_helper_of_a_fight_and_leaves_with_the_helper(g):
+    refused = refused_play(g, "instant-wall")
+    assert refused.rule.id == "turn.own" and refused.status == 409  # no fight
+    g.do("combat.start", monster=monster("net-troll"))
+    assert refused_play(g, "instant-wall", role="helper").status == 400  # nobody helps
+    assert refused_play(g, "instant-wall", side="monsters").rule.id == "combat.one-shots"
+    g.do("combat.help.ask", seat="b")
+    g.do("combat.help.accept", actor="b")
+    play(g, "instant-wall", role="helper")
+    g.do("combat.help.decline", actor="b")  # the helper goes: the wall was theirs
+    fled = g.do("combat.flee", fighter_rolls=[6])
+    assert "Ann escapes Net Troll (6)" in g.said(fled)

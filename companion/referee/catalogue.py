@@ -239,7 +239,10 @@ _declare("card.play", "Play a card by its id (from a search or a scan): the card
           "monster": Param("str", "An enhancer: the monster of the fight it goes on (uid).", max_length=40),
           "side": Param("str", "A one-shot: the side it helps.", enum=("players", "monsters")),
           "uid": Param("str", "A card that cancels a curse (Wishing Ring): the curse on the player's sheet (its uid; "
-                              "unsaid when they have only one).", max_length=40)}, plays_card=True)
+                              "unsaid when they have only one).", max_length=40),
+          "role": Param("str", "Instant Wall: who gets away with no die when running away — the fighter, the helper "
+                               "or both (default: everyone in the fight).", enum=("fighter", "helper", "both"))},
+         plays_card=True)
 _declare("dice.roll", "Roll dice for the table; everyone sees the result.", ANYONE,
          {"count": Param("int", "How many dice.", 1, 10), "sides": Param("int", "Sides of each die.", 2, 20)}, in_game=False)
 

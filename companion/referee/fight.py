@@ -75,7 +75,7 @@ def description(state, fight: dict) -> dict:
 
     desc = {"profile": state.profile_id, "options": state.settings.get("options", {}), "fighter": character(fight["fighter"], "fighter"),
             "monsters": [{k: v for k, v in m.items() if k not in ("uid", "card_id")} for m in fight["monsters"]],
-            "one_shots": [{k: o[k] for k in ("name", "bonus", "side", "usable_by", "fire", "doubles") if k in o}
+            "one_shots": [{k: o[k] for k in ("name", "bonus", "side", "usable_by", "fire", "doubles", "escape") if k in o}
                           for o in fight["one_shots"]],
             "backstabs": [b["target"] for b in fight["backstabs"]]}
     for monster in desc["monsters"]:
@@ -182,6 +182,13 @@ def decide(state, actor: str, action: str, params: dict) -> tuple[dict, list[dic
         if raw.get("either_side") is False and side == "monsters":
             raise Refused("{card} helps its player's side only, never the monsters.", rule="combat.one-shots", status=409,
                           card=shot["name"])
+        if raw.get("escapes"):  # Instant Wall: who of the fighter and the helper runs away with no die
+            shot["escape"] = _walled(state, fight, params.get("role"), raw["escapes"], shot["name"])
+            after["one_shots"].append(shot)
+            names = [state.players[fight[role]].name for role in shot["escape"]]
+            template = (N_("{who} plays {card}: {name} escapes with no die when running away") if len(names) == 1 else
+                        N_("{who} plays {card}: {name} and {name2} escape with no die when running away"))
+            return after, [], said(template, card=thing(shot), name=names[0], name2=names[-1]), None
         after["one_shots"].append(shot)
         if side == "players":
             return after, [], said("{who} plays {card} for the players", card=thing(shot)), None
@@ -320,6 +327,21 @@ def without_helper(fight: dict) -> None:
     if "backstabs" in fight:
         fight["backstabs"] = [b for b in fight["backstabs"] if b["target"] != "helper"]
     fight["one_shots"] = [o for o in fight.get("one_shots", []) if o.get("doubles") != "helper"]
+    for shot in fight["one_shots"]:  # an Instant Wall no longer gets them away: they are not in the fight
+        if "helper" in shot.get("escape", ()):
+            shot["escape"] = [role for role in shot["escape"] if role != "helper"]
+
+
+def _walled(state, fight: dict, role, most: int, card: str) -> list[str]:
+    """Whom a one-shot that gets players away with no die covers (``escapes``: Instant Wall, up to two):
+    ``role`` — the ``fighter``, the ``helper`` or ``both`` (unsaid: everyone in the fight, up to the card's
+    number)."""
+    roles = ["fighter"] + (["helper"] if fight["helper"] else [])
+    if role not in (None, "", "both", "fighter", "helper") or (role == "helper" and not fight["helper"]) \
+            or (role == "both" and len(roles) < 2):
+        raise Refused("{card}: role is the fighter, the helper or both, of those in this fight.", status=400, card=card)
+    chosen = roles if role in (None, "", "both") else [role]
+    return chosen[:most]
 
 
 def _check_help_allowed(fight: dict) -> None:
@@ -439,6 +461,11 @@ def _flee(state, fight: dict, actor: str, params: dict):
             raise Refused("{who} needs a die for {monster}.", rule="combat.run-away", status=400, who=r['who'], monster=r['monster'])
         roll = (f"{r['roll']}→{r['reroll']}" if "reroll" in r else str(r["roll"])) if "roll" in r else "—"
         seat = fight[r["role"]]
+        if r.get("wall") is not None and not r.get("levels_lost"):  # an Instant Wall: no die
+            wall = next(o for o in fight["one_shots"] if r["role"] in o.get("escape", ()))
+            parts.append(said("{name} escapes {monster} with no die ({card})", name=r["who"], monster=r["monster"],
+                              card=thing(wall)))
+            continue
         if r.get("gave_item"):
             item = given[(r["role"], r["index"])]
             ops.append({"op": "remove", "seat": seat, "field": "items", "value": item})

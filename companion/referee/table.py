@@ -485,7 +485,7 @@ def _decide_card(state: TableState, actor: str, action: str, params: dict) -> Ev
         if card["one_shot"].get("rids_of"):
             return _rid_of_monsters(state, actor, card, params)
         return decide(state, actor, "combat.oneshot.add", {"side": params.get("side") or "players",
-                                                          "one_shot": played.one_shot(card)})
+                                                          "one_shot": played.one_shot(card), "role": params.get("role")})
     special = SPECIAL_CARDS.get(card["id"])
     if special == "level.up":
         return decide(state, actor, "level.up", {"seat": seat, "card": "divine_intervention"})
@@ -787,6 +787,7 @@ def _decide_combat(state: TableState, actor: str, action: str, params: dict) -> 
     after, ops, summary, winners = fights.decide(state, actor, action, params)
     event = _fight_event(state, after, ops, summary, winners, actor)
     fleeing = {"fighter"} | ({"helper"} if state.combat["helper"] else set())
+    fleeing -= {role for shot in state.combat["one_shots"] for role in shot.get("escape", ())}  # no die (Instant Wall)
     if action == "combat.flee" and fleeing & set(params.get("_app_dice") or ()):
         event.payload["app_dice"] = True  # the app's die: not taken back but by the host (inverse)
     return event

@@ -113,11 +113,16 @@ def card_uses(card: dict, state, seat: str) -> list[dict]:
     if kind == "one_shot" and card["one_shot"].get("steal_levels"):
         return [{"action": "card.play", "label": gettext("From %(name)s", name=p.name), "params": {"seat": p.seat}}
                 for p in state.players.values() if not p.dead and p.seat != seat]
+    if kind == "one_shot" and card["one_shot"].get("escapes") and state.combat["helper"]:  # Instant Wall
+        fight = state.combat
+        return [{"action": "card.play", "label": gettext("Both"), "params": {"role": "both"}}] + \
+            [{"action": "card.play", "label": state.players[fight[role]].name, "params": {"role": role}}
+             for role in ("fighter", "helper")]
     if kind == "one_shot" and card["one_shot"].get("rids_of") == "one":  # Polymorph Potion, Magic Lamp
         return [{"action": "card.play", "label": gettext("On %(monster)s", monster=m["name"]), "params": {"monster": m["uid"]}}
                 for m in state.combat["monsters"] if not m["eliminated"]]
     if kind == "one_shot" and (card["one_shot"].get("draw_treasures") or card["one_shot"].get("rids_of")
-                               or card["one_shot"].get("doubles_strength")):
+                               or card["one_shot"].get("doubles_strength") or card["one_shot"].get("escapes")):
         return [{"action": "card.play", "label": gettext("Play it"), "params": {}}]
     if kind == "one_shot":
         return [{"action": "card.play", "label": gettext("For the players") if side == "players" else gettext("For the monsters"),
