@@ -196,6 +196,9 @@ CARD_SCHEMA: dict = {
                            "escapes": {"type": "integer", "minimum": 1, "maximum": 2,
                                        "description": "up to this many of the fighter and the helper get away from "
                                                       "every monster with no die when they run away (Instant Wall)"},
+                           "transfers_fight": {"type": "boolean",
+                                               "description": "played by the fighter: another player must fight the "
+                                                              "monsters in their place (Transferral Potion)"},
                            "own_turn": {"type": "boolean",
                                         "description": "played only on the turn of the player who plays it (Magic Lamp)"}},
         },

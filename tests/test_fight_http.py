@@ -351,3 +351,27 @@ def test_an_instant_wall_through_the_api_and_on_the_phone(api, phones):
     for html in (bob.get("/cards/instant-wall").get_data(as_text=True),
                  bob.get(f"/t/{bob.table_id}/pick?q=instant", headers={"HX-Request": "true"}).get_data(as_text=True)):
         assert "Play it" in html and "For the monsters" not in html and "For monsters" not in html
+
+
+def test_a_transferral_potion_through_the_api_and_on_the_phone(api, phones):
+    client, table_id, tokens, _ = api
+    hana, ivo, jana = tokens["Hana"], tokens["Ivo"], tokens["Jana"]
+    seats = seats_of(client, table_id, hana)
+    act(client, table_id, hana, action="combat.start", card="net-troll")
+    version = state(client, table_id, hana)["version"]
+    wrong = act(client, table_id, ivo, action="card.play", card="transferral-potion", seat=seats["Jana"])
+    assert wrong.status_code == 409 and wrong.json["rule"] == "cards.override"
+    assert act(client, table_id, hana, action="card.play", card="transferral-potion").status_code == 400
+    assert state(client, table_id, hana)["version"] == version
+    moved = act(client, table_id, hana, action="card.play", card="transferral-potion", seat=seats["Jana"])
+    assert moved.status_code == 200 and "Jana must fight in Hana's place" in moved.json["event"]["text"]
+    table = moved.json["table"]
+    assert table["combat"]["fighter"] == seats["Jana"] and table["turn"]["seat"] == seats["Hana"]
+    fled = act(client, table_id, jana, action="combat.flee", fighter_rolls=["6"])
+    assert "Jana escapes Net Troll (6)" in fled.json["event"]["text"]
+    alice, bob, _ = phones
+    alice.act("combat.start", name="Troll", level=10, treasures=1)
+    assert "data-use" not in bob.get("/cards/transferral-potion").get_data(as_text=True)  # not Bob's fight
+    for html in (alice.get("/cards/transferral-potion").get_data(as_text=True),
+                 alice.get(f"/t/{alice.table_id}/pick?q=transferral", headers={"HX-Request": "true"}).get_data(as_text=True)):
+        assert "Bob" in html and "For the monsters" not in html and "For monsters" not in html

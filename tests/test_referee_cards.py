@@ -767,3 +767,37 @@ def test_an_instant_wall_is_for_the_fighter_or_helper_of_a_fight_and_leaves_with
     g.do("combat.help.decline", actor="b")  # the helper goes: the wall was theirs
     fled = g.do("combat.flee", fighter_rolls=[6])
     assert "Ann escapes Net Troll (6)" in g.said(fled)
+
+
+def test_a_transferral_potion_makes_another_player_fight_the_monster_on_the_same_turn(g):
+    g._record(t.join(g.state, "c", "Cy", "male"))
+    g.do("turn.first", seat="a")
+    g.do("turn.door", found="monster", monster=monster("net-troll"))
+    g.do("combat.help.ask", seat="b")
+    g.do("combat.help.accept", actor="b")
+    assert refused_play(g, "transferral-potion", actor="b", seat="c").rule.id == "cards.override"  # not their monster
+    assert refused_play(g, "transferral-potion").status == 400  # someone else: whom?
+    moved = play(g, "transferral-potion", seat="c")
+    assert g.said(moved) == "Ann plays Transferral Potion: Cy must fight in Ann's place, and Ben no longer helps"
+    fight = g.state.combat
+    assert (fight["fighter"], fight["helper"]) == ("c", None) and g.state.turn["seat"] == "a"
+    assert g.refused("combat.flee", actor="b", fighter_rolls=[6]).status == 403  # Ben no longer helps
+    fled = g.do("combat.flee", actor="c", fighter_rolls=[1])
+    assert "Cy is caught by Net Troll" in g.said(fled) and g.state.turn == {"seat": "a", "number": 1, "phase": "charity"}
+    g.undo(fled)
+    g.undo(moved)
+    assert (g.state.combat["fighter"], g.state.combat["helper"]) == ("a", "b")
+
+
+def test_a_transferral_potion_on_the_helper_makes_them_the_fighter_alone(g):
+    g.do("combat.start", monster={"name": "Gnome", "level": 1, "treasures": 1})
+    g.do("combat.help.ask", seat="b")
+    g.do("combat.help.accept", actor="b")
+    g.do("combat.oneshot.add", actor="b", side="players", one_shot={"name": "Potion", "bonus": 2})
+    moved = play(g, "transferral-potion", seat="b")
+    assert g.said(moved) == "Ann plays Transferral Potion: Ben must fight in Ann's place"
+    assert (g.state.combat["fighter"], g.state.combat["helper"]) == ("b", None)
+    assert fights.verdict(g.state)["players"]["total"] == 1 + 2
+    g.do("combat.claim", actor="b", _now=10.0)
+    g.do("combat.resolve", actor="b", _now=20.0)
+    assert (g.state.players["a"].level, g.state.players["b"].level) == (1, 2)  # the kill is Ben's

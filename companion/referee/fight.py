@@ -332,6 +332,30 @@ def without_helper(fight: dict) -> None:
             shot["escape"] = [role for role in shot["escape"] if role != "helper"]
 
 
+def with_new_fighter(fight: dict, seat: str) -> None:
+    """The fight (a copy being built) with ``seat`` fighting it instead (Transferral Potion): the old
+    fighter leaves with what was theirs — their powers, the backstabs on them, their Doppleganger, an
+    Instant Wall's cover — and the helper leaves too, their help having been for the old fighter, unless
+    they are the new fighter: then what was theirs as the helper is theirs as the fighter."""
+    helper = fight["helper"]
+    if helper != seat:
+        without_helper(fight)
+    fight["powers"] = {"fighter": fight["powers"]["helper"]} if helper == seat and fight["powers"].get("helper") else {}
+    moved = {"helper": "fighter"} if helper == seat else {}
+    fight["backstabs"] = [{**b, "target": moved[b["target"]]} for b in fight["backstabs"] if b["target"] in moved]
+    shots = []
+    for shot in fight["one_shots"]:
+        if shot.get("doubles"):
+            if shot["doubles"] not in moved:
+                continue
+            shot = {**shot, "doubles": moved[shot["doubles"]]}
+        if "escape" in shot:
+            shot = {**shot, "escape": [moved[role] for role in shot["escape"] if role in moved]}
+        shots.append(shot)
+    fight["one_shots"] = shots
+    fight["fighter"], fight["helper"], fight["invited"], fight["promise"] = seat, None, None, None
+
+
 def _walled(state, fight: dict, role, most: int, card: str) -> list[str]:
     """Whom a one-shot that gets players away with no die covers (``escapes``: Instant Wall, up to two):
     ``role`` — the ``fighter``, the ``helper`` or ``both`` (unsaid: everyone in the fight, up to the card's

@@ -435,13 +435,15 @@ def _decide_sex(state: TableState, actor: str, action: str, params: dict) -> Eve
 def playable_now(card: dict, state: TableState, seat: str | None = None) -> bool:
     """Whether the player in ``seat`` can play ``card`` now: most cards at any time; enhancers
     and one-shots into a fight, except a one-shot that acts out of one too (:data:`ONE_SHOT_ACTS`);
-    a monster into the fight, or to open one on its player's turn
+    a monster into the fight, or to open one on its player's turn; a Transferral Potion to the fighter
     when the phase allows; Divine Intervention only where the edition has it. A special card the
     referee does not play itself (Wandering Monster: the monster it brings is the card to play) is
     never offered, as card.play would refuse it."""
     kind = card["kind"]
     if kind == "one_shot" and any(card["one_shot"].get(key) for key in ONE_SHOT_ACTS):
         return True
+    if kind == "one_shot" and card["one_shot"].get("transfers_fight"):  # the fighter's, on their own monsters
+        return bool(state.combat) and state.combat["fighter"] == seat
     if kind in ("monster_enhancer", "one_shot"):
         return bool(state.combat)
     if kind == "monster":
@@ -484,6 +486,8 @@ def _decide_card(state: TableState, actor: str, action: str, params: dict) -> Ev
             return ONE_SHOT_ACTS[acts](state, actor, seat, card, params)
         if card["one_shot"].get("rids_of"):
             return _rid_of_monsters(state, actor, card, params)
+        if card["one_shot"].get("transfers_fight"):
+            return _transfer_fight(state, actor, seat, card, params)
         return decide(state, actor, "combat.oneshot.add", {"side": params.get("side") or "players",
                                                           "one_shot": played.one_shot(card), "role": params.get("role")})
     special = SPECIAL_CARDS.get(card["id"])
@@ -575,6 +579,40 @@ def _rid_of_monsters(state: TableState, actor: str, card: dict, params: dict) ->
     left = [m for m in state.combat["monsters"] if not m["eliminated"]]
     uid = params.get("monster") or (left[0]["uid"] if len(left) == 1 else None)  # else: no such monster
     return decide(state, actor, "combat.eliminate", {"monster": uid, "_card": card})
+
+
+def _transfer_fight(state: TableState, actor: str, seat: str, card: dict, params: dict) -> Event:
+    """A one-shot that makes another player fight the fighter's monsters (``transfers_fight``:
+    Transferral Potion; the card beats the rules, cards.override). Played by the fighter on their own
+    fight (the card's "your monster"); ``seat`` is the player who fights in their place — the helper
+    (who then fights alone) or anyone else living (the helper then leaves: the help was for the old
+    fighter). It stays the turn of the player whose turn it was; the new fighter takes the fight's
+    levels and treasure, or runs away and takes its Bad Stuff (our reading: :func:`fight.with_new_fighter`)."""
+    fight = state.combat
+    if not fight:
+        raise Refused("No fight is on: the player whose turn it is starts one.", rule="turn.own", status=409)
+    if params.get("side") == "monsters":
+        raise Refused("{card} helps its player's side only, never the monsters.", rule="combat.one-shots", status=409,
+                      card=card["names"]["en"])
+    if actor != fight["fighter"]:
+        raise Refused("{card} is played by the fighter on their own monsters: {name} is fighting.",
+                      rule="cards.override", status=409, card=card["names"]["en"],
+                      name=state.players[fight["fighter"]].name)
+    if seat == actor:
+        raise Refused("{card}: name the player who must fight in your place (seat).", status=400,
+                      card=card["names"]["en"])
+    if state.players[seat].dead:
+        raise Refused("{name} is dead: no cards and no levels until the next player's turn begins.",
+                      rule="death.state", status=409, name=state.players[seat].name)
+    after = copy.deepcopy(fight)
+    after["claim"] = None
+    fights.with_new_fighter(after, seat)
+    summary = said("{who} plays {card}: {name} must fight in {name2}'s place", card=_named(card),
+                   name=state.players[seat].name, name2=state.players[actor].name)
+    gone = fight["helper"] if fight["helper"] not in (None, seat) else None
+    if gone:
+        summary = said("{first}, and {name} no longer helps", first=summary, name=state.players[gone].name)
+    return _fight_event(state, after, [], summary, None, actor)
 
 
 def _named(card: dict) -> dict:

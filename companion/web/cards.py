@@ -110,6 +110,9 @@ def card_uses(card: dict, state, seat: str) -> list[dict]:
     if kind == "one_shot" and card["one_shot"].get("cancels_curse"):
         return [{"action": "card.play", "label": gettext("%(curse)s on %(name)s", curse=c["name"], name=p.name),
                  "params": {"seat": p.seat, "uid": c["uid"]}} for p in state.players.values() for c in p.curses]
+    if kind == "one_shot" and card["one_shot"].get("transfers_fight"):  # who must fight in the player's place
+        return [{"action": "card.play", "label": p.name, "params": {"seat": p.seat}}
+                for p in state.players.values() if not p.dead and p.seat != seat]
     if kind == "one_shot" and card["one_shot"].get("steal_levels"):
         return [{"action": "card.play", "label": gettext("From %(name)s", name=p.name), "params": {"seat": p.seat}}
                 for p in state.players.values() if not p.dead and p.seat != seat]
