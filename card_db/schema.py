@@ -199,6 +199,12 @@ CARD_SCHEMA: dict = {
                            "transfers_fight": {"type": "boolean",
                                                "description": "played by the fighter: another player must fight the "
                                                               "monsters in their place (Transferral Potion)"},
+                           "on_escape_roll": {"enum": ["escape", "set", "again"],
+                                              "description": "what it does to a die just rolled to run away: escape "
+                                                             "— a failed roll escapes anyway (Invisibility Potion); "
+                                                             "set — the player's own die becomes the number they "
+                                                             "name (Loaded Die); again — someone who escaped by a "
+                                                             "die rolls again for that monster (Flask of Glue)"},
                            "own_turn": {"type": "boolean",
                                         "description": "played only on the turn of the player who plays it (Magic Lamp)"}},
         },

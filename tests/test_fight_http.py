@@ -375,3 +375,29 @@ def test_a_transferral_potion_through_the_api_and_on_the_phone(api, phones):
     for html in (alice.get("/cards/transferral-potion").get_data(as_text=True),
                  alice.get(f"/t/{alice.table_id}/pick?q=transferral", headers={"HX-Request": "true"}).get_data(as_text=True)):
         assert "Bob" in html and "For the monsters" not in html and "For monsters" not in html
+
+
+def test_an_invisibility_potion_through_the_api_and_on_the_phone(api, phones):
+    client, table_id, tokens, _ = api
+    hana, ivo = tokens["Hana"], tokens["Ivo"]
+    act(client, table_id, hana, action="combat.start", card="bigfoot")
+    early = act(client, table_id, hana, action="card.play", card="invisibility-potion")
+    assert early.status_code == 409 and early.json["rule"] == "combat.run-away"  # nothing rolled yet
+    fled = act(client, table_id, hana, action="combat.flee", fighter_rolls=["1"])
+    assert "caught by Bigfoot (1)" in fled.json["event"]["text"]
+    other = act(client, table_id, ivo, action="card.play", card="invisibility-potion", role="fighter")
+    assert other.status_code == 409 and other.json["rule"] == "combat.run-away"
+    potion = act(client, table_id, hana, action="card.play", card="invisibility-potion")
+    assert potion.status_code == 200
+    assert "Invisibility Potion on the escape roll: Hana escapes Bigfoot anyway (1" in potion.json["event"]["text"]
+    again = act(client, table_id, hana, action="card.play", card="invisibility-potion")
+    assert again.status_code == 409 and again.json["rule"] == "combat.run-away"
+    undo = client.post(f"/api/v1/tables/{table_id}/history/{fled.json['event']['seq']}/undo", headers=auth(hana))
+    assert undo.status_code == 409  # the potion changed that escape: it is undone first
+    alice, bob, _ = phones
+    alice.act("combat.start", name="Troll", level=10, treasures=1)
+    alice.act("combat.flee", fighter_rolls="2")
+    pick = f"/t/{alice.table_id}/pick?q=invisibility"
+    assert "Alice: Troll" in alice.get(pick, headers={"HX-Request": "true"}).get_data(as_text=True)
+    assert "Alice: Troll" in alice.get("/cards/invisibility-potion").get_data(as_text=True)
+    assert "Invisibility" not in bob.get(f"/t/{bob.table_id}/pick?q=invisibility", headers={"HX-Request": "true"}).get_data(as_text=True)

@@ -783,7 +783,7 @@ def test_a_transferral_potion_makes_another_player_fight_the_monster_on_the_same
     assert (fight["fighter"], fight["helper"]) == ("c", None) and g.state.turn["seat"] == "a"
     assert g.refused("combat.flee", actor="b", fighter_rolls=[6]).status == 403  # Ben no longer helps
     fled = g.do("combat.flee", actor="c", fighter_rolls=[1])
-    assert "Cy is caught by Net Troll" in g.said(fled) and g.state.turn == {"seat": "a", "number": 1, "phase": "charity"}
+    assert "Cy is caught by Net Troll" in g.said(fled) and (g.state.turn["seat"], g.state.turn["phase"]) == ("a", "charity")
     g.undo(fled)
     g.undo(moved)
     assert (g.state.combat["fighter"], g.state.combat["helper"]) == ("a", "b")
@@ -801,3 +801,44 @@ def test_a_transferral_potion_on_the_helper_makes_them_the_fighter_alone(g):
     g.do("combat.claim", actor="b", _now=10.0)
     g.do("combat.resolve", actor="b", _now=20.0)
     assert (g.state.players["a"].level, g.state.players["b"].level) == (1, 2)  # the kill is Ben's
+
+
+def bones_fight(g: Game, helper=False) -> None:
+    """Ann (Level 3, a helmet) against the Plutonium Dragon's kind of Bad Stuff: death when caught."""
+    g.level(3)
+    g.do("item.add", item=HELMET)
+    g.do("combat.start", monster={"name": "Dragon", "level": 20, "treasures": 5,
+                                  "bad_stuff": {"text": {"en": "Roasted."}, "death": True}})
+    if helper:
+        g.do("combat.help.ask", seat="b")
+        g.do("combat.help.accept", actor="b")
+
+
+def test_an_invisibility_potion_after_a_failed_roll_takes_back_the_bad_stuff(g):
+    bones_fight(g)
+    fled = g.do("combat.flee", fighter_rolls=[2])
+    assert g.state.players["a"].dead and g.state.players["a"].items == []
+    potion = play(g, "invisibility-potion")  # the dead may still play it on the roll that killed them
+    assert g.said(potion) == "Ann plays Invisibility Potion on the escape roll: Ann escapes Dragon anyway (2, Invisibility Potion)"
+    ann = g.state.players["a"]
+    assert not ann.dead and ann.level == 3 and [i["name"] for i in ann.items] == ["Helm of Courage"]
+    assert refused_play(g, "invisibility-potion").rule.id == "combat.run-away"  # no failed roll left
+    assert g.refused("combat.flee").status == 409  # the fight is over all the same
+    assert "undo it first" in pytest.raises(Exception, g.undo, fled).value.message
+    g.undo(potion)
+    assert g.state.players["a"].dead
+    g.undo(fled)
+    assert g.state.combat and not g.state.players["a"].dead
+
+
+def test_an_invisibility_potion_needs_a_failed_roll_just_made_by_the_one_who_plays_it(g):
+    refused = refused_play(g, "invisibility-potion")
+    assert refused.rule.id == "combat.run-away" and "just rolled" in refused.message  # nothing rolled
+    bones_fight(g, helper=True)
+    g.do("combat.flee", fighter_rolls=[6], helper_rolls=[1])
+    assert refused_play(g, "invisibility-potion").rule.id == "combat.run-away"  # Ann escaped: no failed roll
+    assert refused_play(g, "invisibility-potion", role="helper").rule.id == "combat.run-away"  # Ben's to play
+    play(g, "invisibility-potion", actor="b")
+    assert not g.state.players["b"].dead
+    g.do("dice.roll", actor="b")
+    assert "just rolled" in refused_play(g, "invisibility-potion", actor="b").message  # something happened since

@@ -236,12 +236,17 @@ _declare("card.play", "Play a card by its id (from a search or a scan): the card
          "(item, race, class, curse on a player, Go Up a Level, monster, enhancer, one-shot, Half-Breed, ...); a one-shot "
          "that cancels a curse, steals a level or draws cards is played in or out of a fight.", ANYONE,
          {"card": CARD, "seat": SEAT_ANYONE,
-          "monster": Param("str", "An enhancer: the monster of the fight it goes on (uid).", max_length=40),
+          "monster": Param("str", "An enhancer: the monster of the fight it goes on (uid); a card that sends one "
+                                  "off or acts on an escape roll: which monster (uid).", max_length=40),
           "side": Param("str", "A one-shot: the side it helps.", enum=("players", "monsters")),
           "uid": Param("str", "A card that cancels a curse (Wishing Ring): the curse on the player's sheet (its uid; "
                               "unsaid when they have only one).", max_length=40),
           "role": Param("str", "Instant Wall: who gets away with no die when running away — the fighter, the helper "
-                               "or both (default: everyone in the fight).", enum=("fighter", "helper", "both"))},
+                               "or both (default: everyone in the fight). Invisibility Potion, Loaded Die, Flask of "
+                               "Glue: whose escape roll, just made (default: the player's own; for the Glue, the "
+                               "only one who escaped by a die).", enum=("fighter", "helper", "both")),
+          "die": Param("int", "Loaded Die: the number the die just rolled shows now; Flask of Glue: the new roll "
+                              "(leave out to let the app roll).", 1, 6)},
          plays_card=True)
 _declare("dice.roll", "Roll dice for the table; everyone sees the result.", ANYONE,
          {"count": Param("int", "How many dice.", 1, 10), "sides": Param("int", "Sides of each die.", 2, 20)}, in_game=False)
@@ -490,7 +495,7 @@ def check(state, actor: str, declared: Action, params: dict) -> str | None:
     if declared.name in TURN_ONLY and actor in state.players and state.players[actor].dead:
         raise Refused("{name} is dead: no door, no fight and no cards until the next player's turn begins; "
                       "end the turn.", rule="death.state", status=409, name=state.players[actor].name)
-    if _dead_with_no_cards(state, actor, declared):
+    if _dead_with_no_cards(state, actor, declared) and not _on_the_roll_that_killed(state, actor, params):
         raise Refused("{name} is dead: no cards and no levels until the next player's turn begins.",
                       rule="death.state", status=409, name=state.players[actor].name)
     seat = None
@@ -512,6 +517,16 @@ def _dead_with_no_cards(state, actor: str, declared: Action) -> bool:
     keeps its own death: the DxM cards stay.)"""
     return (declared.plays_card and state.profile.game == CARD_GAME and actor in state.players
             and state.players[actor].dead)
+
+
+def _on_the_roll_that_killed(state, actor: str, params: dict) -> bool:
+    """Whether ``actor``, dead, plays a card on the very escape roll that killed them, right after it
+    (``on_escape_roll``: an Invisibility Potion): the card acts before the Bad Stuff, which the app has
+    already applied. The card's own checks follow (table._after_escape_roll)."""
+    card = params.get("_card") or {}
+    record = (state.turn or {}).get("escape")
+    return bool((card.get("one_shot") or {}).get("on_escape_roll") and record and record["version"] == state.version
+                and actor in (record["fight"]["fighter"], record["fight"]["helper"]))
 
 
 #: What the refusal says when someone else plays what belongs to the turn's player.

@@ -462,33 +462,22 @@ def _flee(state, fight: dict, actor: str, params: dict):
     judged = verdict(state, fight)
     if judged and judged["outcome"] == "win":
         raise Refused("The players are winning: no need to run.", rule="combat.run-away", status=409)
-    order = params.get("order")  # the monsters' uids in the order the players flee them
-    if order:
-        uids = [m["uid"] for m in fight["monsters"]]
-        if sorted(order) != sorted(uids):
-            raise Refused("order must name every monster of the fight once.", status=400)
-        fight = {**fight, "monsters": sorted(fight["monsters"], key=lambda m: order.index(m["uid"]))}
-    desc = description(state, fight)
-    given = _items_given(state, fight, params)
-    for role in ("fighter", "helper"):
-        if role in desc:
-            desc[role]["gives"] = sorted(index for (r, index) in given if r == role)
-            desc[role]["rolls"] = params.get(f"{role}_rolls") or []
-            if params.get(f"{role}_reroll") and "halfling" in desc[role]["races"]:
-                desc[role]["reroll"] = params[f"{role}_reroll"]
-    desc["run_away"] = True
-    results = combat.evaluate(desc, strict=False)["run_away"] if fight["monsters"] else []
+    results, given, fight = escape_results(state, fight, params)
     characters = {seat: asdict(player) for seat, player in state.players.items()}
     parts, ops, dead = [], [], set()
     for r in results:
         if r.get("escaped") is None:
             raise Refused("{who} needs a die for {monster}.", rule="combat.run-away", status=400, who=r['who'], monster=r['monster'])
-        roll = (f"{r['roll']}→{r['reroll']}" if "reroll" in r else str(r["roll"])) if "roll" in r else "—"
+        roll = "→".join(map(str, dice_of(r))) or "—"
         seat = fight[r["role"]]
         if r.get("wall") is not None and not r.get("levels_lost"):  # an Instant Wall: no die
             wall = next(o for o in fight["one_shots"] if r["role"] in o.get("escape", ()))
             parts.append(said("{name} escapes {monster} with no die ({card})", name=r["who"], monster=r["monster"],
                               card=thing(wall)))
+            continue
+        if r.get("invisible") and not r.get("levels_lost"):  # an Invisibility Potion after a failed roll
+            parts.append(said("{name} escapes {monster} anyway ({roll}, {card})", name=r["who"], monster=r["monster"],
+                              roll=roll, card=r["invisible"]))
             continue
         if r.get("gave_item"):
             item = given[(r["role"], r["index"])]
@@ -525,6 +514,69 @@ def _flee(state, fight: dict, actor: str, params: dict):
     if not parts:
         return None, ops, said("{who} runs away: nothing to run from"), None
     return None, ops, said("{who} runs away: {parts}", parts=parts), None
+
+
+def escape_results(state, fight: dict, params: dict) -> tuple[list[dict], dict, dict]:
+    """The run-away entries of a flee with ``params`` (the dice, rerolls, items given, the order fled),
+    after the cards played on its dice since (``_escape_cards``: :func:`amend_escape`); the items given
+    by (role, place); and the fight with its monsters in the order fled."""
+    order = params.get("order")  # the monsters' uids in the order the players flee them
+    if order:
+        uids = [m["uid"] for m in fight["monsters"]]
+        if sorted(order) != sorted(uids):
+            raise Refused("order must name every monster of the fight once.", status=400)
+        fight = {**fight, "monsters": sorted(fight["monsters"], key=lambda m: order.index(m["uid"]))}
+    desc = description(state, fight)
+    given = _items_given(state, fight, params)
+    for role in ("fighter", "helper"):
+        if role in desc:
+            desc[role]["gives"] = sorted(index for (r, index) in given if r == role)
+            desc[role]["rolls"] = params.get(f"{role}_rolls") or []
+            if params.get(f"{role}_reroll") and "halfling" in desc[role]["races"]:
+                desc[role]["reroll"] = params[f"{role}_reroll"]
+    desc["run_away"] = True
+    results = combat.evaluate(desc, strict=False)["run_away"] if fight["monsters"] else []
+    for card in params.get("_escape_cards") or ():
+        amend_escape(results[card["entry"]], card, fight)
+    return results, given, fight
+
+
+#: What a card does to a die just rolled to run away (the card field ``on_escape_roll``).
+ESCAPE_CARDS = ("escape", "set", "again")
+
+
+def dice_of(entry: dict) -> list[int]:
+    """Every die of a run-away entry, in the order rolled: the roll, a Halfling's second one, then what
+    cards made of it (a Loaded Die's number, a Flask of Glue's new roll)."""
+    return ([entry["roll"]] if "roll" in entry else []) + ([entry["reroll"]] if "reroll" in entry else []) \
+        + list(entry.get("then", []))
+
+
+def amend_escape(entry: dict, card: dict, fight: dict) -> None:
+    """A card played on a die just rolled to run away, on its run-away ``entry`` (the card beats the
+    rules: cards.override): ``escape`` — a failed roll escapes anyway (Invisibility Potion); ``set`` —
+    the last die becomes ``die`` (Loaded Die); ``again`` — an escape by a die is rolled again, ``die``
+    deciding it (Flask of Glue). The monster's card still costs its levels on an escape."""
+    if card["kind"] == "escape":
+        entry.update(escaped=True, invisible=card["card"])
+    else:
+        entry["then"] = [*entry.get("then", []), card["die"]]
+        entry["escaped"] = card["die"] >= entry["needs"]
+        entry.pop("invisible", None)
+    monster = fight["monsters"][entry["index"]]
+    if entry["escaped"] and monster.get("escape_levels_lost"):
+        entry["levels_lost"] = monster["escape_levels_lost"]
+    else:
+        entry.pop("levels_lost", None)
+
+
+def escape_entries(results: list[dict], fight: dict) -> list[dict]:
+    """The run-away entries in short, as a card played on the dice just rolled needs them (which it may
+    act on, and the phone's buttons): each one's place, role, player, monster (uid and name), whether a
+    die was rolled and whether it escaped."""
+    return [{"entry": n, "role": r["role"], "who": r["who"], "uid": fight["monsters"][r["index"]]["uid"],
+             "monster": r["monster"], "rolled": bool(dice_of(r)), "escaped": bool(r.get("escaped"))}
+            for n, r in enumerate(results)]
 
 
 def _items_given(state, fight: dict, params: dict) -> dict[tuple[str, int], dict]:

@@ -13,7 +13,7 @@ from .. import scanning
 from .. import store as table_store
 from ..db import get_db, get_store
 from ..referee.rules import RULES, Refused
-from ..referee.table import playable_now
+from ..referee.table import escape_targets, playable_now
 from . import seating
 from .operator import operator_only
 from .render import is_htmx, vary
@@ -98,9 +98,13 @@ def usable_tables(card: dict) -> list[dict]:
     return out
 
 
+@bp.app_template_global()
 def card_uses(card: dict, state, seat: str) -> list[dict]:
-    """The buttons that play ``card`` at this table now: ``[{action, label, params}]``."""
+    """The buttons that play ``card`` at this table now: ``[{action, label, params}]`` (the card page's,
+    and the pick list's for the cards it does not spell out itself)."""
     kind = card["kind"]
+    if kind == "one_shot" and card["one_shot"].get("on_escape_roll"):  # a die just rolled to run away
+        return _escape_roll_uses(card, state, seat)
     if kind in ("curse", "go_up_a_level") or card["id"] == "divine-intervention":
         return [{"action": "card.play", "label": gettext("Me") if p.seat == seat else p.name, "params": {"seat": p.seat}}
                 for p in state.players.values() if not p.dead]
@@ -133,6 +137,22 @@ def card_uses(card: dict, state, seat: str) -> list[dict]:
     if kind == "monster":
         return [{"action": "card.play", "label": gettext("Into the fight") if state.combat else gettext("Fight it"), "params": {}}]
     return [{"action": "card.play", "label": gettext("Add to my sheet"), "params": {}}]
+
+
+def _escape_roll_uses(card: dict, state, seat: str) -> list[dict]:
+    """A button per roll of the escape just rolled that the card may act on: the player's own failed
+    rolls (Invisibility Potion), their own dice made a 6 (Loaded Die; the API takes any number), anyone's
+    escape by a die to roll again (Flask of Glue, the app's die)."""
+    out = []
+    for e in escape_targets(state, card, seat):
+        params = {"role": e["role"], "monster": e["uid"]}
+        if card["one_shot"]["on_escape_roll"] == "set":
+            out.append({"action": "card.play", "label": gettext("%(monster)s: make it a 6", monster=e["monster"]),
+                        "params": {**params, "die": 6}})
+        else:
+            out.append({"action": "card.play", "label": gettext("%(name)s: %(monster)s", name=e["who"],
+                                                                monster=e["monster"]), "params": params})
+    return list({str(u["params"]): u for u in out}.values())  # (a Mate's copy: one button for its monster)
 
 
 #: The referee's rules that matter for a kind of card, beyond those its rulings name.
