@@ -401,3 +401,23 @@ def test_an_invisibility_potion_through_the_api_and_on_the_phone(api, phones):
     assert "Alice: Troll" in alice.get(pick, headers={"HX-Request": "true"}).get_data(as_text=True)
     assert "Alice: Troll" in alice.get("/cards/invisibility-potion").get_data(as_text=True)
     assert "Invisibility" not in bob.get(f"/t/{bob.table_id}/pick?q=invisibility", headers={"HX-Request": "true"}).get_data(as_text=True)
+
+
+def test_a_loaded_die_on_a_die_the_app_rolled_through_the_api(api, phones):
+    client, table_id, tokens, _ = api
+    hana, ivo = tokens["Hana"], tokens["Ivo"]
+    act(client, table_id, hana, action="combat.start", card="net-troll")
+    fled = act(client, table_id, hana, action="combat.flee")  # the app's die
+    assert fled.status_code == 200
+    other = act(client, table_id, ivo, action="card.play", card="loaded-die", role="fighter", die=1)
+    assert other.status_code == 409 and other.json["rule"] == "combat.run-away"  # Hana's die, not Ivo's
+    assert act(client, table_id, hana, action="card.play", card="loaded-die", die=9).status_code == 400
+    loaded = act(client, table_id, hana, action="card.play", card="loaded-die", die=6)
+    assert loaded.status_code == 200
+    assert re.search(r"Hana escapes Net Troll \(\d→6\)", loaded.json["event"]["text"])
+    alice, bob, _ = phones
+    alice.act("combat.start", name="Troll", level=10, treasures=1)
+    alice.act("combat.flee", fighter_rolls="2")
+    html = alice.get(f"/t/{alice.table_id}/pick?q=loaded", headers={"HX-Request": "true"}).get_data(as_text=True)
+    assert "Troll: make it a 6" in html
+    assert "Troll: make it a 6" not in bob.get("/cards/loaded-die").get_data(as_text=True)

@@ -842,3 +842,26 @@ def test_an_invisibility_potion_needs_a_failed_roll_just_made_by_the_one_who_pla
     assert not g.state.players["b"].dead
     g.do("dice.roll", actor="b")
     assert "just rolled" in refused_play(g, "invisibility-potion", actor="b").message  # something happened since
+
+
+def test_a_loaded_die_turns_the_players_own_escape_die_to_the_number_they_name(g):
+    bones_fight(g, helper=True)
+    g.do("race.add", actor="b", race="halfling")
+    g.do("combat.flee", fighter_rolls=[2], helper_rolls=[1], helper_reroll=3)
+    assert refused_play(g, "loaded-die", role="helper").rule.id == "combat.run-away"  # Ben's die: his to load
+    assert refused_play(g, "loaded-die", die=7).status == 400
+    loaded = play(g, "loaded-die", die=6)
+    assert g.said(loaded).startswith("Ann plays Loaded Die on the escape roll: Ann escapes Dragon (2→6)")
+    assert not g.state.players["a"].dead and g.state.players["b"].dead  # Ben was caught all the same
+    helper = play(g, "loaded-die", actor="b", die=5)  # the dead helper's own last die: the Halfling's reroll
+    assert "Ben escapes Dragon (1→3→5)" in g.said(helper) and not g.state.players["b"].dead
+    g.undo(helper)
+    g.undo(loaded)
+    assert g.state.players["a"].dead
+
+
+def test_a_loaded_die_needs_a_die_the_player_rolled(g):
+    g.do("combat.start", monster=monster("crabs"))
+    g.do("combat.flee")
+    refused = refused_play(g, "loaded-die", die=6)
+    assert refused.rule.id == "combat.run-away" and "rolled none" in refused.message  # no die against Crabs
