@@ -421,3 +421,25 @@ def test_a_loaded_die_on_a_die_the_app_rolled_through_the_api(api, phones):
     html = alice.get(f"/t/{alice.table_id}/pick?q=loaded", headers={"HX-Request": "true"}).get_data(as_text=True)
     assert "Troll: make it a 6" in html
     assert "Troll: make it a 6" not in bob.get("/cards/loaded-die").get_data(as_text=True)
+
+
+def test_a_flask_of_glue_through_the_api_and_on_the_phone(api, phones):
+    client, table_id, tokens, _ = api
+    hana, ivo = tokens["Hana"], tokens["Ivo"]
+    act(client, table_id, hana, action="combat.start", card="net-troll")
+    early = act(client, table_id, ivo, action="card.play", card="flask-of-glue")
+    assert early.status_code == 409 and early.json["rule"] == "combat.run-away"  # nobody escaped
+    act(client, table_id, hana, action="combat.flee", fighter_rolls=["5"])
+    glue = act(client, table_id, ivo, action="card.play", card="flask-of-glue")  # the app rolls again
+    assert glue.status_code == 200
+    assert re.search(r"Ivo plays Flask of Glue on the escape roll: Hana (escapes|is caught by) Net Troll \(5→\d\)",
+                     glue.json["event"]["text"])
+    undo = client.post(f"/api/v1/tables/{table_id}/history/{glue.json['event']['seq']}/undo", headers=auth(ivo))
+    assert undo.status_code == 403  # the app's die: the host's to take back
+    undo = client.post(f"/api/v1/tables/{table_id}/history/{glue.json['event']['seq']}/undo", headers=auth(hana))
+    assert undo.status_code == 200
+    alice, bob, _ = phones
+    alice.act("combat.start", name="Troll", level=10, treasures=1)
+    alice.act("combat.flee", fighter_rolls="6")
+    html = bob.get(f"/t/{bob.table_id}/pick?q=glue", headers={"HX-Request": "true"}).get_data(as_text=True)
+    assert "Alice: Troll" in html

@@ -865,3 +865,31 @@ def test_a_loaded_die_needs_a_die_the_player_rolled(g):
     g.do("combat.flee")
     refused = refused_play(g, "loaded-die", die=6)
     assert refused.rule.id == "combat.run-away" and "rolled none" in refused.message  # no die against Crabs
+
+
+def test_a_flask_of_glue_makes_a_player_who_escaped_roll_again(g):
+    bones_fight(g)
+    g.do("combat.flee", fighter_rolls=[6])
+    assert refused_play(g, "flask-of-glue", actor="b", die=7).status == 400
+    glue = play(g, "flask-of-glue", actor="b", die=2)
+    assert g.said(glue).startswith("Ben plays Flask of Glue on the escape roll: Ann is caught by Dragon (6→2)")
+    assert g.state.players["a"].dead
+    assert refused_play(g, "flask-of-glue", actor="b", die=1).rule.id == "combat.run-away"  # nobody escaped now
+    potion = play(g, "invisibility-potion")  # and the dead Ann drinks the potion on that roll
+    assert "Ann escapes Dragon anyway (6→2, Invisibility Potion)" in g.said(potion) and not g.state.players["a"].dead
+    g.undo(potion)
+    g.undo(glue)
+    assert not g.state.players["a"].dead and g.state.players["a"].items
+
+
+def test_a_flask_of_glue_needs_an_escape_by_a_die_and_the_apps_die_is_the_hosts_to_take_back(g):
+    bones_fight(g, helper=True)
+    play(g, "instant-wall", role="helper")
+    g.do("combat.flee", fighter_rolls=[6])
+    assert refused_play(g, "flask-of-glue", actor="b", role="helper").rule.id == "combat.run-away"  # a wall, no die
+    glue = play(g, "flask-of-glue", actor="b")  # Ann's the only escape by a die; the app rolls
+    assert glue.payload["app_dice"] is True
+    with pytest.raises(Exception) as exc:
+        t.inverse(g.state, glue, actor="b")
+    assert exc.value.status == 403
+    g.undo(glue)  # the host
