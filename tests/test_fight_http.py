@@ -443,3 +443,13 @@ def test_a_flask_of_glue_through_the_api_and_on_the_phone(api, phones):
     alice.act("combat.flee", fighter_rolls="6")
     html = bob.get(f"/t/{bob.table_id}/pick?q=glue", headers={"HX-Request": "true"}).get_data(as_text=True)
     assert "Alice: Troll" in html
+
+
+def test_the_pick_list_offers_one_shots_that_act_on_a_fight_as_the_card_page_does(phones):
+    """Polymorph Potion, Magic Lamp, Friendship Potion and Doppleganger act through card.play (#13), but the
+    pick list offered them 'For players' and 'For monsters' like a plain bonus (refused for the monsters)."""
+    alice, _, _ = phones
+    alice.act("combat.start", name="Troll", level=10, treasures=1)
+    for query, button in (("polymorph", "On Troll"), ("friendship", "Play it"), ("doppleganger", "Play it")):
+        html = alice.get(f"/t/{alice.table_id}/pick?q={query}", headers={"HX-Request": "true"}).get_data(as_text=True)
+        assert button in html and "For monsters" not in html, query
