@@ -893,3 +893,14 @@ def test_a_flask_of_glue_needs_an_escape_by_a_die_and_the_apps_die_is_the_hosts_
         t.inverse(g.state, glue, actor="b")
     assert exc.value.status == 403
     g.undo(glue)  # the host
+
+
+def test_a_card_on_the_escape_roll_undone_leaves_the_roll_open_to_another_card(g):
+    bones_fight(g)
+    g.do("combat.flee", fighter_rolls=[2])
+    potion = play(g, "invisibility-potion")
+    g.undo(potion)
+    loaded = play(g, "loaded-die", die=5)  # instead of the potion
+    assert "Ann escapes Dragon (2→5)" in g.said(loaded) and not g.state.players["a"].dead
+    g.undo(loaded)
+    assert g.state.players["a"].dead

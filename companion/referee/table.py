@@ -1414,7 +1414,8 @@ def _inverse(state: TableState, event: Event) -> Event:
             _check_game_running(state)
         _check_still_new(state, ops)
         summary = p.get("summary") or said("{name}'s turn (turn {number})", name=p["to"], number=p["number"])
-        event = _changed(p.get("actor") or p["to"], "undo", invert(ops), undone(summary), state, frozenset({"items.big"}))
+        event = _changed(p.get("actor") or p["to"], "undo", _escape_again(state, invert(ops)), undone(summary), state,
+                         frozenset({"items.big"}))
         if p.get("winner"):
             event.payload["clears_win"] = True
         return event
@@ -1471,11 +1472,19 @@ def _inverse(state: TableState, event: Event) -> Event:
     return _removal(state, seat)
 
 
+def _escape_again(state: TableState, ops: list[dict]) -> list[dict]:
+    """``ops`` with the escape they bring back (undoing a card played on its dice) open again to cards:
+    just rolled as of the undo, so another card may be played on it instead."""
+    return [{**op, "to": {**op["to"], "escape": {**op["to"]["escape"], "version": state.version + 1}}}
+            if op["op"] == "turn" and (op["to"] or {}).get("escape") else op for op in ops]
+
+
 def _check_same_escape(state: TableState, ops: list[dict]) -> None:
     """An escape a card changed since (Invisibility Potion, Loaded Die, Flask of Glue) is taken back after
     that card: undoing the escape first would take back what the card's run did not do."""
     kept = next((op["to"]["escape"] for op in ops if op["op"] == "turn" and (op["to"] or {}).get("escape")), None)
-    if kept and (state.turn or {}).get("escape") != kept:
+    now = (state.turn or {}).get("escape")
+    if kept and (not now or {**now, "version": 0} != {**kept, "version": 0}):  # (reopened by an undo: a new version)
         raise Refused("A card has changed that escape since; undo it first.", rule="combat.run-away", status=409)
 
 
