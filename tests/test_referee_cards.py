@@ -904,3 +904,9 @@ def test_a_card_on_the_escape_roll_undone_leaves_the_roll_open_to_another_card(g
     assert "Ann escapes Dragon (2→5)" in g.said(loaded) and not g.state.players["a"].dead
     g.undo(loaded)
     assert g.state.players["a"].dead
+
+
+def test_the_dead_play_no_flask_of_glue(g):
+    bones_fight(g, helper=True)
+    g.do("combat.flee", fighter_rolls=[6], helper_rolls=[1])
+    assert refused_play(g, "flask-of-glue", actor="b", die=1).rule.id == "death.state"

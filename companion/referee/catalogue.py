@@ -521,11 +521,12 @@ def _dead_with_no_cards(state, actor: str, declared: Action) -> bool:
 
 def _on_the_roll_that_killed(state, actor: str, params: dict) -> bool:
     """Whether ``actor``, dead, plays a card on the very escape roll that killed them, right after it
-    (``on_escape_roll``: an Invisibility Potion): the card acts before the Bad Stuff, which the app has
-    already applied. The card's own checks follow (table._after_escape_roll)."""
+    (``on_escape_roll``: an Invisibility Potion, a Loaded Die on their own die): the card acts before the
+    Bad Stuff, which the app has already applied. The card's own checks follow (table._after_escape_roll).
+    A Flask of Glue is for someone who escaped, never the dead's to play."""
     card = params.get("_card") or {}
     record = (state.turn or {}).get("escape")
-    return bool((card.get("one_shot") or {}).get("on_escape_roll") and record and record["version"] == state.version
+    return bool((card.get("one_shot") or {}).get("on_escape_roll") in ("escape", "set") and record and record["version"] == state.version
                 and actor in (record["fight"]["fighter"], record["fight"]["helper"]))
 
 
