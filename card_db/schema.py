@@ -193,6 +193,18 @@ CARD_SCHEMA: dict = {
                                                       "treasure stays for the players (Polymorph Potion, Magic Lamp), "
                                                       "or all of them, taking their treasure: the fight is over "
                                                       "(Friendship Potion)"},
+                           "escapes": {"type": "integer", "minimum": 1, "maximum": 2,
+                                       "description": "up to this many of the fighter and the helper get away from "
+                                                      "every monster with no die when they run away (Instant Wall)"},
+                           "transfers_fight": {"type": "boolean",
+                                               "description": "played by the fighter: another player must fight the "
+                                                              "monsters in their place (Transferral Potion)"},
+                           "on_escape_roll": {"enum": ["escape", "set", "again"],
+                                              "description": "what it does to a die just rolled to run away: escape "
+                                                             "— a failed roll escapes anyway (Invisibility Potion); "
+                                                             "set — the player's own die becomes the number they "
+                                                             "name (Loaded Die); again — someone who escaped by a "
+                                                             "die rolls again for that monster (Flask of Glue)"},
                            "own_turn": {"type": "boolean",
                                         "description": "played only on the turn of the player who plays it (Magic Lamp)"}},
         },

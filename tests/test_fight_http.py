@@ -312,3 +312,144 @@ def test_the_fight_page_offers_the_pit_bull_a_pole_and_not_a_helmet(phones):
     alice.act("combat.flee", fighter_gives=gives)
     html = alice.get(f"/t/{alice.table_id}").get_data(as_text=True)
     assert "gives up Eleven-Foot Pole as the card of Pit Bull allows and escapes Pit Bull" in html
+
+
+# --- running away and who fights: cards that act there (#13, 2026-12-01) -----------------------------
+
+def test_a_second_flight_spell_adds_up_through_the_api(api):
+    """The Wizard card: up to 3 cards in all for Flight; a second spell replaced the first."""
+    client, table_id, tokens, _ = api
+    hana = tokens["Hana"]
+    assert act(client, table_id, hana, action="card.play", card="wizard").status_code == 200
+    act(client, table_id, hana, action="combat.start", card="net-troll")
+    act(client, table_id, hana, action="combat.power", power="flight", cards=2)
+    again = act(client, table_id, hana, action="combat.power", power="flight", cards=1)
+    assert again.status_code == 200 and "Flight again (1 more card, 3 in all)" in again.json["event"]["text"]
+    assert again.json["table"]["combat"]["powers"]["fighter"]["flight"] == 3
+    past = act(client, table_id, hana, action="combat.power", power="flight", cards=1)
+    assert past.status_code == 409 and past.json["rule"] == "combat.powers"
+    fled = act(client, table_id, hana, action="combat.flee", fighter_rolls=["2"])  # 2 + 3 = 5
+    assert "escapes Net Troll (2)" in fled.json["event"]["text"]
+
+
+def test_an_instant_wall_through_the_api_and_on_the_phone(api, phones):
+    client, table_id, tokens, _ = api
+    hana, ivo = tokens["Hana"], tokens["Ivo"]
+    seats = seats_of(client, table_id, hana)
+    act(client, table_id, hana, action="combat.start", card="net-troll")
+    act(client, table_id, hana, action="combat.help.ask", seat=seats["Ivo"])
+    act(client, table_id, ivo, action="combat.help.accept")
+    bad = act(client, table_id, ivo, action="card.play", card="instant-wall", role="nobody")
+    assert bad.status_code == 400
+    wall = act(client, table_id, ivo, action="card.play", card="instant-wall", role="helper")
+    assert wall.status_code == 200 and "Ivo escapes with no die when running away" in wall.json["event"]["text"]
+    assert [r["escaped"] for r in wall.json["table"]["verdict"]["run_away"] if r["role"] == "helper"] == [True]
+    fled = act(client, table_id, hana, action="combat.flee", fighter_rolls=["1"])  # the helper needs no die
+    assert fled.status_code == 200 and "Ivo escapes Net Troll with no die (Instant Wall)" in fled.json["event"]["text"]
+    alice, bob, _ = phones
+    alice.act("combat.start", name="Troll", level=10, treasures=1)
+    for html in (bob.get("/cards/instant-wall").get_data(as_text=True),
+                 bob.get(f"/t/{bob.table_id}/pick?q=instant", headers={"HX-Request": "true"}).get_data(as_text=True)):
+        assert "Play it" in html and "For the monsters" not in html and "For monsters" not in html
+
+
+def test_a_transferral_potion_through_the_api_and_on_the_phone(api, phones):
+    client, table_id, tokens, _ = api
+    hana, ivo, jana = tokens["Hana"], tokens["Ivo"], tokens["Jana"]
+    seats = seats_of(client, table_id, hana)
+    act(client, table_id, hana, action="combat.start", card="net-troll")
+    version = state(client, table_id, hana)["version"]
+    wrong = act(client, table_id, ivo, action="card.play", card="transferral-potion", seat=seats["Jana"])
+    assert wrong.status_code == 409 and wrong.json["rule"] == "cards.override"
+    assert act(client, table_id, hana, action="card.play", card="transferral-potion").status_code == 400
+    assert state(client, table_id, hana)["version"] == version
+    moved = act(client, table_id, hana, action="card.play", card="transferral-potion", seat=seats["Jana"])
+    assert moved.status_code == 200 and "Jana must fight in Hana's place" in moved.json["event"]["text"]
+    table = moved.json["table"]
+    assert table["combat"]["fighter"] == seats["Jana"] and table["turn"]["seat"] == seats["Hana"]
+    fled = act(client, table_id, jana, action="combat.flee", fighter_rolls=["6"])
+    assert "Jana escapes Net Troll (6)" in fled.json["event"]["text"]
+    alice, bob, _ = phones
+    alice.act("combat.start", name="Troll", level=10, treasures=1)
+    assert "data-use" not in bob.get("/cards/transferral-potion").get_data(as_text=True)  # not Bob's fight
+    for html in (alice.get("/cards/transferral-potion").get_data(as_text=True),
+                 alice.get(f"/t/{alice.table_id}/pick?q=transferral", headers={"HX-Request": "true"}).get_data(as_text=True)):
+        assert "Bob" in html and "For the monsters" not in html and "For monsters" not in html
+
+
+def test_an_invisibility_potion_through_the_api_and_on_the_phone(api, phones):
+    client, table_id, tokens, _ = api
+    hana, ivo = tokens["Hana"], tokens["Ivo"]
+    act(client, table_id, hana, action="combat.start", card="bigfoot")
+    early = act(client, table_id, hana, action="card.play", card="invisibility-potion")
+    assert early.status_code == 409 and early.json["rule"] == "combat.run-away"  # nothing rolled yet
+    fled = act(client, table_id, hana, action="combat.flee", fighter_rolls=["1"])
+    assert "caught by Bigfoot (1)" in fled.json["event"]["text"]
+    other = act(client, table_id, ivo, action="card.play", card="invisibility-potion", role="fighter")
+    assert other.status_code == 409 and other.json["rule"] == "combat.run-away"
+    potion = act(client, table_id, hana, action="card.play", card="invisibility-potion")
+    assert potion.status_code == 200
+    assert "Invisibility Potion on the escape roll: Hana escapes Bigfoot anyway (1" in potion.json["event"]["text"]
+    again = act(client, table_id, hana, action="card.play", card="invisibility-potion")
+    assert again.status_code == 409 and again.json["rule"] == "combat.run-away"
+    undo = client.post(f"/api/v1/tables/{table_id}/history/{fled.json['event']['seq']}/undo", headers=auth(hana))
+    assert undo.status_code == 409  # the potion changed that escape: it is undone first
+    alice, bob, _ = phones
+    alice.act("combat.start", name="Troll", level=10, treasures=1)
+    alice.act("combat.flee", fighter_rolls="2")
+    pick = f"/t/{alice.table_id}/pick?q=invisibility"
+    assert "Alice: Troll" in alice.get(pick, headers={"HX-Request": "true"}).get_data(as_text=True)
+    assert "Alice: Troll" in alice.get("/cards/invisibility-potion").get_data(as_text=True)
+    assert "Invisibility" not in bob.get(f"/t/{bob.table_id}/pick?q=invisibility", headers={"HX-Request": "true"}).get_data(as_text=True)
+
+
+def test_a_loaded_die_on_a_die_the_app_rolled_through_the_api(api, phones):
+    client, table_id, tokens, _ = api
+    hana, ivo = tokens["Hana"], tokens["Ivo"]
+    act(client, table_id, hana, action="combat.start", card="net-troll")
+    fled = act(client, table_id, hana, action="combat.flee")  # the app's die
+    assert fled.status_code == 200
+    other = act(client, table_id, ivo, action="card.play", card="loaded-die", role="fighter", die=1)
+    assert other.status_code == 409 and other.json["rule"] == "combat.run-away"  # Hana's die, not Ivo's
+    assert act(client, table_id, hana, action="card.play", card="loaded-die", die=9).status_code == 400
+    loaded = act(client, table_id, hana, action="card.play", card="loaded-die", die=6)
+    assert loaded.status_code == 200
+    assert re.search(r"Hana escapes Net Troll \(\d→6\)", loaded.json["event"]["text"])
+    alice, bob, _ = phones
+    alice.act("combat.start", name="Troll", level=10, treasures=1)
+    alice.act("combat.flee", fighter_rolls="2")
+    html = alice.get(f"/t/{alice.table_id}/pick?q=loaded", headers={"HX-Request": "true"}).get_data(as_text=True)
+    assert "Troll: make it a 6" in html
+    assert "Troll: make it a 6" not in bob.get("/cards/loaded-die").get_data(as_text=True)
+
+
+def test_a_flask_of_glue_through_the_api_and_on_the_phone(api, phones):
+    client, table_id, tokens, _ = api
+    hana, ivo = tokens["Hana"], tokens["Ivo"]
+    act(client, table_id, hana, action="combat.start", card="net-troll")
+    early = act(client, table_id, ivo, action="card.play", card="flask-of-glue")
+    assert early.status_code == 409 and early.json["rule"] == "combat.run-away"  # nobody escaped
+    act(client, table_id, hana, action="combat.flee", fighter_rolls=["5"])
+    glue = act(client, table_id, ivo, action="card.play", card="flask-of-glue")  # the app rolls again
+    assert glue.status_code == 200
+    assert re.search(r"Ivo plays Flask of Glue on the escape roll: Hana (escapes|is caught by) Net Troll \(5→\d\)",
+                     glue.json["event"]["text"])
+    undo = client.post(f"/api/v1/tables/{table_id}/history/{glue.json['event']['seq']}/undo", headers=auth(ivo))
+    assert undo.status_code == 403  # the app's die: the host's to take back
+    undo = client.post(f"/api/v1/tables/{table_id}/history/{glue.json['event']['seq']}/undo", headers=auth(hana))
+    assert undo.status_code == 200
+    alice, bob, _ = phones
+    alice.act("combat.start", name="Troll", level=10, treasures=1)
+    alice.act("combat.flee", fighter_rolls="6")
+    html = bob.get(f"/t/{bob.table_id}/pick?q=glue", headers={"HX-Request": "true"}).get_data(as_text=True)
+    assert "Alice: Troll" in html
+
+
+def test_the_pick_list_offers_one_shots_that_act_on_a_fight_as_the_card_page_does(phones):
+    """Polymorph Potion, Magic Lamp, Friendship Potion and Doppleganger act through card.play (#13), but the
+    pick list offered them 'For players' and 'For monsters' like a plain bonus (refused for the monsters)."""
+    alice, _, _ = phones
+    alice.act("combat.start", name="Troll", level=10, treasures=1)
+    for query, button in (("polymorph", "On Troll"), ("friendship", "Play it"), ("doppleganger", "Play it")):
+        html = alice.get(f"/t/{alice.table_id}/pick?q={query}", headers={"HX-Request": "true"}).get_data(as_text=True)
+        assert button in html and "For monsters" not in html, query

@@ -724,3 +724,189 @@ def test_a_card_the_referee_refuses_to_play_is_never_offered_as_playable(g):
     assert not t.playable_now(wandering, g.state, "b")
     assert refused_play(g, "wandering-monster", actor="b").status == 409
     assert t.playable_now(CARDS["lame-goblin"], g.state, "b")  # the monster it brings joins the fight
+
+
+# --- cards that act on running away and on who fights (#13, 2026-12-01) ----------------------------------
+# Played by their card, Instant Wall, Invisibility Potion, Loaded Die, Flask of Glue and Transferral Potion
+# were a "+0 for the players" line that changed nothing.
+
+def test_an_instant_wall_gets_the_fighter_and_the_helper_away_with_no_die(g):
+    g.do("combat.start", monster=monster("net-troll"))
+    g.do("combat.monster.add", actor="b", monster=monster("crabs"))
+    g.do("combat.help.ask", seat="b")
+    g.do("combat.help.accept", actor="b")
+    wall = play(g, "instant-wall", actor="b")
+    assert g.said(wall) == "Ben plays Instant Wall: Ann and Ben escape with no die when running away"
+    assert fights.verdict(g.state)["outcome"] == "lose"  # it does not win the fight
+    fled = g.do("combat.flee", fighter_rolls=[1], helper_rolls=[1])
+    assert g.said(fled).count("with no die (Instant Wall)") == 4 and "caught" not in g.said(fled)
+    assert g.state.players["a"].level == 1 and g.state.combat is None
+    g.undo(fled)
+    g.undo(wall)
+    assert g.state.combat["one_shots"] == []
+
+
+def test_an_instant_wall_for_one_player_leaves_the_other_to_roll(g):
+    g.do("combat.start", monster=monster("net-troll"))
+    g.do("combat.help.ask", seat="b")
+    g.do("combat.help.accept", actor="b")
+    play(g, "instant-wall", role="helper")
+    fled = g.do("combat.flee", fighter_rolls=[1], helper_rolls=[1])
+    assert "Ann is caught by Net Troll (1)" in g.said(fled) and "Ben escapes Net Troll with no die" in g.said(fled)
+
+
+def test_an_instant_wall_is_for_the_fighter_or_helper_of_a_fight_and_leaves_with_the_helper(g):
+    refused = refused_play(g, "instant-wall")
+    assert refused.rule.id == "turn.own" and refused.status == 409  # no fight
+    g.do("combat.start", monster=monster("net-troll"))
+    assert refused_play(g, "instant-wall", role="helper").status == 400  # nobody helps
+    assert refused_play(g, "instant-wall", side="monsters").rule.id == "combat.one-shots"
+    g.do("combat.help.ask", seat="b")
+    g.do("combat.help.accept", actor="b")
+    play(g, "instant-wall", role="helper")
+    g.do("combat.help.decline", actor="b")  # the helper goes: the wall was theirs
+    fled = g.do("combat.flee", fighter_rolls=[6])
+    assert "Ann escapes Net Troll (6)" in g.said(fled)
+
+
+def test_a_transferral_potion_makes_another_player_fight_the_monster_on_the_same_turn(g):
+    g._record(t.join(g.state, "c", "Cy", "male"))
+    g.do("turn.first", seat="a")
+    g.do("turn.door", found="monster", monster=monster("net-troll"))
+    g.do("combat.help.ask", seat="b")
+    g.do("combat.help.accept", actor="b")
+    assert refused_play(g, "transferral-potion", actor="b", seat="c").rule.id == "cards.override"  # not their monster
+    assert refused_play(g, "transferral-potion").status == 400  # someone else: whom?
+    moved = play(g, "transferral-potion", seat="c")
+    assert g.said(moved) == "Ann plays Transferral Potion: Cy must fight in Ann's place, and Ben no longer helps"
+    fight = g.state.combat
+    assert (fight["fighter"], fight["helper"]) == ("c", None) and g.state.turn["seat"] == "a"
+    assert g.refused("combat.flee", actor="b", fighter_rolls=[6]).status == 403  # Ben no longer helps
+    fled = g.do("combat.flee", actor="c", fighter_rolls=[1])
+    assert "Cy is caught by Net Troll" in g.said(fled) and (g.state.turn["seat"], g.state.turn["phase"]) == ("a", "charity")
+    g.undo(fled)
+    g.undo(moved)
+    assert (g.state.combat["fighter"], g.state.combat["helper"]) == ("a", "b")
+
+
+def test_a_transferral_potion_on_the_helper_makes_them_the_fighter_alone(g):
+    g.do("combat.start", monster={"name": "Gnome", "level": 1, "treasures": 1})
+    g.do("combat.help.ask", seat="b")
+    g.do("combat.help.accept", actor="b")
+    g.do("combat.oneshot.add", actor="b", side="players", one_shot={"name": "Potion", "bonus": 2})
+    moved = play(g, "transferral-potion", seat="b")
+    assert g.said(moved) == "Ann plays Transferral Potion: Ben must fight in Ann's place"
+    assert (g.state.combat["fighter"], g.state.combat["helper"]) == ("b", None)
+    assert fights.verdict(g.state)["players"]["total"] == 1 + 2
+    g.do("combat.claim", actor="b", _now=10.0)
+    g.do("combat.resolve", actor="b", _now=20.0)
+    assert (g.state.players["a"].level, g.state.players["b"].level) == (1, 2)  # the kill is Ben's
+
+
+def bones_fight(g: Game, helper=False) -> None:
+    """Ann (Level 3, a helmet) against the Plutonium Dragon's kind of Bad Stuff: death when caught."""
+    g.level(3)
+    g.do("item.add", item=HELMET)
+    g.do("combat.start", monster={"name": "Dragon", "level": 20, "treasures": 5,
+                                  "bad_stuff": {"text": {"en": "Roasted."}, "death": True}})
+    if helper:
+        g.do("combat.help.ask", seat="b")
+        g.do("combat.help.accept", actor="b")
+
+
+def test_an_invisibility_potion_after_a_failed_roll_takes_back_the_bad_stuff(g):
+    bones_fight(g)
+    fled = g.do("combat.flee", fighter_rolls=[2])
+    assert g.state.players["a"].dead and g.state.players["a"].items == []
+    potion = play(g, "invisibility-potion")  # the dead may still play it on the roll that killed them
+    assert g.said(potion) == "Ann plays Invisibility Potion on the escape roll: Ann escapes Dragon anyway (2, Invisibility Potion)"
+    ann = g.state.players["a"]
+    assert not ann.dead and ann.level == 3 and [i["name"] for i in ann.items] == ["Helm of Courage"]
+    assert refused_play(g, "invisibility-potion").rule.id == "combat.run-away"  # no failed roll left
+    assert g.refused("combat.flee").status == 409  # the fight is over all the same
+    assert "undo it first" in pytest.raises(Exception, g.undo, fled).value.message
+    g.undo(potion)
+    assert g.state.players["a"].dead
+    g.undo(fled)
+    assert g.state.combat and not g.state.players["a"].dead
+
+
+def test_an_invisibility_potion_needs_a_failed_roll_just_made_by_the_one_who_plays_it(g):
+    refused = refused_play(g, "invisibility-potion")
+    assert refused.rule.id == "combat.run-away" and "just rolled" in refused.message  # nothing rolled
+    bones_fight(g, helper=True)
+    g.do("combat.flee", fighter_rolls=[6], helper_rolls=[1])
+    assert refused_play(g, "invisibility-potion").rule.id == "combat.run-away"  # Ann escaped: no failed roll
+    assert refused_play(g, "invisibility-potion", role="helper").rule.id == "combat.run-away"  # Ben's to play
+    play(g, "invisibility-potion", actor="b")
+    assert not g.state.players["b"].dead
+    g.do("dice.roll", actor="b")
+    assert "just rolled" in refused_play(g, "invisibility-potion", actor="b").message  # something happened since
+
+
+def test_a_loaded_die_turns_the_players_own_escape_die_to_the_number_they_name(g):
+    bones_fight(g, helper=True)
+    g.do("race.add", actor="b", race="halfling")
+    g.do("combat.flee", fighter_rolls=[2], helper_rolls=[1], helper_reroll=3)
+    assert refused_play(g, "loaded-die", role="helper").rule.id == "combat.run-away"  # Ben's die: his to load
+    assert refused_play(g, "loaded-die", die=7).status == 400
+    loaded = play(g, "loaded-die", die=6)
+    assert g.said(loaded).startswith("Ann plays Loaded Die on the escape roll: Ann escapes Dragon (2→6)")
+    assert not g.state.players["a"].dead and g.state.players["b"].dead  # Ben was caught all the same
+    helper = play(g, "loaded-die", actor="b", die=5)  # the dead helper's own last die: the Halfling's reroll
+    assert "Ben escapes Dragon (1→3→5)" in g.said(helper) and not g.state.players["b"].dead
+    g.undo(helper)
+    g.undo(loaded)
+    assert g.state.players["a"].dead
+
+
+def test_a_loaded_die_needs_a_die_the_player_rolled(g):
+    g.do("combat.start", monster=monster("crabs"))
+    g.do("combat.flee")
+    refused = refused_play(g, "loaded-die", die=6)
+    assert refused.rule.id == "combat.run-away" and "rolled none" in refused.message  # no die against Crabs
+
+
+def test_a_flask_of_glue_makes_a_player_who_escaped_roll_again(g):
+    bones_fight(g)
+    g.do("combat.flee", fighter_rolls=[6])
+    assert refused_play(g, "flask-of-glue", actor="b", die=7).status == 400
+    glue = play(g, "flask-of-glue", actor="b", die=2)
+    assert g.said(glue).startswith("Ben plays Flask of Glue on the escape roll: Ann is caught by Dragon (6→2)")
+    assert g.state.players["a"].dead
+    assert refused_play(g, "flask-of-glue", actor="b", die=1).rule.id == "combat.run-away"  # nobody escaped now
+    potion = play(g, "invisibility-potion")  # and the dead Ann drinks the potion on that roll
+    assert "Ann escapes Dragon anyway (6→2, Invisibility Potion)" in g.said(potion) and not g.state.players["a"].dead
+    g.undo(potion)
+    g.undo(glue)
+    assert not g.state.players["a"].dead and g.state.players["a"].items
+
+
+def test_a_flask_of_glue_needs_an_escape_by_a_die_and_the_apps_die_is_the_hosts_to_take_back(g):
+    bones_fight(g, helper=True)
+    play(g, "instant-wall", role="helper")
+    g.do("combat.flee", fighter_rolls=[6])
+    assert refused_play(g, "flask-of-glue", actor="b", role="helper").rule.id == "combat.run-away"  # a wall, no die
+    glue = play(g, "flask-of-glue", actor="b")  # Ann's the only escape by a die; the app rolls
+    assert glue.payload["app_dice"] is True
+    with pytest.raises(Exception) as exc:
+        t.inverse(g.state, glue, actor="b")
+    assert exc.value.status == 403
+    g.undo(glue)  # the host
+
+
+def test_a_card_on_the_escape_roll_undone_leaves_the_roll_open_to_another_card(g):
+    bones_fight(g)
+    g.do("combat.flee", fighter_rolls=[2])
+    potion = play(g, "invisibility-potion")
+    g.undo(potion)
+    loaded = play(g, "loaded-die", die=5)  # instead of the potion
+    assert "Ann escapes Dragon (2→5)" in g.said(loaded) and not g.state.players["a"].dead
+    g.undo(loaded)
+    assert g.state.players["a"].dead
+
+
+def test_the_dead_play_no_flask_of_glue(g):
+    bones_fight(g, helper=True)
+    g.do("combat.flee", fighter_rolls=[6], helper_rolls=[1])
+    assert refused_play(g, "flask-of-glue", actor="b", die=1).rule.id == "death.state"

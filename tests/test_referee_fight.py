@@ -375,3 +375,22 @@ def test_a_fight_takes_no_more_cards_than_the_referee_can_judge(g):
     assert g.refused("combat.monster.add", actor="b", monster={"name": "Rat", "level": 1}).status == 409
     assert fights.verdict(g.state)["outcome"] == "lose"
     g.do("combat.flee", fighter_rolls=[6] * 10)
+
+
+def test_a_second_flight_spell_adds_to_the_first_up_to_three_cards():
+    """Wizard card (base set): Flight is up to 3 cards discarded for +1 each to Run Away — in all, for the
+    combat. A second Flight replaced the first (Flight 2, then Flight 1 left +1: the cards of the first
+    went for nothing); it adds to it now, and past 3 cards in all it is refused."""
+    g = Game()
+    g.do("class.add", **{"class": "wizard"})
+    g.do("combat.start", monster=NET_TROLL)
+    g.do("combat.power", power="flight", cards=2)
+    again = g.do("combat.power", power="flight", cards=1)
+    assert g.state.combat["powers"]["fighter"]["flight"] == 3
+    assert g.said(again) == "Ann uses Flight again (1 more card, 3 in all)"
+    refused = g.refused("combat.power", power="flight", cards=1)
+    assert refused.rule.id == "combat.powers" and "3" in refused.message
+    g.undo(again)
+    assert g.state.combat["powers"]["fighter"]["flight"] == 2
+    fled = g.do("combat.flee", fighter_rolls=[3])  # 3 + Flight 2 = 5: away
+    assert "escapes" in g.said(fled)

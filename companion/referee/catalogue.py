@@ -236,10 +236,18 @@ _declare("card.play", "Play a card by its id (from a search or a scan): the card
          "(item, race, class, curse on a player, Go Up a Level, monster, enhancer, one-shot, Half-Breed, ...); a one-shot "
          "that cancels a curse, steals a level or draws cards is played in or out of a fight.", ANYONE,
          {"card": CARD, "seat": SEAT_ANYONE,
-          "monster": Param("str", "An enhancer: the monster of the fight it goes on (uid).", max_length=40),
+          "monster": Param("str", "An enhancer: the monster of the fight it goes on (uid); a card that sends one "
+                                  "off or acts on an escape roll: which monster (uid).", max_length=40),
           "side": Param("str", "A one-shot: the side it helps.", enum=("players", "monsters")),
           "uid": Param("str", "A card that cancels a curse (Wishing Ring): the curse on the player's sheet (its uid; "
-                              "unsaid when they have only one).", max_length=40)}, plays_card=True)
+                              "unsaid when they have only one).", max_length=40),
+          "role": Param("str", "Instant Wall: who gets away with no die when running away — the fighter, the helper "
+                               "or both (default: everyone in the fight). Invisibility Potion, Loaded Die, Flask of "
+                               "Glue: whose escape roll, just made (default: the player's own; for the Glue, the "
+                               "only one who escaped by a die).", enum=("fighter", "helper", "both")),
+          "die": Param("int", "Loaded Die: the number the die just rolled shows now; Flask of Glue: the new roll "
+                              "(leave out to let the app roll).", 1, 6)},
+         plays_card=True)
 _declare("dice.roll", "Roll dice for the table; everyone sees the result.", ANYONE,
          {"count": Param("int", "How many dice.", 1, 10), "sides": Param("int", "Sides of each die.", 2, 20)}, in_game=False)
 
@@ -283,7 +291,8 @@ _declare("combat.help.ask", "The fighter asks one player for help, noting what w
           "promise": Param("str", "What the helper was promised.", max_length=140)}, needs_fight=True)
 _declare("combat.help.accept", "The player asked accepts to help.", FIGHT, needs_fight=True)
 _declare("combat.help.decline", "Refuse to help, or stop helping.", FIGHT, needs_fight=True)
-_declare("combat.power", "Fighter or helper: Berserking (Warrior), Turning (Cleric) or Flight (Wizard), 1 to 3 cards.",
+_declare("combat.power", "Fighter or helper: Berserking (Warrior), Turning (Cleric) or Flight (Wizard), 1 to 3 cards; "
+         "a second Flight adds to the first, up to 3 cards in all.",
          FIGHT, {"power": Param("str", "The power.", enum=("berserk", "turning", "flight")),
                  "cards": Param("int", "Cards discarded for it.", 1, 3)}, needs_fight=True)
 _declare("combat.backstab", "A Thief backstabs the fighter or the helper (-2), once per victim.", FIGHT,
@@ -486,7 +495,7 @@ def check(state, actor: str, declared: Action, params: dict) -> str | None:
     if declared.name in TURN_ONLY and actor in state.players and state.players[actor].dead:
         raise Refused("{name} is dead: no door, no fight and no cards until the next player's turn begins; "
                       "end the turn.", rule="death.state", status=409, name=state.players[actor].name)
-    if _dead_with_no_cards(state, actor, declared):
+    if _dead_with_no_cards(state, actor, declared) and not _on_the_roll_that_killed(state, actor, params):
         raise Refused("{name} is dead: no cards and no levels until the next player's turn begins.",
                       rule="death.state", status=409, name=state.players[actor].name)
     seat = None
@@ -508,6 +517,17 @@ def _dead_with_no_cards(state, actor: str, declared: Action) -> bool:
     keeps its own death: the DxM cards stay.)"""
     return (declared.plays_card and state.profile.game == CARD_GAME and actor in state.players
             and state.players[actor].dead)
+
+
+def _on_the_roll_that_killed(state, actor: str, params: dict) -> bool:
+    """Whether ``actor``, dead, plays a card on the very escape roll that killed them, right after it
+    (``on_escape_roll``: an Invisibility Potion, a Loaded Die on their own die): the card acts before the
+    Bad Stuff, which the app has already applied. The card's own checks follow (table._after_escape_roll).
+    A Flask of Glue is for someone who escaped, never the dead's to play."""
+    card = params.get("_card") or {}
+    record = (state.turn or {}).get("escape")
+    return bool((card.get("one_shot") or {}).get("on_escape_roll") in ("escape", "set") and record and record["version"] == state.version
+                and actor in (record["fight"]["fighter"], record["fight"]["helper"]))
 
 
 #: What the refusal says when someone else plays what belongs to the turn's player.

@@ -107,6 +107,10 @@ INPUT_SCHEMA: dict = {
                            "either_side": _ONE_SHOT["either_side"], "fire": _ONE_SHOT["fire"],
                            "doubles": {"enum": ["fighter", "helper"],
                                        "description": "doubles that player's own combat strength (Doppleganger)"},
+                           "escape": {"type": "array", "maxItems": 2, "uniqueItems": True,
+                                      "items": {"enum": ["fighter", "helper"]},
+                                      "description": "they get away from every monster with no die when running "
+                                                     "away (Instant Wall)"},
                            "monster": {"type": "integer", "minimum": 0,
                                        "description": "which monster a monster-side one-shot helps (default the first)"}}}},
         "backstabs": {"type": "array", "maxItems": 20, "items": {"enum": ["fighter", "helper"]},
@@ -342,6 +346,8 @@ def evaluate(fight: dict, strict: bool = True) -> dict:
             raise Refused("{card} helps its player's side only, never the monsters.", rule="combat.one-shots", status=400,
                           card=shot.get("name") or "one-shot")
         line = _line(shot["side"], shot.get("name") or "one-shot", shot.get("bonus", 0), "combat.one-shots")
+        if "escape" in shot and shot["side"] == "players":  # Instant Wall: it acts when they run (_run_away)
+            continue
         if shot.get("doubles") and shot["side"] == "players":
             # "Doubles your combat strength": the fighter's or the helper's own, as counted so far, once
             # more — not the other's, nor the one-shots (the card beats the rules: cards.override)
@@ -391,7 +397,9 @@ def evaluate(fight: dict, strict: bool = True) -> dict:
         result.update({"levels": {"fighter": 0, "helper": 0}, "treasures": 0, "wins_game": False,
                        "helper_wins_game": False})
     if outcome == "lose" or fight.get("run_away"):
-        result["run_away"] = _run_away(party, names, per_monster, profile, strict)
+        walls = {role: shot.get("name") or "one-shot" for shot in fight.get("one_shots", [])
+                 if shot["side"] == "players" for role in shot.get("escape", ())}
+        result["run_away"] = _run_away(party, names, per_monster, profile, strict, walls)
     return result
 
 
@@ -455,9 +463,12 @@ def _rewards(per_monster: list[dict], fighter: dict, helper: dict | None, profil
     }
 
 
-def _run_away(party, names, per_monster, profile: Profile, strict: bool = True) -> list[dict]:
+def _run_away(party, names, per_monster, profile: Profile, strict: bool = True, walls: dict | None = None) -> list[dict]:
     """One roll per monster per fleeing player; 5 or better escapes, with every modifier (the Flight
-    spell only while its user is a Wizard: :func:`_power_lost`)."""
+    spell only while its user is a Wizard: :func:`_power_lost`). ``walls``: the roles an Instant Wall
+    gets away (``escape``), with the card's name — no die, from every monster, even one nobody runs from
+    (the one-shot beats the monster's card: our reading); a monster that costs levels even on an
+    escape still does."""
     out = []
     chasing = [m for m in per_monster if not m["eliminated"]]
     for who, p, raw in party:
@@ -499,6 +510,12 @@ def _run_away(party, names, per_monster, profile: Profile, strict: bool = True) 
                      "modifiers": lines, "citation": RULES["combat.run-away"].citation,
                      "bad_stuff": ((monster["bad_stuff"].get("text") or {}).get("en")), "death": bool(monster["bad_stuff"].get("death"))}
             out.append(entry)
+            if who in (walls or {}):
+                entry.update({"escaped": True, "wall": walls[who], "why": f"{walls[who]}: no die",
+                              "rule": "cards.override", "citation": RULES["cards.override"].citation})
+                if monster["escape_levels_lost"]:
+                    entry["levels_lost"] = monster["escape_levels_lost"]
+                continue
             if monster.get("escape_with_item") and monster["index"] in (raw.get("gives") or ()):
                 entry.update({"escaped": True, "gave_item": True, "why": "an item its card asks for was given up",
                               "rule": "cards.override", "citation": RULES["cards.override"].citation})

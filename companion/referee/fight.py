@@ -26,6 +26,7 @@ _FIGHT = combat.INPUT_SCHEMA["properties"]
 MOST_MONSTERS = _FIGHT["monsters"]["maxItems"]
 MOST_ENHANCERS = _FIGHT["monsters"]["items"]["properties"]["enhancers"]["maxItems"]
 MOST_ONE_SHOTS = _FIGHT["one_shots"]["maxItems"]
+MOST_FLIGHT = _FIGHT["fighter"]["properties"]["flight"]["maximum"]  # the Wizard card: up to 3 cards for Flight
 
 
 def checked_object(raw, what: str) -> dict:
@@ -74,7 +75,7 @@ def description(state, fight: dict) -> dict:
 
     desc = {"profile": state.profile_id, "options": state.settings.get("options", {}), "fighter": character(fight["fighter"], "fighter"),
             "monsters": [{k: v for k, v in m.items() if k not in ("uid", "card_id")} for m in fight["monsters"]],
-            "one_shots": [{k: o[k] for k in ("name", "bonus", "side", "usable_by", "fire", "doubles") if k in o}
+            "one_shots": [{k: o[k] for k in ("name", "bonus", "side", "usable_by", "fire", "doubles", "escape") if k in o}
                           for o in fight["one_shots"]],
             "backstabs": [b["target"] for b in fight["backstabs"]]}
     for monster in desc["monsters"]:
@@ -181,6 +182,13 @@ def decide(state, actor: str, action: str, params: dict) -> tuple[dict, list[dic
         if raw.get("either_side") is False and side == "monsters":
             raise Refused("{card} helps its player's side only, never the monsters.", rule="combat.one-shots", status=409,
                           card=shot["name"])
+        if raw.get("escapes"):  # Instant Wall: who of the fighter and the helper runs away with no die
+            shot["escape"] = _walled(state, fight, params.get("role"), raw["escapes"], shot["name"])
+            after["one_shots"].append(shot)
+            names = [state.players[fight[role]].name for role in shot["escape"]]
+            template = (N_("{who} plays {card}: {name} escapes with no die when running away") if len(names) == 1 else
+                        N_("{who} plays {card}: {name} and {name2} escape with no die when running away"))
+            return after, [], said(template, card=thing(shot), name=names[0], name2=names[-1]), None
         after["one_shots"].append(shot)
         if side == "players":
             return after, [], said("{who} plays {card} for the players", card=thing(shot)), None
@@ -234,6 +242,17 @@ def decide(state, actor: str, action: str, params: dict) -> tuple[dict, list[dic
                           rule="combat.powers", status=409)
         if power == "turning" and after["powers"].get(role, {}).get("turning"):
             raise Refused("Turning is once per combat.", rule="combat.powers", status=409)
+        if power == "flight" and after["powers"].get(role, {}).get("flight"):
+            # Flight (the Wizard card): up to 3 cards in all for +1 each to Run Away — a second spell adds to the
+            # first (it replaced it, and the first spell's cards went for nothing), never past the card's 3
+            before = after["powers"][role]["flight"]
+            if before + cards > MOST_FLIGHT:
+                raise Refused("Flight takes at most {most} cards in a combat: {name} has discarded {count} for it "
+                              "already.", rule="combat.powers", status=409, most=MOST_FLIGHT, name=name, count=before)
+            after["powers"][role]["flight"] = before + cards
+            template = (N_("{who} uses {word} again (1 more card, {total} in all)") if cards == 1 else
+                        N_("{who} uses {word} again ({cards} more cards, {total} in all)"))
+            return after, [], said(template, word=power, cards=cards, total=before + cards), None
         after["powers"].setdefault(role, {})[power] = cards
         if cards == 1:
             return after, [], said("{who} uses {word} (1 card)", word=power), None
@@ -308,6 +327,45 @@ def without_helper(fight: dict) -> None:
     if "backstabs" in fight:
         fight["backstabs"] = [b for b in fight["backstabs"] if b["target"] != "helper"]
     fight["one_shots"] = [o for o in fight.get("one_shots", []) if o.get("doubles") != "helper"]
+    for shot in fight["one_shots"]:  # an Instant Wall no longer gets them away: they are not in the fight
+        if "helper" in shot.get("escape", ()):
+            shot["escape"] = [role for role in shot["escape"] if role != "helper"]
+
+
+def with_new_fighter(fight: dict, seat: str) -> None:
+    """The fight (a copy being built) with ``seat`` fighting it instead (Transferral Potion): the old
+    fighter leaves with what was theirs — their powers, the backstabs on them, their Doppleganger, an
+    Instant Wall's cover — and the helper leaves too, their help having been for the old fighter, unless
+    they are the new fighter: then what was theirs as the helper is theirs as the fighter."""
+    helper = fight["helper"]
+    if helper != seat:
+        without_helper(fight)
+    fight["powers"] = {"fighter": fight["powers"]["helper"]} if helper == seat and fight["powers"].get("helper") else {}
+    moved = {"helper": "fighter"} if helper == seat else {}
+    fight["backstabs"] = [{**b, "target": moved[b["target"]]} for b in fight["backstabs"] if b["target"] in moved]
+    shots = []
+    for shot in fight["one_shots"]:
+        if shot.get("doubles"):
+            if shot["doubles"] not in moved:
+                continue
+            shot = {**shot, "doubles": moved[shot["doubles"]]}
+        if "escape" in shot:
+            shot = {**shot, "escape": [moved[role] for role in shot["escape"] if role in moved]}
+        shots.append(shot)
+    fight["one_shots"] = shots
+    fight["fighter"], fight["helper"], fight["invited"], fight["promise"] = seat, None, None, None
+
+
+def _walled(state, fight: dict, role, most: int, card: str) -> list[str]:
+    """Whom a one-shot that gets players away with no die covers (``escapes``: Instant Wall, up to two):
+    ``role`` — the ``fighter``, the ``helper`` or ``both`` (unsaid: everyone in the fight, up to the card's
+    number)."""
+    roles = ["fighter"] + (["helper"] if fight["helper"] else [])
+    if role not in (None, "", "both", "fighter", "helper") or (role == "helper" and not fight["helper"]) \
+            or (role == "both" and len(roles) < 2):
+        raise Refused("{card}: role is the fighter, the helper or both, of those in this fight.", status=400, card=card)
+    chosen = roles if role in (None, "", "both") else [role]
+    return chosen[:most]
 
 
 def _check_help_allowed(fight: dict) -> None:
@@ -404,29 +462,23 @@ def _flee(state, fight: dict, actor: str, params: dict):
     judged = verdict(state, fight)
     if judged and judged["outcome"] == "win":
         raise Refused("The players are winning: no need to run.", rule="combat.run-away", status=409)
-    order = params.get("order")  # the monsters' uids in the order the players flee them
-    if order:
-        uids = [m["uid"] for m in fight["monsters"]]
-        if sorted(order) != sorted(uids):
-            raise Refused("order must name every monster of the fight once.", status=400)
-        fight = {**fight, "monsters": sorted(fight["monsters"], key=lambda m: order.index(m["uid"]))}
-    desc = description(state, fight)
-    given = _items_given(state, fight, params)
-    for role in ("fighter", "helper"):
-        if role in desc:
-            desc[role]["gives"] = sorted(index for (r, index) in given if r == role)
-            desc[role]["rolls"] = params.get(f"{role}_rolls") or []
-            if params.get(f"{role}_reroll") and "halfling" in desc[role]["races"]:
-                desc[role]["reroll"] = params[f"{role}_reroll"]
-    desc["run_away"] = True
-    results = combat.evaluate(desc, strict=False)["run_away"] if fight["monsters"] else []
+    results, given, fight = escape_results(state, fight, params)
     characters = {seat: asdict(player) for seat, player in state.players.items()}
     parts, ops, dead = [], [], set()
     for r in results:
         if r.get("escaped") is None:
             raise Refused("{who} needs a die for {monster}.", rule="combat.run-away", status=400, who=r['who'], monster=r['monster'])
-        roll = (f"{r['roll']}→{r['reroll']}" if "reroll" in r else str(r["roll"])) if "roll" in r else "—"
+        roll = "→".join(map(str, dice_of(r))) or "—"
         seat = fight[r["role"]]
+        if r.get("wall") is not None and not r.get("levels_lost"):  # an Instant Wall: no die
+            wall = next(o for o in fight["one_shots"] if r["role"] in o.get("escape", ()))
+            parts.append(said("{name} escapes {monster} with no die ({card})", name=r["who"], monster=r["monster"],
+                              card=thing(wall)))
+            continue
+        if r.get("invisible") and not r.get("levels_lost"):  # an Invisibility Potion after a failed roll
+            parts.append(said("{name} escapes {monster} anyway ({roll}, {card})", name=r["who"], monster=r["monster"],
+                              roll=roll, card=r["invisible"]))
+            continue
         if r.get("gave_item"):
             item = given[(r["role"], r["index"])]
             ops.append({"op": "remove", "seat": seat, "field": "items", "value": item})
@@ -462,6 +514,69 @@ def _flee(state, fight: dict, actor: str, params: dict):
     if not parts:
         return None, ops, said("{who} runs away: nothing to run from"), None
     return None, ops, said("{who} runs away: {parts}", parts=parts), None
+
+
+def escape_results(state, fight: dict, params: dict) -> tuple[list[dict], dict, dict]:
+    """The run-away entries of a flee with ``params`` (the dice, rerolls, items given, the order fled),
+    after the cards played on its dice since (``_escape_cards``: :func:`amend_escape`); the items given
+    by (role, place); and the fight with its monsters in the order fled."""
+    order = params.get("order")  # the monsters' uids in the order the players flee them
+    if order:
+        uids = [m["uid"] for m in fight["monsters"]]
+        if sorted(order) != sorted(uids):
+            raise Refused("order must name every monster of the fight once.", status=400)
+        fight = {**fight, "monsters": sorted(fight["monsters"], key=lambda m: order.index(m["uid"]))}
+    desc = description(state, fight)
+    given = _items_given(state, fight, params)
+    for role in ("fighter", "helper"):
+        if role in desc:
+            desc[role]["gives"] = sorted(index for (r, index) in given if r == role)
+            desc[role]["rolls"] = params.get(f"{role}_rolls") or []
+            if params.get(f"{role}_reroll") and "halfling" in desc[role]["races"]:
+                desc[role]["reroll"] = params[f"{role}_reroll"]
+    desc["run_away"] = True
+    results = combat.evaluate(desc, strict=False)["run_away"] if fight["monsters"] else []
+    for card in params.get("_escape_cards") or ():
+        amend_escape(results[card["entry"]], card, fight)
+    return results, given, fight
+
+
+#: What a card does to a die just rolled to run away (the card field ``on_escape_roll``).
+ESCAPE_CARDS = ("escape", "set", "again")
+
+
+def dice_of(entry: dict) -> list[int]:
+    """Every die of a run-away entry, in the order rolled: the roll, a Halfling's second one, then what
+    cards made of it (a Loaded Die's number, a Flask of Glue's new roll)."""
+    return ([entry["roll"]] if "roll" in entry else []) + ([entry["reroll"]] if "reroll" in entry else []) \
+        + list(entry.get("then", []))
+
+
+def amend_escape(entry: dict, card: dict, fight: dict) -> None:
+    """A card played on a die just rolled to run away, on its run-away ``entry`` (the card beats the
+    rules: cards.override): ``escape`` — a failed roll escapes anyway (Invisibility Potion); ``set`` —
+    the last die becomes ``die`` (Loaded Die); ``again`` — an escape by a die is rolled again, ``die``
+    deciding it (Flask of Glue). The monster's card still costs its levels on an escape."""
+    if card["kind"] == "escape":
+        entry.update(escaped=True, invisible=card["card"])
+    else:
+        entry["then"] = [*entry.get("then", []), card["die"]]
+        entry["escaped"] = card["die"] >= entry["needs"]
+        entry.pop("invisible", None)
+    monster = fight["monsters"][entry["index"]]
+    if entry["escaped"] and monster.get("escape_levels_lost"):
+        entry["levels_lost"] = monster["escape_levels_lost"]
+    else:
+        entry.pop("levels_lost", None)
+
+
+def escape_entries(results: list[dict], fight: dict) -> list[dict]:
+    """The run-away entries in short, as a card played on the dice just rolled needs them (which it may
+    act on, and the phone's buttons): each one's place, role, player, monster (uid and name), whether a
+    die was rolled and whether it escaped."""
+    return [{"entry": n, "role": r["role"], "who": r["who"], "uid": fight["monsters"][r["index"]]["uid"],
+             "monster": r["monster"], "rolled": bool(dice_of(r)), "escaped": bool(r.get("escaped"))}
+            for n, r in enumerate(results)]
 
 
 def _items_given(state, fight: dict, params: dict) -> dict[tuple[str, int], dict]:

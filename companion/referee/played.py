@@ -25,6 +25,8 @@ def one_shot(card: dict) -> dict:
         out["either_side"] = False
     if shot.get("fire"):  # a fire attack (a monster's extra_levels when: fire)
         out["fire"] = True
+    if shot.get("escapes"):  # Instant Wall: up to that many of the fighter and helper run away with no die
+        out["escapes"] = shot["escapes"]
     if shot.get("doubles_strength"):  # Doppleganger: the player's own strength again
         out["doubles_strength"] = True
     return out

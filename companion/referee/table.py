@@ -435,13 +435,17 @@ def _decide_sex(state: TableState, actor: str, action: str, params: dict) -> Eve
 def playable_now(card: dict, state: TableState, seat: str | None = None) -> bool:
     """Whether the player in ``seat`` can play ``card`` now: most cards at any time; enhancers
     and one-shots into a fight, except a one-shot that acts out of one too (:data:`ONE_SHOT_ACTS`);
-    a monster into the fight, or to open one on its player's turn
+    a monster into the fight, or to open one on its player's turn; a Transferral Potion to the fighter
     when the phase allows; Divine Intervention only where the edition has it. A special card the
     referee does not play itself (Wandering Monster: the monster it brings is the card to play) is
     never offered, as card.play would refuse it."""
     kind = card["kind"]
     if kind == "one_shot" and any(card["one_shot"].get(key) for key in ONE_SHOT_ACTS):
         return True
+    if kind == "one_shot" and card["one_shot"].get("on_escape_roll"):  # right after a roll it can act on
+        return bool(escape_targets(state, card, seat))
+    if kind == "one_shot" and card["one_shot"].get("transfers_fight"):  # the fighter's, on their own monsters
+        return bool(state.combat) and state.combat["fighter"] == seat
     if kind in ("monster_enhancer", "one_shot"):
         return bool(state.combat)
     if kind == "monster":
@@ -484,8 +488,12 @@ def _decide_card(state: TableState, actor: str, action: str, params: dict) -> Ev
             return ONE_SHOT_ACTS[acts](state, actor, seat, card, params)
         if card["one_shot"].get("rids_of"):
             return _rid_of_monsters(state, actor, card, params)
+        if card["one_shot"].get("transfers_fight"):
+            return _transfer_fight(state, actor, seat, card, params)
+        if card["one_shot"].get("on_escape_roll"):
+            return _after_escape_roll(state, actor, seat, card, params)
         return decide(state, actor, "combat.oneshot.add", {"side": params.get("side") or "players",
-                                                          "one_shot": played.one_shot(card)})
+                                                          "one_shot": played.one_shot(card), "role": params.get("role")})
     special = SPECIAL_CARDS.get(card["id"])
     if special == "level.up":
         return decide(state, actor, "level.up", {"seat": seat, "card": "divine_intervention"})
@@ -575,6 +583,138 @@ def _rid_of_monsters(state: TableState, actor: str, card: dict, params: dict) ->
     left = [m for m in state.combat["monsters"] if not m["eliminated"]]
     uid = params.get("monster") or (left[0]["uid"] if len(left) == 1 else None)  # else: no such monster
     return decide(state, actor, "combat.eliminate", {"monster": uid, "_card": card})
+
+
+def _transfer_fight(state: TableState, actor: str, seat: str, card: dict, params: dict) -> Event:
+    """A one-shot that makes another player fight the fighter's monsters (``transfers_fight``:
+    Transferral Potion; the card beats the rules, cards.override). Played by the fighter on their own
+    fight (the card's "your monster"); ``seat`` is the player who fights in their place — the helper
+    (who then fights alone) or anyone else living (the helper then leaves: the help was for the old
+    fighter). It stays the turn of the player whose turn it was; the new fighter takes the fight's
+    levels and treasure, or runs away and takes its Bad Stuff (our reading: :func:`fight.with_new_fighter`)."""
+    fight = state.combat
+    if not fight:
+        raise Refused("No fight is on: the player whose turn it is starts one.", rule="turn.own", status=409)
+    if params.get("side") == "monsters":
+        raise Refused("{card} helps its player's side only, never the monsters.", rule="combat.one-shots", status=409,
+                      card=card["names"]["en"])
+    if actor != fight["fighter"]:
+        raise Refused("{card} is played by the fighter on their own monsters: {name} is fighting.",
+                      rule="cards.override", status=409, card=card["names"]["en"],
+                      name=state.players[fight["fighter"]].name)
+    if seat == actor:
+        raise Refused("{card}: name the player who must fight in your place (seat).", status=400,
+                      card=card["names"]["en"])
+    if state.players[seat].dead:
+        raise Refused("{name} is dead: no cards and no levels until the next player's turn begins.",
+                      rule="death.state", status=409, name=state.players[seat].name)
+    after = copy.deepcopy(fight)
+    after["claim"] = None
+    fights.with_new_fighter(after, seat)
+    summary = said("{who} plays {card}: {name} must fight in {name2}'s place", card=_named(card),
+                   name=state.players[seat].name, name2=state.players[actor].name)
+    gone = fight["helper"] if fight["helper"] not in (None, seat) else None
+    if gone:
+        summary = said("{first}, and {name} no longer helps", first=summary, name=state.players[gone].name)
+    return _fight_event(state, after, [], summary, None, actor)
+
+
+#: What each card on a die just rolled to run away needs, and what it says when there is none.
+ESCAPE_NEEDS = {
+    "escape": (lambda e: e["rolled"] and not e["escaped"],
+               N_("{card} is for a failed roll to run away: {name} failed none.")),
+    "set": (lambda e: e["rolled"], N_("{card} changes a die {name} just rolled to run away, and {name} rolled none.")),
+    "again": (lambda e: e["rolled"] and e["escaped"],
+              N_("{card} is for an escape by a roll: {name} escaped no monster by a die.")),
+}
+
+
+def just_escaped(state: TableState) -> dict | None:
+    """The escape just rolled, while a card may still act on its dice (nothing else has happened since)."""
+    record = (state.turn or {}).get("escape")
+    return record if record and record["version"] == state.version and not state.combat else None
+
+
+def escape_targets(state: TableState, card: dict, seat: str | None) -> list[dict]:
+    """The run-away entries of the escape just rolled that ``card`` (``on_escape_roll``) may act on when
+    the player in ``seat`` plays it: their own dice for an Invisibility Potion or a Loaded Die, anyone's
+    escape by a die for a Flask of Glue."""
+    record = just_escaped(state)
+    kind = card["one_shot"]["on_escape_roll"]
+    if not record:
+        return []
+    wanted = ESCAPE_NEEDS[kind][0]
+    return [e for e in record["entries"] if wanted(e) and (kind == "again" or record["fight"][e["role"]] == seat)]
+
+
+def _after_escape_roll(state: TableState, actor: str, seat: str, card: dict, params: dict) -> Event:
+    """A one-shot played on a die just rolled to run away (``on_escape_roll``; the card beats the rules,
+    cards.override): ``escape`` — the player who failed a roll escapes anyway (Invisibility Potion);
+    ``set`` — the player's own die becomes ``die`` (Loaded Die, a die the app rolled too); ``again`` —
+    someone who escaped by a die rolls again for that monster (Flask of Glue: ``die``, or the app rolls,
+    and then only the host takes it back). ``role`` says whose roll (unsaid: the player's own; for a
+    Flask of Glue the only one who escaped by a die) and ``monster`` which (unsaid: the only one). The
+    escape is run again with the card, and what the first run did to the characters is taken back."""
+    kind, name = card["one_shot"]["on_escape_roll"], card["names"]["en"]
+    record = just_escaped(state)
+    if record is None:
+        raise Refused("{card} acts on a die just rolled to run away, and none was: play it right after the roll.",
+                      rule="combat.run-away", status=409, card=name)
+    if params.get("side") == "monsters":
+        raise Refused("{card} helps its player's side only, never the monsters.", rule="combat.one-shots", status=409,
+                      card=name)
+    fight = record["fight"]
+    fled = {role: fight[role] for role in ("fighter", "helper") if fight[role]}
+    wanted, none = ESCAPE_NEEDS[kind]
+    role = params.get("role")
+    if role in (None, "") and kind == "again":
+        roles = list(dict.fromkeys(e["role"] for e in record["entries"] if wanted(e)))
+        role = roles[0] if len(roles) == 1 else "fighter" if not roles else None
+        if role is None:
+            raise Refused("{card}: say whose roll (role: fighter or helper).", status=400, card=name)
+    elif role in (None, ""):
+        role = next((r for r, s in fled.items() if s == actor), "fighter")
+    if role not in fled:
+        raise Refused("{card}: role is the fighter or the helper who ran away.", status=400, card=name)
+    if kind != "again" and fled[role] != actor:
+        raise Refused("{card} is played by the player who rolled the die: {name}.", rule="combat.run-away",
+                      status=409, card=name, name=state.players[fled[role]].name)
+    entries = [e for e in record["entries"] if e["role"] == role and wanted(e)
+               and params.get("monster") in (None, "", e["uid"])]
+    if not entries:
+        raise Refused(none, rule="combat.run-away", status=409, card=name, name=state.players[fled[role]].name)
+    if len({e["uid"] for e in entries}) > 1:
+        raise Refused("Which monster? {card} acts on one roll: give monster, one of {names}.", status=400, card=name,
+                      names=", ".join(f"{e['uid']} ({e['monster']})" for e in entries))
+    entry = entries[0]  # (a Mate's copy shares its monster's uid: the first roll against them)
+    amend = {"kind": kind, "entry": entry["entry"], "card": _named(card)}
+    app_die = False
+    if kind != "escape":
+        die = params.get("die")
+        if die in (None, "") and kind == "again":  # the app rolls the new die
+            die, app_die = secrets.randbelow(6) + 1, True
+        if isinstance(die, bool) or not isinstance(die, int) or not 1 <= die <= 6:
+            raise Refused("{card}: die is the number the die shows, 1 to 6.", status=400, card=name)
+        amend["die"] = die
+    before = copy.deepcopy(state)  # the table as it was before the escape, to run it again with the card
+    _apply_all(before, invert(record["ops"]))
+    before.combat = copy.deepcopy(fight)
+    again = {**record["params"], "_escape_cards": record["cards"] + [amend]}
+    _, flee_ops, fled_said, _ = fights.decide(before, record["actor"], "combat.flee", again)
+    rerun = _fight_event(before, None, flee_ops, fled_said, None, record["actor"])
+    new_ops = [op for op in rerun.payload["ops"] if op["op"] not in TABLE_OPS]
+    results, _, order = fights.escape_results(before, before.combat, again)
+    kept = {**record, "version": state.version + 1, "cards": again["_escape_cards"], "ops": new_ops,
+            "entries": fights.escape_entries(results, order)}
+    ops = invert(record["ops"]) + new_ops + [{"op": "turn", "from": state.turn, "to": {**state.turn, "escape": kept}}]
+    ops = ops + _choices_left_empty(state, ops)
+    _check_ops(state, ops, frozenset({"items.big"}))
+    summary = said("{who} plays {card} on the escape roll: {parts}", card=_named(card),
+                   parts=fled_said["p"].get("parts") or [])  # the escape as it now went, its dice in the order rolled
+    event = Event("table.changed", {"actor": actor, "action": "card.play", "summary": summary, "ops": ops})
+    if app_die:
+        event.payload["app_dice"] = True  # the app's die: not taken back but by the host (inverse)
+    return event
 
 
 def _named(card: dict) -> dict:
@@ -787,9 +927,32 @@ def _decide_combat(state: TableState, actor: str, action: str, params: dict) -> 
     after, ops, summary, winners = fights.decide(state, actor, action, params)
     event = _fight_event(state, after, ops, summary, winners, actor)
     fleeing = {"fighter"} | ({"helper"} if state.combat["helper"] else set())
+    fleeing -= {role for shot in state.combat["one_shots"] for role in shot.get("escape", ())}  # no die (Instant Wall)
     if action == "combat.flee" and fleeing & set(params.get("_app_dice") or ()):
         event.payload["app_dice"] = True  # the app's die: not taken back but by the host (inverse)
+    if action == "combat.flee":
+        _keep_escape(state, actor, params, event)
     return event
+
+
+def _keep_escape(state: TableState, actor: str, params: dict, event: Event) -> None:
+    """Keep the escape just rolled on the turn (``turn["escape"]``), for a card played on its dice right
+    after (``on_escape_roll``: Invisibility Potion, Loaded Die, Flask of Glue): the fight as it was, the
+    flee's dice and choices, the cards played on them since, what it did to the characters (``ops``, to
+    take back when a card changes it) and its entries in short. It is the turn's until anything else
+    happens (``version``)."""
+    if not state.turn or not state.combat["monsters"]:
+        return
+    results, _, fled = fights.escape_results(state, state.combat, params)
+    ops = event.payload["ops"]
+    record = {"version": state.version + 1, "actor": actor, "fight": state.combat, "cards": [],
+              "params": {k: v for k, v in params.items() if not k.startswith("_") and k != "override"},
+              "ops": [op for op in ops if op["op"] not in TABLE_OPS], "entries": fights.escape_entries(results, fled)}
+    moved = next((op for op in ops if op["op"] == "turn"), None)
+    if moved is None:
+        moved = {"op": "turn", "from": state.turn, "to": dict(state.turn)}
+        ops.append(moved)
+    moved["to"] = {**moved["to"], "escape": record}
 
 
 def _check_not_losing(state: TableState) -> None:
@@ -1234,6 +1397,7 @@ def _inverse(state: TableState, event: Event) -> Event:
             raise Refused("The rules have changed again since; undo that first.", status=409)
         _check_profile_fits(state, p["from"])
         return Event("profile.changed", {"from": p["to"], "to": p["from"]})
+    _check_same_escape(state, p.get("ops") or [])
     if event.kind in ("turn.passed", "table.changed"):
         ops = p["ops"] if "ops" in p else [{"op": "turn", "from": {"seat": p["from"], "number": p["number"] - 1},
                                             "to": {"seat": p["to"], "number": p["number"]}}]  # turns passed before phases
@@ -1250,7 +1414,8 @@ def _inverse(state: TableState, event: Event) -> Event:
             _check_game_running(state)
         _check_still_new(state, ops)
         summary = p.get("summary") or said("{name}'s turn (turn {number})", name=p["to"], number=p["number"])
-        event = _changed(p.get("actor") or p["to"], "undo", invert(ops), undone(summary), state, frozenset({"items.big"}))
+        event = _changed(p.get("actor") or p["to"], "undo", _escape_again(state, invert(ops)), undone(summary), state,
+                         frozenset({"items.big"}))
         if p.get("winner"):
             event.payload["clears_win"] = True
         return event
@@ -1305,6 +1470,22 @@ def _inverse(state: TableState, event: Event) -> Event:
     if seat not in state.players or seat == state.host:
         raise Refused("That player cannot be removed now.", status=409)
     return _removal(state, seat)
+
+
+def _escape_again(state: TableState, ops: list[dict]) -> list[dict]:
+    """``ops`` with the escape they bring back (undoing a card played on its dice) open again to cards:
+    just rolled as of the undo, so another card may be played on it instead."""
+    return [{**op, "to": {**op["to"], "escape": {**op["to"]["escape"], "version": state.version + 1}}}
+            if op["op"] == "turn" and (op["to"] or {}).get("escape") else op for op in ops]
+
+
+def _check_same_escape(state: TableState, ops: list[dict]) -> None:
+    """An escape a card changed since (Invisibility Potion, Loaded Die, Flask of Glue) is taken back after
+    that card: undoing the escape first would take back what the card's run did not do."""
+    kept = next((op["to"]["escape"] for op in ops if op["op"] == "turn" and (op["to"] or {}).get("escape")), None)
+    now = (state.turn or {}).get("escape")
+    if kept and (not now or {**now, "version": 0} != {**kept, "version": 0}):  # (reopened by an undo: a new version)
+        raise Refused("A card has changed that escape since; undo it first.", rule="combat.run-away", status=409)
 
 
 def _check_still_new(state: TableState, ops: list[dict]) -> None:

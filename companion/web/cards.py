@@ -13,7 +13,7 @@ from .. import scanning
 from .. import store as table_store
 from ..db import get_db, get_store
 from ..referee.rules import RULES, Refused
-from ..referee.table import playable_now
+from ..referee.table import escape_targets, playable_now
 from . import seating
 from .operator import operator_only
 from .render import is_htmx, vary
@@ -98,9 +98,13 @@ def usable_tables(card: dict) -> list[dict]:
     return out
 
 
+@bp.app_template_global()
 def card_uses(card: dict, state, seat: str) -> list[dict]:
-    """The buttons that play ``card`` at this table now: ``[{action, label, params}]``."""
+    """The buttons that play ``card`` at this table now: ``[{action, label, params}]`` (the card page's,
+    and the pick list's for the cards it does not spell out itself)."""
     kind = card["kind"]
+    if kind == "one_shot" and card["one_shot"].get("on_escape_roll"):  # a die just rolled to run away
+        return _escape_roll_uses(card, state, seat)
     if kind in ("curse", "go_up_a_level") or card["id"] == "divine-intervention":
         return [{"action": "card.play", "label": gettext("Me") if p.seat == seat else p.name, "params": {"seat": p.seat}}
                 for p in state.players.values() if not p.dead]
@@ -110,14 +114,22 @@ def card_uses(card: dict, state, seat: str) -> list[dict]:
     if kind == "one_shot" and card["one_shot"].get("cancels_curse"):
         return [{"action": "card.play", "label": gettext("%(curse)s on %(name)s", curse=c["name"], name=p.name),
                  "params": {"seat": p.seat, "uid": c["uid"]}} for p in state.players.values() for c in p.curses]
+    if kind == "one_shot" and card["one_shot"].get("transfers_fight"):  # who must fight in the player's place
+        return [{"action": "card.play", "label": p.name, "params": {"seat": p.seat}}
+                for p in state.players.values() if not p.dead and p.seat != seat]
     if kind == "one_shot" and card["one_shot"].get("steal_levels"):
         return [{"action": "card.play", "label": gettext("From %(name)s", name=p.name), "params": {"seat": p.seat}}
                 for p in state.players.values() if not p.dead and p.seat != seat]
+    if kind == "one_shot" and card["one_shot"].get("escapes") and state.combat["helper"]:  # Instant Wall
+        fight = state.combat
+        return [{"action": "card.play", "label": gettext("Both"), "params": {"role": "both"}}] + \
+            [{"action": "card.play", "label": state.players[fight[role]].name, "params": {"role": role}}
+             for role in ("fighter", "helper")]
     if kind == "one_shot" and card["one_shot"].get("rids_of") == "one":  # Polymorph Potion, Magic Lamp
         return [{"action": "card.play", "label": gettext("On %(monster)s", monster=m["name"]), "params": {"monster": m["uid"]}}
                 for m in state.combat["monsters"] if not m["eliminated"]]
     if kind == "one_shot" and (card["one_shot"].get("draw_treasures") or card["one_shot"].get("rids_of")
-                               or card["one_shot"].get("doubles_strength")):
+                               or card["one_shot"].get("doubles_strength") or card["one_shot"].get("escapes")):
         return [{"action": "card.play", "label": gettext("Play it"), "params": {}}]
     if kind == "one_shot":
         return [{"action": "card.play", "label": gettext("For the players") if side == "players" else gettext("For the monsters"),
@@ -125,6 +137,22 @@ def card_uses(card: dict, state, seat: str) -> list[dict]:
     if kind == "monster":
         return [{"action": "card.play", "label": gettext("Into the fight") if state.combat else gettext("Fight it"), "params": {}}]
     return [{"action": "card.play", "label": gettext("Add to my sheet"), "params": {}}]
+
+
+def _escape_roll_uses(card: dict, state, seat: str) -> list[dict]:
+    """A button per roll of the escape just rolled that the card may act on: the player's own failed
+    rolls (Invisibility Potion), their own dice made a 6 (Loaded Die; the API takes any number), anyone's
+    escape by a die to roll again (Flask of Glue, the app's die)."""
+    out = []
+    for e in escape_targets(state, card, seat):
+        params = {"role": e["role"], "monster": e["uid"]}
+        if card["one_shot"]["on_escape_roll"] == "set":
+            out.append({"action": "card.play", "label": gettext("%(monster)s: make it a 6", monster=e["monster"]),
+                        "params": {**params, "die": 6}})
+        else:
+            out.append({"action": "card.play", "label": gettext("%(name)s: %(monster)s", name=e["who"],
+                                                                monster=e["monster"]), "params": params})
+    return list({str(u["params"]): u for u in out}.values())  # (a Mate's copy: one button for its monster)
 
 
 #: The referee's rules that matter for a kind of card, beyond those its rulings name.
