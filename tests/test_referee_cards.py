@@ -910,3 +910,14 @@ def test_the_dead_play_no_flask_of_glue(g):
     bones_fight(g, helper=True)
     g.do("combat.flee", fighter_rolls=[6], helper_rolls=[1])
     assert refused_play(g, "flask-of-glue", actor="b", die=1).rule.id == "death.state"
+
+
+def test_divine_intervention_is_offered_while_a_living_character_is_a_cleric_in_every_edition():
+    """The card raises every Cleric in each edition (only the classic one lets it give the winning
+    level): the phones offered it only under the classic rules, though the API took it in 1.6,
+    and offered it with no Cleric to raise (refused on the tap)."""
+    for profile in ("munchkin-1.6", "munchkin-classic"):
+        g = Game(profile)
+        assert not t.playable_now(CARDS["divine-intervention"], g.state, "a")
+        g.do("class.add", actor="b", **{"class": "cleric"})
+        assert t.playable_now(CARDS["divine-intervention"], g.state, "a"), profile

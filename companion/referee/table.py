@@ -436,7 +436,7 @@ def playable_now(card: dict, state: TableState, seat: str | None = None) -> bool
     """Whether the player in ``seat`` can play ``card`` now: most cards at any time; enhancers
     and one-shots into a fight, except a one-shot that acts out of one too (:data:`ONE_SHOT_ACTS`);
     a monster into the fight, or to open one on its player's turn; a Transferral Potion to the fighter
-    when the phase allows; Divine Intervention only where the edition has it. A special card the
+    when the phase allows; Divine Intervention while a living character is a Cleric (whom it raises). A special card the
     referee does not play itself (Wandering Monster: the monster it brings is the card to play) is
     never offered, as card.play would refuse it."""
     kind = card["kind"]
@@ -450,8 +450,8 @@ def playable_now(card: dict, state: TableState, seat: str | None = None) -> bool
         return bool(state.combat)
     if kind == "monster":
         return bool(state.combat) or catalogue.allowed(state, seat, "combat.start")
-    if card["id"] == "divine-intervention":
-        return "divine_intervention" in state.profile.top_level_cards
+    if card["id"] == "divine-intervention":  # every edition has it; only the classic one lets it give the win
+        return any("cleric" in p.classes and not p.dead for p in state.players.values())
     return kind != "special" or SPECIAL_CARDS.get(card["id"]) is not None
 
 
