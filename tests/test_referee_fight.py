@@ -287,6 +287,27 @@ def test_a_fight_called_off_before_any_monster_leaves_a_next_combat_curse_waitin
     assert g.p()["pending"] == []
 
 
+def test_a_claimed_win_stands_while_its_totals_and_rewards_do(g):
+    """A die rolled, a bystander's level, a curse on a player out of the fight leave a claimed win
+    as it was: every new event voided the claim, and the win had to be claimed and waited for
+    again (2026-12-01). What changes the totals or the rewards (a curse on the fighter) does
+    void it, as a card played into the fight always has."""
+    level = g.state.players["a"].level
+    g.do("combat.start")
+    g.do("combat.monster.add", monster={"name": "Potted Plant", "level": 1, "treasures": 1})
+    g.do("combat.claim", _now=100.0)
+    g.do("curse.add", actor="b", seat="a", curse={"name": "Itch", "effects": [
+        {"type": "combat_bonus", "value": -1, "until": "removed"}]}, _now=100.5)
+    assert g.refused("combat.resolve", _now=104.0).message == "Claim the win first: something was played since."
+    g.do("combat.claim", _now=105.0)
+    g.do("dice.roll", actor="b", _now=105.5)
+    g.do("level.up", actor="b", seat="b", _now=106.0)
+    g.do("curse.add", actor="a", seat="b", curse={"name": "Duck", "effects": [
+        {"type": "combat_bonus", "value": -2, "until": "next_combat"}]}, _now=106.5)
+    g.do("combat.resolve", _now=108.0)
+    assert g.state.combat is None and g.state.players["a"].level == level + 1
+
+
 def test_the_host_may_still_let_a_late_card_in_and_the_win_is_claimed_again(g):
     """The owner of the game has the last word: a card a player was a moment too late with may
     be let in as a house ruling, recorded; it changes the fight, so the rewards wait for a new claim."""

@@ -299,7 +299,7 @@ def decide(state, actor: str, action: str, params: dict) -> tuple[dict, list[dic
         judged = verdict(state, fight)
         if not judged or judged["outcome"] != "win":
             raise Refused("The players are not winning this fight.", rule="combat.compare")
-        after["claim"] = {"version": state.version + 1, "at": float(params["_now"])}
+        after["claim"] = {"version": state.version + 1, "at": float(params["_now"]), "stakes": _stakes(judged)}
         return after, [], said("{who} claims the win ({players} to {monsters}); anyone may still play a card",
                                players=judged["players"]["total"], monsters=judged["monsters"]["total"]), None
     if action == "combat.resolve":
@@ -403,9 +403,35 @@ def _find(values: list[dict], uid) -> dict:
     return found
 
 
+def _stakes(judged: dict) -> list:
+    """What a claimed win is: both totals and the rewards. The claim stands while they do."""
+    return [judged["players"]["total"], judged["monsters"]["total"], judged["levels"]["fighter"],
+            judged["levels"]["helper"], judged["treasures"], judged["wins_game"], judged.get("helper_wins_game", False)]
+
+
+def claim_standing(state) -> dict | None:
+    """The fight's claimed win, if it still stands: nothing was played on the fight since (a play
+    there clears the claim) and nothing elsewhere changed its totals or rewards — a die rolled, a
+    level a bystander went up, a curse on a player out of the fight leave it standing (every new
+    event voided it, and the win had to be claimed again and waited for). A claim recorded before
+    claims kept their stakes stands only until the next event."""
+    claim = (state.combat or {}).get("claim")
+    if not claim:
+        return None
+    if claim["version"] == state.version:
+        return claim
+    if "stakes" not in claim:
+        return None
+    try:
+        judged = verdict(state, state.combat)
+    except Refused:  # a fight that cannot be judged now has no win standing
+        return None
+    return claim if judged and judged["outcome"] == "win" and _stakes(judged) == claim["stakes"] else None
+
+
 def _resolve(state, fight: dict, actor: str, params: dict):
-    claim = fight.get("claim")
-    if not claim or claim["version"] != state.version:
+    claim = claim_standing(state)
+    if not claim:
         raise Refused("Claim the win first: something was played since.", rule="combat.objection", status=409)
     wait = objection_seconds(state) - (float(params["_now"]) - claim["at"])
     if wait > 0:

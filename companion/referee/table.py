@@ -238,9 +238,11 @@ def _check_win_stands(state: TableState, action: str, params: dict) -> None:
     the action layer received the action; without it (a replay, a nested decision) there is no clock.
     The host may still let a late card in (a house ruling: the owner of the game has the last word);
     it changes the fight, so the win is claimed again."""
-    claim = (state.combat or {}).get("claim")
     now = params.get("_now")
-    if not claim or claim["version"] != state.version or now is None or action in AFTER_THE_WINDOW:
+    if now is None or action in AFTER_THE_WINDOW:
+        return
+    claim = fights.claim_standing(state)
+    if not claim:
         return
     window = fights.objection_seconds(state)
     if float(now) - claim["at"] >= window:

@@ -89,11 +89,8 @@ def _fragments(state: TableState, context: dict) -> dict:
 def board_context(state: TableState, seat: str | None, notice: dict | None = None) -> dict:
     """What the board shows ``seat`` (``None`` for a spectator)."""
     facts = _facts(state)
-    claim = None
-    if state.board is None:
-        claim = state.combat.get("claim") if state.combat else None
-        if claim and claim["version"] != state.version:
-            claim = None  # something changed at the table since: the referee wants the win claimed again
+    # a claimed win whose totals or rewards changed since is to be claimed again (``claim_standing``)
+    claim = fights.claim_standing(state) if state.board is None else None
     common = {  # the same on every phone: the shared fragments see only this
         # Munchkin Quest: the map's questions; the card game: the rule behind each line of the sheet
         **(quest_context(state) if state.board is not None else {"sheet_rules": SHEET_RULES}),
