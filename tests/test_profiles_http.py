@@ -1,6 +1,8 @@
 """Editions, options and house rulings through the pages and the JSON API."""
 import re
 
+import pytest
+
 from conftest import Phone
 
 
@@ -84,3 +86,24 @@ def test_house_rulings_and_rule_changes_over_the_api(api):
     profiles = client.get("/api/v1/profiles").json
     assert {p["id"] for p in profiles["profiles"]} == {"munchkin-classic", "munchkin-1.6", "munchkin-1.71", "munchkin-quest"}
     assert "epic" in profiles["options"]
+
+
+def edition_table(client, profile):
+    """A table in ``profile`` opened over the API by Hana, joined by Ivo: ``(url, {name: auth header})``."""
+    body = client.post("/api/v1/tables", json={"name": "T", "profile": profile,
+                                               "host": {"name": "Hana", "sex": "female"}}).json
+    joined = client.post(f"/api/v1/join/{body['join_url'].rsplit('/', 1)[-1]}", json={"name": "Ivo", "sex": "male"}).json
+    return (f"/api/v1/tables/{body['table']['id']}",
+            {"Hana": {"Authorization": f"Bearer {body['token']}"}, "Ivo": {"Authorization": f"Bearer {joined['token']}"}})
+
+
+@pytest.mark.parametrize("profile, book", [("munchkin-classic", "Munchkin, German rules (2003), Kampf"),
+                                           ("munchkin-1.71", "Munchkin 1.71 (2014), Combattimento")])
+def test_taking_the_rewards_too_early_cites_the_tables_own_book(client, profile, book):
+    """The 2.6-second wait is in all four books: a classic or 1.71 table's refusal cites its own (#13)."""
+    url, auth = edition_table(client, profile)
+    client.post(f"{url}/actions", json={"action": "turn.door", "found": "monster",
+                                        "monster": {"name": "Troll", "level": 1}}, headers=auth["Hana"])
+    refused = client.post(f"{url}/actions", json={"action": "combat.resolve"}, headers=auth["Hana"])
+    assert refused.status_code == 409 and refused.json["rule"] == "combat.objection"
+    assert refused.json["citation"].startswith(book)
