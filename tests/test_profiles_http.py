@@ -107,3 +107,25 @@ def test_taking_the_rewards_too_early_cites_the_tables_own_book(client, profile,
     refused = client.post(f"{url}/actions", json={"action": "combat.resolve"}, headers=auth["Hana"])
     assert refused.status_code == 409 and refused.json["rule"] == "combat.objection"
     assert refused.json["citation"].startswith(book)
+
+
+def citations(data) -> list[str]:
+    """Every ``citation`` anywhere in a JSON answer."""
+    if isinstance(data, dict):
+        return [v for k, v in data.items() if k == "citation"] + [c for k, v in data.items() if k != "citation"
+                                                                   for c in citations(v)]
+    return [c for v in data for c in citations(v)] if isinstance(data, list) else []
+
+
+@pytest.mark.parametrize("profile, book", [("munchkin-classic", "Munchkin, German rules (2003), "),
+                                           ("munchkin-1.71", "Munchkin 1.71 (2014), ")])
+def test_the_fights_verdict_over_the_api_cites_the_tables_own_book(client, profile, book):
+    """The breakdown's lines and the run-away rolls of a classic or 1.71 table's fight cite that
+    edition's sections (#13); they cited the 1.6 book whatever the table played."""
+    url, auth = edition_table(client, profile)
+    client.post(f"{url}/actions", json={"action": "race.add", "race": "halfling"}, headers=auth["Hana"])
+    answer = client.post(f"{url}/actions", json={"action": "turn.door", "found": "monster",
+                                                 "monster": {"name": "Troll", "level": 8}}, headers=auth["Hana"]).json
+    verdict = answer["table"]["verdict"]
+    assert verdict["run_away"] and citations(verdict)
+    assert [c for c in citations(verdict) if not c.startswith(book)] == []
