@@ -129,3 +129,15 @@ def test_the_fights_verdict_over_the_api_cites_the_tables_own_book(client, profi
     verdict = answer["table"]["verdict"]
     assert verdict["run_away"] and citations(verdict)
     assert [c for c in citations(verdict) if not c.startswith(book)] == []
+
+
+def test_a_house_ruling_over_the_api_cites_the_tables_own_book(client):
+    """The house rulings of a classic table cite the German book's section the host set aside (#13);
+    they cited the 1.6 book."""
+    url, auth = edition_table(client, "munchkin-classic")
+    for _ in range(9):
+        client.post(f"{url}/actions", json={"action": "level.up"}, headers=auth["Hana"])
+    done = client.post(f"{url}/actions", json={"action": "level.up", "override": "level.win-by-kill"}, headers=auth["Hana"])
+    assert done.status_code == 200, done.json
+    (ruling,) = client.get(f"{url}/house-rulings", headers=auth["Ivo"]).json["rulings"]
+    assert ruling["citation"] == "Munchkin, German rules (2003), Stufe 10; Das Spiel beginnen und beenden"
