@@ -141,3 +141,15 @@ def test_a_house_ruling_over_the_api_cites_the_tables_own_book(client):
     assert done.status_code == 200, done.json
     (ruling,) = client.get(f"{url}/house-rulings", headers=auth["Ivo"]).json["rulings"]
     assert ruling["citation"] == "Munchkin, German rules (2003), Stufe 10; Das Spiel beginnen und beenden"
+
+
+def test_classic_phones_offer_go_up_a_level_only_on_oneself(app):
+    """The classic books have a Go Up a Level card raise its player (#13): a classic table's phones
+    offer no "+1" on someone else (the host keeps it, to correct a count as a house ruling)."""
+    alice, bob = Phone(app), Phone(app)
+    response = alice.post("/tables", {"name": "Old school", "player_name": "Alice", "sex": "female",
+                                      "profile": "munchkin-classic"})
+    alice.table_id = response.headers["Location"].rsplit("/", 1)[-1]
+    bob.join(alice.join_url(), "Bob")
+    assert "Play Go Up a Level on Alice" not in bob.get(f"/t/{bob.table_id}").get_data(as_text=True)
+    assert "Play Go Up a Level on Bob" in alice.get(f"/t/{alice.table_id}").get_data(as_text=True)
