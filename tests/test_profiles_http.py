@@ -153,3 +153,24 @@ def test_classic_phones_offer_go_up_a_level_only_on_oneself(app):
     bob.join(alice.join_url(), "Bob")
     assert "Play Go Up a Level on Alice" not in bob.get(f"/t/{bob.table_id}").get_data(as_text=True)
     assert "Play Go Up a Level on Bob" in alice.get(f"/t/{alice.table_id}").get_data(as_text=True)
+
+
+@pytest.mark.parametrize("profile, shown, not_shown", [
+    ("munchkin-classic", ["a Halfling takes 1 off", "raises the player who plays it"],
+     ["roll a failed escape again", "may be played on any player"]),
+    ("munchkin-1.6", ["roll a failed escape again", "may be played on any player"],
+     ["a Halfling takes 1 off", "raises the player who plays it"]),
+    ("munchkin-1.71", ["roll a failed escape again", "may be played on any player"],
+     ["a Halfling takes 1 off", "raises the player who plays it"]),
+])
+def test_the_table_rules_say_how_a_halfling_runs_away_and_whom_go_up_a_level_raises(app, profile, shown, not_shown):
+    """Two differences between the editions the phones' summary of the rules did not show (#13): the
+    classic books' Halfling runs away with a penalty where 1.6 and 1.71 give a second roll, and only
+    1.6 and 1.71 let a Go Up a Level card be played on someone else."""
+    alice = Phone(app)
+    response = alice.post("/tables", {"name": "T", "player_name": "Alice", "sex": "female", "profile": profile})
+    alice.table_id = response.headers["Location"].rsplit("/", 1)[-1]
+    board = alice.get(f"/t/{alice.table_id}").get_data(as_text=True)
+    summary = re.search(r'<details class="profile".*?</details>', board, re.S).group(0)
+    assert "Running away takes 5 or more on the die" in summary
+    assert all(words in summary for words in shown) and not any(words in summary for words in not_shown)

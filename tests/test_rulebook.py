@@ -128,6 +128,8 @@ def rules_doc() -> str:
             ("Starting hand (Door + Treasure)", lambda p: "%d + %d" % p.starting_hand
              + (" (quick: %d + %d)" % p.fast_starting_hand if p.fast_starting_hand else "")),
             ("Winning level", lambda p: f"{p.top_level}, by a kill" + (" or Divine Intervention" if p.top_level_cards else "")),
+            ("Halfling running away", lambda p: (f"{p.halfling_run_away_penalty:+d} a roll (our reading)"
+                                                  if p.halfling_run_away == "penalty" else "a second roll (the card)")),
             ("Go Up a Level played on", lambda p: "any player" if p.level_card_on_anyone else "oneself"),
             ("Helper gains levels", lambda p: "Elf only, 1 per monster" if p.helper_gains_levels == "elf" else "never"),
             ("Fighter and Elf helper reaching the top together", lambda p: "both win" if p.joint_kill_wins else "helper stops one short"),
