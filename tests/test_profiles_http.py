@@ -1,6 +1,8 @@
 """Editions, options and house rulings through the pages and the JSON API."""
 import re
 
+import pytest
+
 from conftest import Phone
 
 
@@ -84,3 +86,91 @@ def test_house_rulings_and_rule_changes_over_the_api(api):
     profiles = client.get("/api/v1/profiles").json
     assert {p["id"] for p in profiles["profiles"]} == {"munchkin-classic", "munchkin-1.6", "munchkin-1.71", "munchkin-quest"}
     assert "epic" in profiles["options"]
+
+
+def edition_table(client, profile):
+    """A table in ``profile`` opened over the API by Hana, joined by Ivo: ``(url, {name: auth header})``."""
+    body = client.post("/api/v1/tables", json={"name": "T", "profile": profile,
+                                               "host": {"name": "Hana", "sex": "female"}}).json
+    joined = client.post(f"/api/v1/join/{body['join_url'].rsplit('/', 1)[-1]}", json={"name": "Ivo", "sex": "male"}).json
+    return (f"/api/v1/tables/{body['table']['id']}",
+            {"Hana": {"Authorization": f"Bearer {body['token']}"}, "Ivo": {"Authorization": f"Bearer {joined['token']}"}})
+
+
+@pytest.mark.parametrize("profile, book", [("munchkin-classic", "Munchkin, German rules (2003), Kampf"),
+                                           ("munchkin-1.71", "Munchkin 1.71 (2014), Combattimento")])
+def test_taking_the_rewards_too_early_cites_the_tables_own_book(client, profile, book):
+    """The 2.6-second wait is in all four books: a classic or 1.71 table's refusal cites its own (#13)."""
+    url, auth = edition_table(client, profile)
+    client.post(f"{url}/actions", json={"action": "turn.door", "found": "monster",
+                                        "monster": {"name": "Troll", "level": 1}}, headers=auth["Hana"])
+    refused = client.post(f"{url}/actions", json={"action": "combat.resolve"}, headers=auth["Hana"])
+    assert refused.status_code == 409 and refused.json["rule"] == "combat.objection"
+    assert refused.json["citation"].startswith(book)
+
+
+def citations(data) -> list[str]:
+    """Every ``citation`` anywhere in a JSON answer."""
+    if isinstance(data, dict):
+        return [v for k, v in data.items() if k == "citation"] + [c for k, v in data.items() if k != "citation"
+                                                                   for c in citations(v)]
+    return [c for v in data for c in citations(v)] if isinstance(data, list) else []
+
+
+@pytest.mark.parametrize("profile, book", [("munchkin-classic", "Munchkin, German rules (2003), "),
+                                           ("munchkin-1.71", "Munchkin 1.71 (2014), ")])
+def test_the_fights_verdict_over_the_api_cites_the_tables_own_book(client, profile, book):
+    """The breakdown's lines and the run-away rolls of a classic or 1.71 table's fight cite that
+    edition's sections (#13); they cited the 1.6 book whatever the table played."""
+    url, auth = edition_table(client, profile)
+    client.post(f"{url}/actions", json={"action": "race.add", "race": "halfling"}, headers=auth["Hana"])
+    answer = client.post(f"{url}/actions", json={"action": "turn.door", "found": "monster",
+                                                 "monster": {"name": "Troll", "level": 8}}, headers=auth["Hana"]).json
+    verdict = answer["table"]["verdict"]
+    assert verdict["run_away"] and citations(verdict)
+    assert [c for c in citations(verdict) if not c.startswith(book)] == []
+
+
+def test_a_house_ruling_over_the_api_cites_the_tables_own_book(client):
+    """The house rulings of a classic table cite the German book's section the host set aside (#13);
+    they cited the 1.6 book."""
+    url, auth = edition_table(client, "munchkin-classic")
+    for _ in range(9):
+        client.post(f"{url}/actions", json={"action": "level.up"}, headers=auth["Hana"])
+    done = client.post(f"{url}/actions", json={"action": "level.up", "override": "level.win-by-kill"}, headers=auth["Hana"])
+    assert done.status_code == 200, done.json
+    (ruling,) = client.get(f"{url}/house-rulings", headers=auth["Ivo"]).json["rulings"]
+    assert ruling["citation"] == "Munchkin, German rules (2003), Stufe 10; Das Spiel beginnen und beenden"
+
+
+def test_classic_phones_offer_go_up_a_level_only_on_oneself(app):
+    """The classic books have a Go Up a Level card raise its player (#13): a classic table's phones
+    offer no "+1" on someone else (the host keeps it, to correct a count as a house ruling)."""
+    alice, bob = Phone(app), Phone(app)
+    response = alice.post("/tables", {"name": "Old school", "player_name": "Alice", "sex": "female",
+                                      "profile": "munchkin-classic"})
+    alice.table_id = response.headers["Location"].rsplit("/", 1)[-1]
+    bob.join(alice.join_url(), "Bob")
+    assert "Play Go Up a Level on Alice" not in bob.get(f"/t/{bob.table_id}").get_data(as_text=True)
+    assert "Play Go Up a Level on Bob" in alice.get(f"/t/{alice.table_id}").get_data(as_text=True)
+
+
+@pytest.mark.parametrize("profile, shown, not_shown", [
+    ("munchkin-classic", ["a Halfling takes 1 off", "raises the player who plays it"],
+     ["roll a failed escape again", "may be played on any player"]),
+    ("munchkin-1.6", ["roll a failed escape again", "may be played on any player"],
+     ["a Halfling takes 1 off", "raises the player who plays it"]),
+    ("munchkin-1.71", ["roll a failed escape again", "may be played on any player"],
+     ["a Halfling takes 1 off", "raises the player who plays it"]),
+])
+def test_the_table_rules_say_how_a_halfling_runs_away_and_whom_go_up_a_level_raises(app, profile, shown, not_shown):
+    """Two differences between the editions the phones' summary of the rules did not show (#13): the
+    classic books' Halfling runs away with a penalty where 1.6 and 1.71 give a second roll, and only
+    1.6 and 1.71 let a Go Up a Level card be played on someone else."""
+    alice = Phone(app)
+    response = alice.post("/tables", {"name": "T", "player_name": "Alice", "sex": "female", "profile": profile})
+    alice.table_id = response.headers["Location"].rsplit("/", 1)[-1]
+    board = alice.get(f"/t/{alice.table_id}").get_data(as_text=True)
+    summary = re.search(r'<details class="profile".*?</details>', board, re.S).group(0)
+    assert "Running away takes 5 or more on the die" in summary
+    assert all(words in summary for words in shown) and not any(words in summary for words in not_shown)

@@ -191,3 +191,20 @@ def test_options_outside_the_editions_book_are_labelled_house_rules():
     assert profile_label({"profile": "munchkin-classic", "options": {"epic": True}}).endswith("Epic (house rule)")
     assert "(house rule)" in profile_label({"profile": "munchkin-1.6", "options": {"top_level": 12}})
     assert "house rule" not in profile_label({"profile": "munchkin-1.71", "options": {"shared_victory": True}})
+
+
+def test_go_up_a_level_on_another_player_only_in_1_6_and_1_71():
+    """1.6 and 1.71 (Treasure) let a Go Up a Level card be played on any player; the classic books
+    (German 2003 Schätze – spielen, Dutch 2001 Schatten – spelen) have its player go up (#13)."""
+    for profile in ("munchkin-1.6", "munchkin-1.71"):
+        g = Game(profile)
+        g.do("level.up", seat="b")
+        assert g.state.players["b"].level == 2, profile
+    classic = Game("munchkin-classic")
+    refused = classic.refused("level.up", seat="b")
+    assert refused.rule.id == "level.causes" and "not someone else" in refused.message
+    assert refused.rule.cite_for("munchkin-classic").startswith("Munchkin, German rules (2003), ")
+    classic.do("level.up", actor="b", seat="b")  # on yourself, as the book says
+    assert classic.state.players["b"].level == 2
+    classic.do("level.up", seat="b", override="level.causes")  # the host may rule otherwise
+    assert classic.state.players["b"].level == 3

@@ -84,7 +84,7 @@ def test_an_undo_of_a_sheet_change_that_would_change_a_dead_characters_level_is_
 def test_an_undo_refusal_cites_the_book_of_the_tables_edition():
     """Refusals of an action cite the table's book; an undo's cited the 1.6 book at every table."""
     state = new_table("Ann", "Bob", profile="munchkin-classic")
-    state, up = decided(state, "s1", "level.up", seat="s0")
+    state, up = decided(state, "s0", "level.up", seat="s0")  # on herself: the classic books (#13)
     state = act(state, "s0", "character.die", seat="s0")
     refusal = undo_refused(state, up)
     assert refusal.profile_id == "munchkin-classic"

@@ -32,7 +32,25 @@ def test_entries_are_linked_and_cited_per_edition():
         assert rule.cite_for("munchkin-1.6").startswith(PROFILES[next(iter(rule.sources))].book) or \
             rule.cite_for("munchkin-1.6").startswith("Munchkin 1.6 (2011), ")
     assert RULES["helper.levels"].cite_for("munchkin-1.71") == "Munchkin 1.71 (2014), Chiedere aiuto"
-    assert RULES["combat.objection"].cite_for("munchkin-1.71").startswith("Munchkin 1.6 (2011)")  # only 1.6 has it
+    # every card-game book has the wait (German 2003 Kampf, Dutch 2001 Vechten, 1.71 Combattimento)
+    assert RULES["combat.objection"].cite_for("munchkin-1.71") == "Munchkin 1.71 (2014), Combattimento (circa 2.6 secondi)"
+
+
+CARD_GAME = ("munchkin-classic", "munchkin-1.6", "munchkin-1.71")
+#: Enforced entries one card-game book lacks, and why (every other one is cited in each edition's own book).
+ONLY_IN_SOME_BOOKS = {"monster.level-floor": "only 1.71 (rule 1) floors a monster's Level; the others differ"}
+
+
+def test_a_refusal_at_a_card_game_table_cites_that_editions_own_book():
+    """An enforced entry names a section of every card-game edition's book, so that a refusal at a
+    classic or 1.71 table never cites the 1.6 book (#13): the 2.6-second wait, a monster got rid of
+    without a kill and three to six players are in all four books."""
+    missing = sorted((rule.id, profile) for rule in RULES.values() if rule.kind == "enforced"
+                     and not rule.id.startswith("quest.") and rule.id not in ONLY_IN_SOME_BOOKS
+                     for profile in CARD_GAME if profile not in rule.sources)
+    assert missing == []
+    for rule_id in ONLY_IN_SOME_BOOKS:  # a book without the entry says how it differs instead
+        assert all(p in RULES[rule_id].sources or p in RULES[rule_id].differs for p in CARD_GAME), rule_id
 
 
 def test_the_classic_arguments_each_have_an_entry():
@@ -110,6 +128,9 @@ def rules_doc() -> str:
             ("Starting hand (Door + Treasure)", lambda p: "%d + %d" % p.starting_hand
              + (" (quick: %d + %d)" % p.fast_starting_hand if p.fast_starting_hand else "")),
             ("Winning level", lambda p: f"{p.top_level}, by a kill" + (" or Divine Intervention" if p.top_level_cards else "")),
+            ("Halfling running away", lambda p: (f"{p.halfling_run_away_penalty:+d} a roll (our reading)"
+                                                  if p.halfling_run_away == "penalty" else "a second roll (the card)")),
+            ("Go Up a Level played on", lambda p: "any player" if p.level_card_on_anyone else "oneself"),
             ("Helper gains levels", lambda p: "Elf only, 1 per monster" if p.helper_gains_levels == "elf" else "never"),
             ("Fighter and Elf helper reaching the top together", lambda p: "both win" if p.joint_kill_wins else "helper stops one short"),
             ("Dead character keeps", lambda p: ", ".join(p.death_keeps)),

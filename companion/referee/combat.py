@@ -400,7 +400,25 @@ def evaluate(fight: dict, strict: bool = True) -> dict:
         walls = {role: shot.get("name") or "one-shot" for shot in fight.get("one_shots", [])
                  if shot["side"] == "players" for role in shot.get("escape", ())}
         result["run_away"] = _run_away(party, names, per_monster, profile, strict, walls)
+    _cite_in_edition([result["players"]["lines"], result["players"]["not_counting"], result["monsters"]["lines"],
+                      result.get("run_away", [])], profile.id)
     return result
+
+
+def _cite_in_edition(data, profile_id: str) -> None:
+    """Cite every line in ``data`` (a verdict's lines) that names its rule in the fight's own edition's book (#13).
+
+    The lines are built citing the default book (1.6); at a classic or 1.71 table the breakdown,
+    the lines that do not count and the run-away rolls must name that edition's section instead,
+    as a refusal does (:meth:`Rule.cite_for`)."""
+    if isinstance(data, dict):
+        if data.get("rule") in RULES and "citation" in data:
+            data["citation"] = RULES[data["rule"]].cite_for(profile_id)
+        for value in data.values():
+            _cite_in_edition(value, profile_id)
+    elif isinstance(data, list):
+        for value in data:
+            _cite_in_edition(value, profile_id)
 
 
 #: Each class power a fight may have used, with its class and what the refusal of a description says.
@@ -507,7 +525,7 @@ def _run_away(party, names, per_monster, profile: Profile, strict: bool = True, 
             needed = RUN_AWAY_NEEDS - sum(line["value"] for line in lines)
             entry = {"who": names[who], "role": who, "monster": monster["name"], "index": monster["index"],
                      "needs": max(1, needed),
-                     "modifiers": lines, "citation": RULES["combat.run-away"].citation,
+                     "modifiers": lines, "citation": RULES["combat.run-away"].cite_for(profile.id),
                      "bad_stuff": ((monster["bad_stuff"].get("text") or {}).get("en")), "death": bool(monster["bad_stuff"].get("death"))}
             out.append(entry)
             if who in (walls or {}):

@@ -74,6 +74,9 @@ class Profile:
     # no reroll). The classic books print no amount: halfling_run_away_penalty is our reading (-1 a roll).
     halfling_run_away: str = "reroll"
     halfling_run_away_penalty: int = -1  # used only when halfling_run_away == "penalty"
+    # 1.6 and 1.71 (Treasure): a Go Up a Level card may be played on any player; the classic books
+    # (Schätze – spielen / Schatten – spelen) have the one who plays it go up
+    level_card_on_anyone: bool = True
     helper_gains_levels: str = "elf"  # "elf": an Elf who helps gains a level per monster slain; "none"
     joint_kill_wins: bool = False  # classic: fighter and helper who reach the top with one kill both win
     shared_victory: bool = False  # Faster Play option: the helper also wins when the fighter reaches the top
@@ -137,6 +140,7 @@ class Profile:
             "dwarf_hand_limit": self.dwarf_hand_limit,
             "halfling_run_away": self.halfling_run_away,
             "halfling_run_away_penalty": self.halfling_run_away_penalty if self.halfling_run_away == "penalty" else 0,
+            "level_card_on_anyone": self.level_card_on_anyone,
             "helper_gains_levels": self.helper_gains_levels,
             "joint_kill_wins": self.joint_kill_wins,
             "shared_victory": self.shared_victory,
@@ -171,6 +175,7 @@ PROFILES: dict[str, Profile] = {
             death_draw=(2, 2),
             death_keeps=("level", "races", "classes", "half_breed", "super_munchkin"),
             joint_kill_wins=True,
+            level_card_on_anyone=False,
             halfling_run_away="penalty",
             book_options=("fast_start",),
         ),

@@ -332,8 +332,8 @@ def _removal(state: TableState, seat: str) -> Event:
 
 @decides("level.up", "level.down", "level.kill")
 def _decide_level(state: TableState, actor: str, action: str, params: dict) -> Event:
-    """Levels have causes (level.causes): a Go Up a Level card on anyone; a level lost by a card's
-    word on one's own character; a kill only through a fight the players won."""
+    """Levels have causes (level.causes): a Go Up a Level card on anyone (the classic rules: on oneself);
+    a level lost by a card's word on one's own character; a kill only through a fight the players won."""
     seat = params["seat"]
     if action == "level.kill":
         levels = params.get("levels", 1)
@@ -350,6 +350,11 @@ def _decide_level(state: TableState, actor: str, action: str, params: dict) -> E
     card = params.get("card")
     if card == "divine_intervention":
         return _divine_intervention(state, actor)
+    if seat != actor and not state.profile.level_card_on_anyone:
+        # the classic books: whoever plays a Go Up a Level card goes up a level (#13); 1.6 and 1.71
+        # let it be played on any player. The host may still correct a count as a house ruling.
+        refuse("In these rules a Go Up a Level card raises the player who plays it, not someone else: {name} plays their own.",
+               rule="level.causes", name=state.players[seat].name)
     record = params.get("_card")  # the Go Up a Level card, when the action layer found it by its id
     if record and record.get("not_for_highest"):
         _check_not_highest(state, seat, record)

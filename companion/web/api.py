@@ -164,13 +164,16 @@ def house_rulings(table_id: str):
     seating.bearer_seat(table_id)
     db = get_store()
     names = store.names(db, table_id)
-    return jsonify({"rulings": [ruling_json(rec, names) for rec in store.house_rulings(db, table_id)]})
+    profile_id = store.load(db, table_id).profile_id
+    return jsonify({"rulings": [ruling_json(rec, names, profile_id) for rec in store.house_rulings(db, table_id)]})
 
 
-def ruling_json(rec, names: dict) -> dict:
+def ruling_json(rec, names: dict, profile_id: str) -> dict:
+    """A house ruling, its rule cited in the table's edition's book as the history page cites it
+    (#13: it cited the 1.6 book at every table)."""
     override = rec.payload["override"]
     rule = RULES[override["rule"]]
-    return {"seq": rec.seq, "rule": rule.id, "rule_title": rule.title, "citation": rule.citation,
+    return {"seq": rec.seq, "rule": rule.id, "rule_title": rule.title, "citation": rule.cite_for(profile_id),
             "waived": override["waived"], "by": override["by"], "by_name": names.get(override["by"]),
             "summary": describe(rec.event, names), "reason": rec.reason, "created_at": rec.created_at,
             "undone_by": rec.undone_by}
