@@ -161,8 +161,13 @@ def _death_step(draft: Draft, seat: str) -> None:
 
 @decides("quest.draw")
 def _draw(state: TableState, actor: str, action: str, params: dict) -> Event:
+    """The turn begins with its DxM card (Tour de jeu, 1), and this is when its move/action tokens are
+    counted: 3, one fewer for each Big item past the first (Gestion des cartes). Counted only as a
+    turn passed, they missed the Big items of the first turn (the starting Treasure cards are put into
+    play before it) and any received between the turn passing and the draw."""
     turn.require(state, "draw")
     draft = Draft(state)
+    draft.set(actor, "tokens", Q.tokens_per_turn(draft.chars[actor], draft.numbers))
     draft.add(actor, "dxm", 1)
     room = draft.q(actor)["room"]
     if Q.monsters_in(draft.board, room):
