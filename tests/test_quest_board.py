@@ -38,3 +38,23 @@ def test_a_big_item_received_before_the_draw_counts_on_that_turn():
     drawn = t.apply(state, event)
     assert q(drawn, "s1")["tokens"] == 2
     assert t.apply(drawn, t.inverse(drawn, event)).players == state.players
+
+
+# --- the search (Tour de jeu, Fouille: 1 token and 1d6 on the search table) ----------------------
+
+def test_a_search_die_the_app_rolled_is_taken_back_by_the_host_alone():
+    """A search the app rolled the d6 for could be undone by the player and searched again: a second
+    roll for the same token. Like a fight's die the app rolled, only the host takes it back; a die the
+    player typed in (the real die) may still be undone, a slip of the finger."""
+    state = act(new_table("Ann", "Bob"), "s1", "level.up")  # (Ann is the host)
+    state = act(act(act(state, "s0", "quest.draw"), "s0", "quest.monsters"), "s0", "turn.end")
+    state = act(state, "s1", "quest.draw")
+    event = t.decide(state, "s1", "quest.search", {})
+    searched = t.apply(state, event)
+    with pytest.raises(t.Refused) as refusal:
+        t.inverse(searched, event, actor="s1")
+    assert refusal.value.rule.id == "quest.search" and refusal.value.status == 403
+    assert t.dice_kept(searched, "s1", event) and not t.dice_kept(searched, "s0", event)
+    assert t.apply(searched, t.inverse(searched, event, actor="s0")).players == state.players  # the host
+    typed = t.decide(state, "s1", "quest.search", {"die": 2})
+    assert t.apply(t.apply(state, typed), t.inverse(t.apply(state, typed), typed, actor="s1")).players == state.players

@@ -247,7 +247,12 @@ def _search(state: TableState, actor: str, action: str, params: dict) -> Event:
         summary = said("{first} ({found})", first=summary, found=found)
     if picked:
         summary = said("{first}; picks up {things}", first=summary, things=", ".join(picked))
-    return _changed(actor, action, draft.ops, summary, state)
+    event = _changed(actor, action, draft.ops, summary, state)
+    if not params.get("die"):
+        # the app rolled the search's d6: undone by the player, the search could be made again for a
+        # second roll on the table; like a fight's die, only the host takes it back (table.inverse)
+        event.payload["app_dice"] = "search"
+    return event
 
 
 def _pick(draft: Draft, seat: str, room: str, uids: list) -> list[str]:
@@ -1007,6 +1012,9 @@ def _fight_dice(state: TableState, actor: str, action: str, params: dict) -> Eve
 APP_ROLLED = "app"
 #: Why such a die is not changed (quest.combat): the same words refuse typing over it and undoing its roll.
 APP_DIE_KEPT = N_("The app rolled that die: only the host changes it or takes it back, or it would be a second roll.")
+#: The rule each kind of Quest die the app rolled cites when a player would take it back (``app_dice`` of
+#: the event): the fight's dice and the search's d6 (Fouille). An escape's dice cite quest.flee.
+APP_DICE_RULES = {"fight": "quest.combat", "search": "quest.search"}
 
 
 def _app_rolled(state: TableState, actor: str, by_app: set, key: str) -> None:
