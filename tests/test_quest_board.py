@@ -58,3 +58,211 @@ def test_a_search_die_the_app_rolled_is_taken_back_by_the_host_alone():
     assert t.apply(searched, t.inverse(searched, event, actor="s0")).players == state.players  # the host
     typed = t.decide(state, "s1", "quest.search", {"die": 2})
     assert t.apply(t.apply(state, typed), t.inverse(t.apply(state, typed), typed, actor="s1")).players == state.players
+
+
+# --- whole games over the JSON API, an undo after every step ---------------------------------------
+
+class Game:
+    """A Quest table over /api/v1 with the Flask test client: every change is checked, undone by the
+    phone that made it (the table must be exactly as before), then made again."""
+
+    def __init__(self, client, *names):
+        self.client = client
+        created = client.post("/api/v1/tables", json={"name": "Dungeon", "profile": "munchkin-quest",
+                                                      "host": {"name": names[0], "sex": "female"}}).get_json()
+        self.tokens, self.seats = {names[0]: created["token"]}, {names[0]: created["seat"]}
+        code = created["join_url"].rsplit("/", 1)[-1]
+        for name in names[1:]:
+            joined = client.post(f"/api/v1/join/{code}", json={"name": name, "sex": "male"}).get_json()
+            self.tokens[name], self.seats[name] = joined["token"], joined["seat"]
+        self.id = created["table"]["id"]
+
+    def post(self, who, path, body):
+        response = self.client.post(f"/api/v1/tables/{self.id}{path}", json=body,
+                                    headers={"Authorization": f"Bearer {self.tokens[who]}"})
+        return response.status_code, response.get_json()
+
+    def table(self):
+        first = next(iter(self.tokens))
+        return self.client.get(f"/api/v1/tables/{self.id}",
+                               headers={"Authorization": f"Bearer {self.tokens[first]}"}).get_json()["table"]
+
+    def __call__(self, who, action, expect=200, undo=True, **params):
+        before = self.table()
+        status, answer = self.post(who, "/actions", {"action": action, **params})
+        assert status == expect, (action, answer)
+        if status != 200:
+            assert self.table() == before, action  # a refusal changes nothing
+            return answer
+        if undo:
+            status, undone = self.post(who, f"/history/{answer['event']['seq']}/undo", {})
+            assert status == 200, (action, undone)
+            after = self.table()
+            assert {**after, "version": 0} == {**before, "version": 0}, action
+            status, answer = self.post(who, "/actions", {"action": action, **params})
+            assert status == 200, (action, answer)
+        return answer
+
+    def me(self, name):
+        return next(p for p in self.table()["players"] if p["name"] == name)
+
+    def q(self, name):
+        return self.me(name)["quest"]
+
+
+def test_a_two_player_game_of_moves_actions_and_their_costs(client):
+    """Début de partie; Tour de jeu (the DxM card, exploring, searching, the market, fighting, the free
+    actions, Charity, the monsters' move); Combat (a fight when entering a room with a monster, or
+    starting one's turn there)."""
+    game = Game(client, "Ann", "Bob")
+    ann, bob = game.seats["Ann"], game.seats["Bob"]
+    for name in ("Ann", "Bob"):  # what each player starts with
+        me = game.me(name)
+        assert me["level"] == 1 and me["races"] == [] and me["classes"] == []
+        assert {k: me["quest"][k] for k in ("health", "tokens", "gold", "dxm", "treasure", "room")} == \
+            {"health": 4, "tokens": 3, "gold": 300, "dxm": 3, "treasure": 3, "room": "entrance"}
+    assert game("Ann", "quest.move", expect=422, room="entrance")["rule"] == "quest.turn"  # the DxM card first
+    assert game("Bob", "quest.draw", expect=422)["rule"] == "turn.own"
+    game("Ann", "quest.item.add", seat=ann, name="Club", slot="two_hands", bonus=2, big=True, gold=300)
+    game("Ann", "quest.draw")
+    assert game.q("Ann")["dxm"] == 4
+    assert game("Ann", "quest.draw", expect=422)["rule"] == "quest.turn"  # one a turn
+    game("Ann", "quest.explore", name="Crypt", monster={"name": "Orc", "level": 2, "owner": bob})
+    crypt = game.q("Ann")["room"]
+    assert game.q("Ann")["dxm"] == 5 and game.q("Bob")["dxm"] == 4  # the explorer's card, the colour's card
+    assert game.table()["combat"]["came_from"] == "entrance"
+    assert game("Bob", "quest.fight.dice", expect=403, fighter_die=6)["error"]  # Ann rolls her own die
+    game("Bob", "quest.fight.dice", monster_dice=[1])
+    game("Ann", "quest.fight.dice", fighter_die=4)
+    game("Ann", "quest.fight.resolve")
+    assert game.me("Ann")["level"] == 2 and game.q("Ann")["treasure"] == 4 and game.q("Bob")["dxm"] == 4
+    assert game("Ann", "quest.market", expect=409)["rule"] == "quest.market"  # no market in the Crypt
+    game("Ann", "quest.search", die=3, found="nothing")
+    assert game("Ann", "quest.search", expect=409, die=3)["rule"] == "quest.search"  # once a room a turn
+    game("Ann", "quest.explore", name="Bazaar", market=True, monster={"name": "Rat", "level": 1})
+    bazaar = game.q("Ann")["room"]
+    assert game.q("Ann")["tokens"] == 0
+    game("Ann", "quest.fight.dice", fighter_die=1, monster_dice=[6])
+    game("Ann", "quest.fight.resolve")  # lost: 1 health, then flee (no token)
+    assert game.q("Ann")["health"] == 3 and game.table()["combat"]["stage"] == "flee"
+    game("Ann", "quest.fight.flee", fighter_rolls=[5], room=crypt)
+    assert game.q("Ann")["room"] == crypt
+    assert game("Ann", "quest.move", expect=409, room=bazaar)["rule"] == "quest.turn"  # no token left
+    game("Ann", "quest.heal", seat=ann)  # a free action: a level for 3 health (up to 4)
+    assert game.me("Ann")["level"] == 1 and game.q("Ann")["health"] == 4
+    assert game("Ann", "turn.end", expect=422)["rule"] == "quest.turn"  # Charity and the monsters first
+    game("Ann", "quest.monsters", colour=bob)
+    assert game("Ann", "quest.explore", expect=422, name="X", monster={"name": "Y", "level": 1})["rule"] == "quest.turn"
+    rat = next(uid for uid, m in game.table()["board"]["monsters"].items() if m["name"] == "Rat")
+    game("Bob", "quest.monster.move", monster=rat, room=crypt)
+    assert game("Bob", "quest.monster.move", expect=409, monster=rat, room=bazaar)["rule"] == "quest.map"  # no U-turn
+    game("Ann", "turn.end")
+    game("Bob", "quest.draw")
+    assert game.table()["combat"] is None  # Bob starts in the Entrance, no monster there
+    game("Bob", "quest.move", room=crypt)  # the Rat is there now: a fight at once
+    assert game.table()["combat"]["monsters"][0]["name"] == "Rat" and game.q("Bob")["tokens"] == 2
+    game("Bob", "quest.fight.ignore", monster=rat)  # its card says it ignores Bob
+    assert game("Bob", "quest.search", expect=409, die=2)["rule"] == "quest.search"  # not with a monster there
+    game("Bob", "quest.monsters")
+    game("Bob", "turn.end")
+    game("Ann", "quest.draw")  # Ann starts her turn in a room with the Rat: a fight at once
+    assert game.table()["turn"]["phase"] == "fight" and game.table()["combat"]["fighter"] == ann
+
+
+def test_a_three_player_game_of_trades_charity_levels_and_a_death(client):
+    """Tour de jeu (trading with the same or an adjacent room, Charity to the lowest levels); Comment
+    gagner des niveaux ? (1,000 gold once a turn, never Level 10); Mort (and the restart)."""
+    game = Game(client, "Ann", "Bob", "Cid")
+    ann, bob, cid = (game.seats[n] for n in ("Ann", "Bob", "Cid"))
+    game("Ann", "quest.draw")
+    game("Ann", "quest.explore", name="Crypt", monster={"name": "Orc", "level": 1})
+    crypt = game.q("Ann")["room"]
+    game("Ann", "quest.fight.dice", fighter_die=6, monster_dice=[1])
+    game("Ann", "quest.fight.resolve")
+    game("Ann", "quest.explore", name="Vault", monster={"name": "Bat", "level": 1})
+    game("Ann", "quest.fight.dice", fighter_die=6, monster_dice=[1])
+    game("Ann", "quest.fight.resolve")
+    game("Ann", "quest.item.add", seat=ann, name="Crown", slot="headgear", gold=700)
+    crown = game.q("Ann")["gear"][0]["uid"]
+    assert game("Ann", "quest.item.give", expect=409, seat=ann, uid=crown, to=bob)["rule"] == "quest.trade"  # two rooms away
+    assert game("Bob", "quest.item.give", expect=403, seat=ann, uid=crown, to=bob)  # not Bob's to give
+    game("Ann", "quest.level.buy", seat=ann, uids=[crown])  # the Crown's 700 and 300 in coins
+    assert game.me("Ann")["level"] == 4 and game.q("Ann")["gold"] == 0
+    assert game("Ann", "quest.level.buy", expect=409, seat=ann)["rule"] == "quest.level.buy"
+    game("Ann", "quest.monsters", hand=8)  # 3 cards over: to Bob and Cid, the lowest
+    assert (game.q("Ann")["dxm"], game.q("Bob")["dxm"] + game.q("Bob")["treasure"],
+            game.q("Cid")["dxm"] + game.q("Cid")["treasure"]) == (3, 8, 7)
+    game("Ann", "turn.end")
+    game("Bob", "quest.draw")
+    game("Bob", "quest.move", room=crypt)
+    game("Bob", "quest.item.add", seat=bob, name="Boots", slot="footgear", bonus=1)
+    boots = game.q("Bob")["gear"][0]["uid"]
+    game("Bob", "quest.item.give", seat=bob, uid=boots, to=ann)  # Ann is in the Vault, next to the Crypt
+    assert game.q("Ann")["gear"][0]["name"] == "Boots"
+    game("Bob", "quest.health", seat=bob, change=-4)  # a card takes his last health: death
+    bob_now = game.me("Bob")
+    assert bob_now["dead"] and bob_now["quest"]["gold"] == 0 and game.table()["turn"]["phase"] == "monsters"
+    assert [x["name"] for x in game.table()["board"]["dropped"][crypt]] == ["300 gold"]
+    assert game("Bob", "quest.move", expect=422, room="entrance")["rule"] == "quest.turn"  # straight to the monsters
+    game("Bob", "quest.monsters", colour=cid)
+    game("Bob", "turn.end")
+    game("Cid", "quest.draw")
+    game("Cid", "quest.monsters")
+    game("Cid", "turn.end")
+    game("Ann", "quest.draw")
+    game("Ann", "quest.monsters")
+    game("Ann", "turn.end")  # Bob's turn: he starts again at the Entrance
+    bob_now = game.me("Bob")
+    assert not bob_now["dead"] and {k: bob_now["quest"][k] for k in ("health", "tokens", "gold", "dxm", "treasure", "room")} \
+        == {"health": 4, "tokens": 3, "gold": 300, "dxm": 2, "treasure": 2, "room": "entrance"}
+
+
+def test_a_four_player_game_to_the_boss_with_two_phones_at_once(client):
+    """Règles inamovibles (no monster stops in the Entrance; Level 10 by a kill only; the Boss);
+    But du jeu; Propriétaires des monstres (a monster stops on meeting its owner); two phones
+    sending on the same version, and wrong players."""
+    game = Game(client, "Ann", "Bob", "Cid", "Dee")
+    ann, bob, cid, dee = (game.seats[n] for n in ("Ann", "Bob", "Cid", "Dee"))
+    for _ in range(8):
+        game("Bob", "level.up", undo=False, seat=ann)  # Go Up a Level cards, anyone on anyone
+    assert game.me("Ann")["level"] == 9
+    assert game("Bob", "level.up", expect=422, seat=ann)["rule"] == "level.win-by-kill"
+    game("Ann", "quest.gold", seat=ann, change=700)
+    assert game("Ann", "quest.level.buy", expect=422, seat=ann)["rule"] == "level.win-by-kill"
+    game("Ann", "quest.draw")
+    game("Ann", "quest.explore", name="Hall", monster={"name": "Slime", "level": 1, "owner": dee})
+    hall = game.q("Ann")["room"]
+    game("Dee", "quest.fight.dice", monster_dice=[1])
+    game("Ann", "quest.fight.dice", fighter_die=6)
+    game("Ann", "quest.fight.resolve")  # a kill: Level 10
+    assert game.me("Ann")["level"] == 10 and game.table()["winners"] == []
+    game("Ann", "quest.move", room="entrance")
+    version = game.table()["version"]
+    status, first = game.post("Ann", "/actions", {"action": "quest.explore", "name": "Pit", "expected_version": version,
+                                                  "monster": {"name": "Ghost", "level": 15, "owner": cid}})
+    status2, second = game.post("Bob", "/actions", {"action": "quest.room.join", "room": hall, "to": "entrance",
+                                                    "expected_version": version})
+    assert status == 200 and status2 == 409 and "version" in second["error"]  # the second phone is told it changed
+    pit = game.q("Ann")["room"]
+    game("Cid", "quest.fight.dice", monster_dice=[1])
+    game("Ann", "quest.fight.dice", fighter_die=1)
+    game("Ann", "quest.fight.resolve")
+    game("Ann", "quest.fight.flee", fighter_rolls=[6], room="entrance")
+    game("Ann", "quest.monsters")
+    ghost = next(uid for uid, m in game.table()["board"]["monsters"].items() if m["name"] == "Ghost")
+    assert game("Cid", "quest.monster.move", expect=409, monster=ghost, room="entrance")["rule"] == "quest.map"
+    game("Cid", "quest.monster.move", monster=ghost, room=hall, through="entrance")  # through, out to the Hall
+    assert game.table()["board"]["monsters"][ghost]["room"] == hall
+    game("Ann", "turn.end")
+    for name in ("Bob", "Cid", "Dee"):
+        game(name, "quest.draw")
+        game(name, "quest.monsters")
+        game(name, "turn.end")
+    game("Ann", "quest.draw")
+    assert game("Bob", "quest.boss", expect=422, monster={"name": "Boss", "level": 6})["rule"] == "turn.own"
+    game("Ann", "quest.boss", monster={"name": "Boss", "level": 6})
+    assert game("Ann", "combat.end", expect=409)["rule"] == "quest.win"  # nothing stops the Boss fight
+    game("Ann", "quest.fight.dice", fighter_die=6, monster_dice=[1])
+    answer = game("Ann", "quest.fight.resolve")
+    assert answer["table"]["winners"] == [ann] and answer["table"]["board"]["boss"]["beaten"]
+    assert game("Bob", "quest.draw", expect=409)["rule"] == "game.won"
