@@ -8,6 +8,7 @@ at the end go through the JSON API (Flask test client) with an undo after every 
 """
 import pytest
 
+from companion.referee import history
 from companion.referee import table as t
 from test_game_flow import act, at_level, refused
 from test_quest import explored, new_table, q
@@ -59,6 +60,25 @@ def test_a_search_die_the_app_rolled_is_taken_back_by_the_host_alone():
     typed = t.decide(state, "s1", "quest.search", {"die": 2})
     assert t.apply(t.apply(state, typed), t.inverse(t.apply(state, typed), typed, actor="s1")).players == state.players
 
+
+# --- the Entrance (Règles inamovibles: no monster stops there) -------------------------------------
+
+def test_a_monster_that_ignored_the_fighter_in_the_entrance_does_not_stay_there_after_the_fight():
+    """A search in the Entrance turns up an Orc, a Wandering Rat joins, the Orc's card says it ignores
+    Ann: she fights the Rat alone. When that fight ends the Orc must not stay in the Entrance, like the
+    monsters of the fight itself; it stayed, and the next player to come by had to fight it there."""
+    state = act(new_table("Ann", "Bob"), "s0", "quest.draw")
+    state = act(state, "s0", "quest.search", die=1)
+    state = act(state, "s0", "quest.monster.place", room="entrance", monster={"name": "Orc", "level": 3})
+    state = act(state, "s1", "quest.fight.monster", monster={"name": "Rat", "level": 1})
+    orc = next(m["uid"] for m in state.combat["monsters"] if m["name"] == "Orc")
+    state = act(state, "s0", "quest.fight.ignore", monster=orc)
+    state = act(state, "s0", "quest.fight.dice", fighter_die=6, monster_dice=[1])
+    event = t.decide(state, "s0", "quest.fight.resolve", {})
+    won = t.apply(state, event)
+    assert won.combat is None and won.board["monsters"] == {}
+    assert "Orc leaves the map" in history.render(event.payload["summary"], who="Ann")
+    assert t.apply(won, t.inverse(won, event)).board == state.board
 
 # --- whole games over the JSON API, an undo after every step ---------------------------------------
 

@@ -747,10 +747,12 @@ def _out_of_the_entrance(draft: Draft, fight: dict) -> list[str]:
     """A fight in the Entrance that ends with monsters left (one a search turned up there, fled from):
     no monster stays in the Entrance (Règles inamovibles), so they leave the map — our reading, as
     nothing says where else they would go. Their names. In the Boss fight that is a monster that
-    joined it (the Boss itself is not on the map and never leaves the Entrance)."""
+    joined it (the Boss itself is not on the map and never leaves the Entrance). Every monster
+    standing there goes, not only those still in the fight: one that ignored the fighter and was
+    left out of it (quest.fight.ignore) stayed in the Entrance."""
     if fight["room"] != Q.ENTRANCE:
         return []
-    left = [m for m in fight["monsters"] if m["uid"] in draft.board["monsters"]]
+    left = [m for m in draft.board["monsters"].values() if m["room"] == Q.ENTRANCE]
     for monster in left:
         draft.put("monsters", monster["uid"], None)
     return [m["name"] for m in left]
