@@ -286,3 +286,22 @@ def test_a_four_player_game_to_the_boss_with_two_phones_at_once(client):
     answer = game("Ann", "quest.fight.resolve")
     assert answer["table"]["winners"] == [ann] and answer["table"]["board"]["boss"]["beaten"]
     assert game("Bob", "quest.draw", expect=409)["rule"] == "game.won"
+
+
+# --- moves (Tour de jeu, 2: moves and actions; Exploration: a cost that varies) ---------------------
+
+def test_a_move_through_a_door_that_costs_more_takes_what_the_board_says():
+    """What crossing a junction costs depends on the door, as the summary says for exploring through
+    one (Exploration: a variable cost); moving back through the same door later costs the same. The
+    move took 1 token whatever the board said, with no way to pay the rest."""
+    state = act(new_table("Ann", "Bob"), "s0", "quest.draw")
+    state = act(state, "s0", "quest.explore", name="Crypt", monster={"name": "Rat", "level": 1}, cost=2)
+    state = act(act(state, "s0", "quest.fight.dice", fighter_die=6, monster_dice=[1]), "s0", "quest.fight.resolve")
+    crypt = q(state, "s0")["room"]
+    assert q(state, "s0")["tokens"] == 1
+    error = refused(state, "s0", "quest.move", room="entrance", cost=2)
+    assert error.rule.id == "quest.turn" and "costs 2" in error.message
+    state = act(state, "s0", "quest.move", room="entrance", cost=0)  # a card or a passage that costs nothing
+    assert q(state, "s0")["tokens"] == 1 and q(state, "s0")["room"] == "entrance"
+    state = act(state, "s0", "quest.move", room=crypt)
+    assert q(state, "s0")["tokens"] == 0  # unsaid, a move costs 1

@@ -179,6 +179,10 @@ def _draw(state: TableState, actor: str, action: str, params: dict) -> Event:
 
 @decides("quest.move")
 def _move(state: TableState, actor: str, action: str, params: dict) -> Event:
+    """A move to a joined explored room for the tokens its door costs (``cost``, 1 unless the board
+    says otherwise): what a junction costs depends on its kind, as the summary says for exploring
+    through one (Tour de jeu, Exploration), and moving back through it later costs the same. A fixed
+    1 left a dearer door short with no way to pay the rest. A monster there means a fight at once."""
     turn.require(state, "move")
     draft = Draft(state)
     here, there = draft.q(actor)["room"], params.get("room")
@@ -186,7 +190,7 @@ def _move(state: TableState, actor: str, action: str, params: dict) -> Event:
     if there == here or not Q.adjacent(draft.board, here, there):
         raise Refused("{room} is not next to {here}: move one room at a time, through an open passage.",
                       rule="quest.map", status=409, room=Q.room_name(draft.board, there), here=Q.room_name(draft.board, here))
-    _tokens(draft, actor, 1, "move")
+    _tokens(draft, actor, params.get("cost", 1), "move")
     draft.set(actor, "room", there)
     summary = said("{who} moves to {room}", room=Q.room_name(draft.board, there))
     if Q.monsters_in(draft.board, there):
