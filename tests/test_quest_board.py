@@ -6,6 +6,8 @@ when a fight starts, levels and gold, death and the restart, the backpack and Bi
 Each test names the section whose rule it checks; the dice are always given. The whole games
 at the end go through the JSON API (Flask test client) with an undo after every step.
 """
+import re
+
 import pytest
 
 from companion.referee import history
@@ -305,3 +307,17 @@ def test_a_move_through_a_door_that_costs_more_takes_what_the_board_says():
     assert q(state, "s0")["tokens"] == 1 and q(state, "s0")["room"] == "entrance"
     state = act(state, "s0", "quest.move", room=crypt)
     assert q(state, "s0")["tokens"] == 0  # unsaid, a move costs 1
+
+
+def test_the_phones_explore_form_says_what_exploring_costs(app):
+    """Exploration costs a number of tokens that varies (Tour de jeu, 2a): the phone's form asks for
+    it (1 unless changed) and the tokens follow; it had no such field and always paid 1."""
+    from test_quest_pages import quest_table, text
+
+    alice, _ = quest_table(app)
+    page = text(alice.act("quest.draw"))
+    form = re.search(r'<form[^>]*>(?:(?!</form>).)*data-action="quest.explore".*?</form>', page, re.S).group(0)
+    field = re.search(r'<input name="cost"[^>]*>', form)
+    assert field and 'value="1"' in field.group(0) and 'min="0"' in field.group(0) and 'max="3"' in field.group(0)
+    page = text(alice.act("quest.explore", name="Crypt", monster_name="Rat", monster_level=1, cost="2"))
+    assert 'id="my-tokens">1<' in page
