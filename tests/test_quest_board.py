@@ -321,3 +321,34 @@ def test_the_phones_explore_form_says_what_exploring_costs(app):
     assert field and 'value="1"' in field.group(0) and 'min="0"' in field.group(0) and 'max="3"' in field.group(0)
     page = text(alice.act("quest.explore", name="Crypt", monster_name="Rat", monster_level=1, cost="2"))
     assert 'id="my-tokens">1<' in page
+
+
+@pytest.mark.parametrize("body", [
+    {"action": "quest.move", "room": ["entrance"]}, {"action": "quest.move", "room": "entrance", "cost": 4},
+    {"action": "quest.move", "room": "entrance", "cost": "two"}, {"action": "quest.explore", "name": "Crypt", "cost": -1,
+                                                                  "monster": {"name": "Rat", "level": 1}},
+    {"action": "quest.explore", "name": "Crypt", "monster": {"name": "Rat", "level": 0}},
+    {"action": "quest.search", "die": 7}, {"action": "quest.search", "pick": [{"uid": "x"}]},
+    {"action": "quest.market", "gold": "lots"}, {"action": "quest.monsters", "hand": -1},
+    {"action": "quest.monsters", "colour": {"seat": "x"}}, {"action": "quest.level.buy", "uids": "u1"},
+    {"action": "quest.item.add", "item": {"name": "Hat", "slot": "hat"}}, {"action": ["quest.draw"]}])
+def test_wrong_json_for_the_board_and_the_turn_is_refused_and_changes_nothing(client, body):
+    game = Game(client, "Ann", "Bob")
+    game("Ann", "quest.draw", undo=False)
+    before = game.table()
+    status, answer = game.post("Ann", "/actions", body)
+    assert status == 400 and answer["error"], answer
+    assert game.table() == before
+
+
+def test_the_same_tap_sent_twice_by_one_phone_counts_once(client):
+    """A phone that sends its move again (a retry on a bad connection) with the same Idempotency-Key
+    moves once and pays one token."""
+    game = Game(client, "Ann", "Bob")
+    game("Ann", "quest.draw", undo=False)
+    headers = {"Authorization": f"Bearer {game.tokens['Ann']}", "Idempotency-Key": "tap-1"}
+    for _ in range(2):
+        response = client.post(f"/api/v1/tables/{game.id}/actions", headers=headers,
+                               json={"action": "quest.search", "die": 4})
+        assert response.status_code == 200
+    assert game.q("Ann")["tokens"] == 2 and len(game.q("Ann")["searched"]) == 1
