@@ -63,6 +63,35 @@ def test_a_search_die_the_app_rolled_is_taken_back_by_the_host_alone():
     assert t.apply(t.apply(state, typed), t.inverse(t.apply(state, typed), typed, actor="s1")).players == state.players
 
 
+def test_a_search_that_turns_up_a_monster_picks_nothing_up():
+    """Dropped things are picked up on top of a search, but not when the search turns up a monster:
+    then it is a fight at once (Fouille). The search picked them up, and the monster put in the room
+    right after it left them on the sheet; now they go back to the room's pile."""
+    state = act(new_table("Ann", "Bob"), "s1", "quest.item.add", seat="s1", name="Club", slot="one_hand", bonus=2)
+    state = act(state, "s1", "quest.die", seat="s1")  # Bob's Club and 300 gold lie in the Entrance
+    pile = state.board["dropped"]["entrance"]
+    state = act(state, "s0", "quest.draw")
+    state = act(state, "s0", "quest.search", die=6, pick=[thing["uid"] for thing in pile])
+    assert q(state, "s0")["gold"] == 600 and q(state, "s0")["gear"][0]["name"] == "Club"
+    event = t.decide(state, "s0", "quest.monster.place", {"room": "entrance", "monster": {"name": "Orc", "level": 3}})
+    found = t.apply(state, event)
+    assert found.combat and q(found, "s0")["gold"] == 300 and q(found, "s0")["gear"] == []
+    assert found.board["dropped"]["entrance"] == pile
+    assert "Club, 300 gold stay" in history.render(event.payload["summary"], who="Ann")
+    assert t.apply(found, t.inverse(found, event)).players == state.players
+
+
+def test_a_monster_put_in_the_room_later_leaves_what_was_picked_up():
+    """Only the monster the search turned up, put in the room right after it, takes the pick-up back:
+    one a card brings later in the turn does not."""
+    state = act(new_table("Ann", "Bob"), "s1", "quest.die", seat="s1")
+    pile = state.board["dropped"]["entrance"]
+    state = act(state, "s0", "quest.draw")
+    state = act(state, "s0", "quest.search", die=6, pick=[pile[0]["uid"]])
+    state = act(state, "s0", "quest.gold", seat="s0", change=50)  # what the search table gave
+    state = act(state, "s0", "quest.monster.place", room="entrance", monster={"name": "Orc", "level": 3})
+    assert q(state, "s0")["gold"] == 650 and "entrance" not in state.board["dropped"]
+
 # --- the Entrance (Règles inamovibles: no monster stops there) -------------------------------------
 
 def test_a_monster_that_ignored_the_fighter_in_the_entrance_does_not_stay_there_after_the_fight():

@@ -243,7 +243,12 @@ def _search(state: TableState, actor: str, action: str, params: dict) -> Event:
     die = params.get("die") or secrets.randbelow(6) + 1
     total = die + params.get("modifier", 0)
     draft.set(actor, "searched", [s for s in q.get("searched", []) if s[0] == number] + [[number, room]])
+    pile = list(draft.board["dropped"].get(room) or [])
     picked = _pick(draft, actor, room, params.get("pick") or [])
+    if picked:  # kept on the turn until anything else happens: a monster the search turned up takes it back
+        things = [thing for uid in params["pick"] for thing in pile if thing["uid"] == uid]
+        draft.ops.append({"op": "turn", "from": state.turn, "to": {**state.turn, "search": {
+            "version": state.version + 1, "seat": actor, "room": room, "things": things}}})
     found = params.get("found")
     summary = said("{who} searches {room}: {die} on the die, {total} on the search table", room=Q.room_name(draft.board, room),
                    die=die, total=total)
@@ -462,8 +467,32 @@ def _monster_place(state: TableState, actor: str, action: str, params: dict) -> 
     summary = said("{who} puts {monster} (level {level}) in {room}", monster=monster["name"], level=monster["level"],
                    room=Q.room_name(draft.board, room))
     if fought:
+        back = _picked_back(draft, seat, room)
+        if back:
+            summary = said("{first}; nothing is picked up on a search that turns up a monster: {things} stay in {room}",
+                           first=summary, things=", ".join(back), room=Q.room_name(draft.board, room))
         return _open_fight(draft, seat, room, "search:fight", summary, actor=actor)
     return _changed(actor, action, draft.ops, summary, state)
+
+
+def _picked_back(draft: Draft, seat: str, room: str) -> list[str]:
+    """The things a search picked up go back to the room's pile when the monster put there right after
+    it is the one the search turned up (Fouille: dropped things are picked up on top of a search, not
+    when it finds a monster — then it is a fight at once). The search keeps what it picked on the turn
+    (``turn["search"]``) for the very next change only, so a monster a card brings later takes nothing
+    back. Their names."""
+    record = (draft.state.turn or {}).get("search")
+    if not record or record["version"] != draft.state.version or record["seat"] != seat or record["room"] != room:
+        return []
+    gear, gold = draft.q(seat)["gear"], sum(t.get("gold_pile", 0) for t in record["things"])
+    if gold > draft.q(seat)["gold"] or any(t["uid"] not in {i["uid"] for i in gear}
+                                           for t in record["things"] if not t.get("gold_pile")):
+        return []  # (nothing else happened since, so this does not occur; a safeguard)
+    uids = {t["uid"] for t in record["things"]}
+    draft.set(seat, "gear", [i for i in gear if i["uid"] not in uids])
+    draft.add(seat, "gold", -gold)
+    draft.put("dropped", room, list(draft.board["dropped"].get(room) or []) + copy.deepcopy(record["things"]))
+    return [t["name"] for t in record["things"]]
 
 
 @decides("quest.room.join")
