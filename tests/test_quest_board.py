@@ -381,3 +381,18 @@ def test_the_same_tap_sent_twice_by_one_phone_counts_once(client):
                                json={"action": "quest.search", "die": 4})
         assert response.status_code == 200
     assert game.q("Ann")["tokens"] == 2 and len(game.q("Ann")["searched"]) == 1
+
+
+def test_only_the_author_or_the_host_undoes_a_step_of_the_turn(client):
+    game = Game(client, "Ann", "Bob", "Cid")
+    game("Ann", "quest.draw", undo=False)
+    seq = game("Ann", "quest.search", undo=False, die=3)["event"]["seq"]
+    status, answer = game.post("Bob", f"/history/{seq}/undo", {})
+    assert status == 403 and game.q("Ann")["tokens"] == 2
+    game("Ann", "quest.monsters", undo=False)
+    game("Ann", "turn.end", undo=False)
+    game("Bob", "quest.draw", undo=False)
+    seq = game("Bob", "quest.search", undo=False, die=5)["event"]["seq"]
+    assert game.post("Cid", f"/history/{seq}/undo", {})[0] == 403
+    assert game.post("Ann", f"/history/{seq}/undo", {})[0] == 200  # the host
+    assert game.q("Bob")["tokens"] == 3 and game.q("Bob")["searched"] == []
