@@ -92,6 +92,21 @@ def test_a_monster_put_in_the_room_later_leaves_what_was_picked_up():
     state = act(state, "s0", "quest.monster.place", room="entrance", monster={"name": "Orc", "level": 3})
     assert q(state, "s0")["gold"] == 650 and "entrance" not in state.board["dropped"]
 
+# --- the monsters' move (Tour de jeu, 4: the colour die, once a turn) -----------------------------
+
+def test_a_death_during_the_monsters_move_does_not_roll_the_colour_die_again():
+    """Ann ends her moves and the colour die shows Bob, who draws a DxM card; a card then kills Ann
+    during the monsters' move. The colour die of that move is already rolled: it was offered again
+    (as after a death that jumps to the monsters' move) and Cid drew a second DxM card for the turn."""
+    state = act(new_table("Ann", "Bob", "Cid"), "s0", "quest.draw")
+    state = act(state, "s0", "quest.monsters", colour="s1")
+    assert q(state, "s1")["dxm"] == 4
+    state = act(state, "s0", "quest.health", seat="s0", change=-4)
+    assert state.players["s0"].dead and state.turn["phase"] == "monsters"
+    assert refused(state, "s0", "quest.monsters", colour="s2").rule.id == "quest.turn"
+    assert q(state, "s2")["dxm"] == 3
+    assert act(state, "s0", "turn.end").turn["seat"] == "s1"
+
 # --- the Entrance (Règles inamovibles: no monster stops there) -------------------------------------
 
 def test_a_monster_that_ignored_the_fighter_in_the_entrance_does_not_stay_there_after_the_fight():

@@ -312,6 +312,8 @@ def _market(state: TableState, actor: str, action: str, params: dict) -> Event:
 @decides("quest.monsters")
 def _monsters(state: TableState, actor: str, action: str, params: dict) -> Event:
     """End the moves and actions: Charity, the colour die, the monsters' move (Tour de jeu, 3 and 4).
+    The turn is marked ``colour_die``: the die is rolled once a turn, even if a card kills the player
+    during the monsters' move.
 
     A death sends the turn straight to the monsters' move (Mort), past Charity (the hand is gone),
     but the colour die belongs to that move (Tour de jeu, 4): with the turn's player dead, this
@@ -329,7 +331,9 @@ def _monsters(state: TableState, actor: str, action: str, params: dict) -> Event
         if not state.players[colour].dead:
             draft.add(colour, "dxm", 1)
             parts.append(said("the colour die shows {name}, who draws a DxM card", name=_name(state, colour)))
-    draft.turn("monsters")
+    # the colour die is rolled here, with or without a colour (Tour de jeu, 4): the turn says so, so that a
+    # death during the monsters' move does not offer it again (_colour_after_death: a second DxM card)
+    draft.ops += [{**op, "to": {**op["to"], "colour_die": True}} for op in turn.moved(state, "monsters")]
     summary = said("{who} ends the moves and actions: the monsters move")
     if parts:
         summary = said("{first}; {parts}", first=summary, parts=parts)
