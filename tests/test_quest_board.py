@@ -92,6 +92,21 @@ def test_a_monster_put_in_the_room_later_leaves_what_was_picked_up():
     state = act(state, "s0", "quest.monster.place", room="entrance", monster={"name": "Orc", "level": 3})
     assert q(state, "s0")["gold"] == 650 and "entrance" not in state.board["dropped"]
 
+
+# --- when there is a fight (Combat: every monster in the room fights together) ----------------------
+
+def test_a_monster_put_in_the_room_of_a_fight_going_on_joins_it():
+    """A monster put on the map in the very room where a fight is going on (a card, a search result
+    typed by another phone) joins that fight: monsters in a room always fight together. It stood
+    beside the fight, out of it, and was still there after the fight was won."""
+    state = explored(new_table("Ann", "Bob"), monster={"name": "Rat", "level": 1})
+    crypt = q(state, "s0")["room"]
+    state = act(state, "s1", "quest.monster.place", room=crypt, monster={"name": "Orc", "level": 3})
+    assert [m["name"] for m in state.combat["monsters"]] == ["Rat", "Orc"]
+    state = act(state, "s0", "quest.fight.dice", fighter_die=6, monster_dice=[1, 1])
+    state = act(state, "s0", "quest.fight.resolve")
+    assert state.players["s0"].level == 3 and state.board["monsters"] == {}
+
 # --- the monsters' move (Tour de jeu, 4: the colour die, once a turn) -----------------------------
 
 def test_a_death_during_the_monsters_move_does_not_roll_the_colour_die_again():

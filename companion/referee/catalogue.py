@@ -402,7 +402,8 @@ _quest("quest.monster.move", "The monsters' move, a room at a time: a monster go
         "through": Param("str", "entrance: it passes through the Entrance without stopping, out by the opposite door "
                                 "into room.", enum=(Q_ENTRANCE,))},
        phases=("monsters",))
-_quest("quest.monster.place", "Put a monster on the map (a search, a card): it stands in a room.", ANYONE,
+_quest("quest.monster.place", "Put a monster on the map (a search, a card): it stands in a room; in the room of a "
+       "fight going on it joins the fight.", ANYONE,
        {"monster": _Q_MONSTER, **_Q_FLAT, "room": _ROOM})
 _quest("quest.room.join", "Record a passage between two explored rooms (the tiles changed).", TURN_OR_HOST,
        {"room": _ROOM, "to": _ROOM})

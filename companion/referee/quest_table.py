@@ -458,9 +458,14 @@ def _monster_move(state: TableState, actor: str, action: str, params: dict) -> E
 
 @decides("quest.monster.place")
 def _monster_place(state: TableState, actor: str, action: str, params: dict) -> Event:
+    """A monster put on the map (a search, a card). In the current player's room during the moves and
+    actions it is fought at once; in the room of a fight going on it joins that fight, as every
+    monster in a room fights together (Combat) — it stood beside the fight, out of it."""
     draft = Draft(state)
     room = params.get("room") or ""
     Q.room_of(draft.board, room)
+    if state.combat and state.combat["room"] == room and state.combat["stage"] == "fight":
+        return _fight_monster(state, actor, "quest.fight.monster", params)
     seat = (state.turn or {}).get("seat")
     fought = bool(seat) and turn.phase(state) == "actions" and draft.q(seat)["room"] == room and not state.players[seat].dead
     if room == Q.ENTRANCE and not fought:  # (one a search there turns up is fought at once)
