@@ -364,8 +364,10 @@ def _quest(name: str, summary: str, who: str, params: dict | None = None, **rest
 
 _quest("quest.draw", "Draw the turn's DxM card; a character starting the turn in a room with a monster fights it "
        "at once.", TURN, phases=("start",), alive=True)
-_quest("quest.move", "Move to an adjacent explored room (1 move/action token); a monster there means a fight at once.",
-       TURN, {"room": _ROOM}, phases=("actions",), alive=True)
+_quest("quest.move", "Move to an adjacent explored room (1 move/action token, or what its door costs); a monster there "
+       "means a fight at once.",
+       TURN, {"room": _ROOM, "cost": Param("int", "Move/action tokens it costs (the door says; default 1).", 0, 3)},
+       phases=("actions",), alive=True)
 _quest("quest.explore", "Explore through a free junction: a new room (its tile's name) joined to yours, always with a "
        "monster, and the fight at once. The colour die names the monster's owner, who draws a DxM card.", TURN,
        {"name": Param("str", "The new room's name (its tile).", max_length=60), "market": Param("bool", "The room has a market."),
@@ -400,7 +402,8 @@ _quest("quest.monster.move", "The monsters' move, a room at a time: a monster go
         "through": Param("str", "entrance: it passes through the Entrance without stopping, out by the opposite door "
                                 "into room.", enum=(Q_ENTRANCE,))},
        phases=("monsters",))
-_quest("quest.monster.place", "Put a monster on the map (a search, a card): it stands in a room.", ANYONE,
+_quest("quest.monster.place", "Put a monster on the map (a search, a card): it stands in a room; in the room of a "
+       "fight going on it joins the fight.", ANYONE,
        {"monster": _Q_MONSTER, **_Q_FLAT, "room": _ROOM})
 _quest("quest.room.join", "Record a passage between two explored rooms (the tiles changed).", TURN_OR_HOST,
        {"room": _ROOM, "to": _ROOM})

@@ -161,8 +161,13 @@ def _death_step(draft: Draft, seat: str) -> None:
 
 @decides("quest.draw")
 def _draw(state: TableState, actor: str, action: str, params: dict) -> Event:
+    """The turn begins with its DxM card (Tour de jeu, 1), and this is when its move/action tokens are
+    counted: 3, one fewer for each Big item past the first (Gestion des cartes). Counted only as a
+    turn passed, they missed the Big items of the first turn (the starting Treasure cards are put into
+    play before it) and any received between the turn passing and the draw."""
     turn.require(state, "draw")
     draft = Draft(state)
+    draft.set(actor, "tokens", Q.tokens_per_turn(draft.chars[actor], draft.numbers))
     draft.add(actor, "dxm", 1)
     room = draft.q(actor)["room"]
     if Q.monsters_in(draft.board, room):
@@ -174,6 +179,10 @@ def _draw(state: TableState, actor: str, action: str, params: dict) -> Event:
 
 @decides("quest.move")
 def _move(state: TableState, actor: str, action: str, params: dict) -> Event:
+    """A move to a joined explored room for the tokens its door costs (``cost``, 1 unless the board
+    says otherwise): what a junction costs depends on its kind, as the summary says for exploring
+    through one (Tour de jeu, Exploration), and moving back through it later costs the same. A fixed
+    1 left a dearer door short with no way to pay the rest. A monster there means a fight at once."""
     turn.require(state, "move")
     draft = Draft(state)
     here, there = draft.q(actor)["room"], params.get("room")
@@ -181,7 +190,7 @@ def _move(state: TableState, actor: str, action: str, params: dict) -> Event:
     if there == here or not Q.adjacent(draft.board, here, there):
         raise Refused("{room} is not next to {here}: move one room at a time, through an open passage.",
                       rule="quest.map", status=409, room=Q.room_name(draft.board, there), here=Q.room_name(draft.board, here))
-    _tokens(draft, actor, 1, "move")
+    _tokens(draft, actor, params.get("cost", 1), "move")
     draft.set(actor, "room", there)
     summary = said("{who} moves to {room}", room=Q.room_name(draft.board, there))
     if Q.monsters_in(draft.board, there):
@@ -234,7 +243,12 @@ def _search(state: TableState, actor: str, action: str, params: dict) -> Event:
     die = params.get("die") or secrets.randbelow(6) + 1
     total = die + params.get("modifier", 0)
     draft.set(actor, "searched", [s for s in q.get("searched", []) if s[0] == number] + [[number, room]])
+    pile = list(draft.board["dropped"].get(room) or [])
     picked = _pick(draft, actor, room, params.get("pick") or [])
+    if picked:  # kept on the turn until anything else happens: a monster the search turned up takes it back
+        things = [thing for uid in params["pick"] for thing in pile if thing["uid"] == uid]
+        draft.ops.append({"op": "turn", "from": state.turn, "to": {**state.turn, "search": {
+            "version": state.version + 1, "seat": actor, "room": room, "things": things}}})
     found = params.get("found")
     summary = said("{who} searches {room}: {die} on the die, {total} on the search table", room=Q.room_name(draft.board, room),
                    die=die, total=total)
@@ -242,7 +256,12 @@ def _search(state: TableState, actor: str, action: str, params: dict) -> Event:
         summary = said("{first} ({found})", first=summary, found=found)
     if picked:
         summary = said("{first}; picks up {things}", first=summary, things=", ".join(picked))
-    return _changed(actor, action, draft.ops, summary, state)
+    event = _changed(actor, action, draft.ops, summary, state)
+    if not params.get("die"):
+        # the app rolled the search's d6: undone by the player, the search could be made again for a
+        # second roll on the table; like a fight's die, only the host takes it back (table.inverse)
+        event.payload["app_dice"] = "search"
+    return event
 
 
 def _pick(draft: Draft, seat: str, room: str, uids: list) -> list[str]:
@@ -293,6 +312,8 @@ def _market(state: TableState, actor: str, action: str, params: dict) -> Event:
 @decides("quest.monsters")
 def _monsters(state: TableState, actor: str, action: str, params: dict) -> Event:
     """End the moves and actions: Charity, the colour die, the monsters' move (Tour de jeu, 3 and 4).
+    The turn is marked ``colour_die``: the die is rolled once a turn, even if a card kills the player
+    during the monsters' move.
 
     A death sends the turn straight to the monsters' move (Mort), past Charity (the hand is gone),
     but the colour die belongs to that move (Tour de jeu, 4): with the turn's player dead, this
@@ -310,7 +331,9 @@ def _monsters(state: TableState, actor: str, action: str, params: dict) -> Event
         if not state.players[colour].dead:
             draft.add(colour, "dxm", 1)
             parts.append(said("the colour die shows {name}, who draws a DxM card", name=_name(state, colour)))
-    draft.turn("monsters")
+    # the colour die is rolled here, with or without a colour (Tour de jeu, 4): the turn says so, so that a
+    # death during the monsters' move does not offer it again (_colour_after_death: a second DxM card)
+    draft.ops += [{**op, "to": {**op["to"], "colour_die": True}} for op in turn.moved(state, "monsters")]
     summary = said("{who} ends the moves and actions: the monsters move")
     if parts:
         summary = said("{first}; {parts}", first=summary, parts=parts)
@@ -435,9 +458,14 @@ def _monster_move(state: TableState, actor: str, action: str, params: dict) -> E
 
 @decides("quest.monster.place")
 def _monster_place(state: TableState, actor: str, action: str, params: dict) -> Event:
+    """A monster put on the map (a search, a card). In the current player's room during the moves and
+    actions it is fought at once; in the room of a fight going on it joins that fight, as every
+    monster in a room fights together (Combat) — it stood beside the fight, out of it."""
     draft = Draft(state)
     room = params.get("room") or ""
     Q.room_of(draft.board, room)
+    if state.combat and state.combat["room"] == room and state.combat["stage"] == "fight":
+        return _fight_monster(state, actor, "quest.fight.monster", params)
     seat = (state.turn or {}).get("seat")
     fought = bool(seat) and turn.phase(state) == "actions" and draft.q(seat)["room"] == room and not state.players[seat].dead
     if room == Q.ENTRANCE and not fought:  # (one a search there turns up is fought at once)
@@ -448,8 +476,32 @@ def _monster_place(state: TableState, actor: str, action: str, params: dict) -> 
     summary = said("{who} puts {monster} (level {level}) in {room}", monster=monster["name"], level=monster["level"],
                    room=Q.room_name(draft.board, room))
     if fought:
+        back = _picked_back(draft, seat, room)
+        if back:
+            summary = said("{first}; nothing is picked up on a search that turns up a monster: {things} stay in {room}",
+                           first=summary, things=", ".join(back), room=Q.room_name(draft.board, room))
         return _open_fight(draft, seat, room, "search:fight", summary, actor=actor)
     return _changed(actor, action, draft.ops, summary, state)
+
+
+def _picked_back(draft: Draft, seat: str, room: str) -> list[str]:
+    """The things a search picked up go back to the room's pile when the monster put there right after
+    it is the one the search turned up (Fouille: dropped things are picked up on top of a search, not
+    when it finds a monster — then it is a fight at once). The search keeps what it picked on the turn
+    (``turn["search"]``) for the very next change only, so a monster a card brings later takes nothing
+    back. Their names."""
+    record = (draft.state.turn or {}).get("search")
+    if not record or record["version"] != draft.state.version or record["seat"] != seat or record["room"] != room:
+        return []
+    gear, gold = draft.q(seat)["gear"], sum(t.get("gold_pile", 0) for t in record["things"])
+    if gold > draft.q(seat)["gold"] or any(t["uid"] not in {i["uid"] for i in gear}
+                                           for t in record["things"] if not t.get("gold_pile")):
+        return []  # (nothing else happened since, so this does not occur; a safeguard)
+    uids = {t["uid"] for t in record["things"]}
+    draft.set(seat, "gear", [i for i in gear if i["uid"] not in uids])
+    draft.add(seat, "gold", -gold)
+    draft.put("dropped", room, list(draft.board["dropped"].get(room) or []) + copy.deepcopy(record["things"]))
+    return [t["name"] for t in record["things"]]
 
 
 @decides("quest.room.join")
@@ -737,10 +789,12 @@ def _out_of_the_entrance(draft: Draft, fight: dict) -> list[str]:
     """A fight in the Entrance that ends with monsters left (one a search turned up there, fled from):
     no monster stays in the Entrance (Règles inamovibles), so they leave the map — our reading, as
     nothing says where else they would go. Their names. In the Boss fight that is a monster that
-    joined it (the Boss itself is not on the map and never leaves the Entrance)."""
+    joined it (the Boss itself is not on the map and never leaves the Entrance). Every monster
+    standing there goes, not only those still in the fight: one that ignored the fighter and was
+    left out of it (quest.fight.ignore) stayed in the Entrance."""
     if fight["room"] != Q.ENTRANCE:
         return []
-    left = [m for m in fight["monsters"] if m["uid"] in draft.board["monsters"]]
+    left = [m for m in draft.board["monsters"].values() if m["room"] == Q.ENTRANCE]
     for monster in left:
         draft.put("monsters", monster["uid"], None)
     return [m["name"] for m in left]
@@ -1002,6 +1056,9 @@ def _fight_dice(state: TableState, actor: str, action: str, params: dict) -> Eve
 APP_ROLLED = "app"
 #: Why such a die is not changed (quest.combat): the same words refuse typing over it and undoing its roll.
 APP_DIE_KEPT = N_("The app rolled that die: only the host changes it or takes it back, or it would be a second roll.")
+#: The rule each kind of Quest die the app rolled cites when a player would take it back (``app_dice`` of
+#: the event): the fight's dice and the search's d6 (Fouille). An escape's dice cite quest.flee.
+APP_DICE_RULES = {"fight": "quest.combat", "search": "quest.search"}
 
 
 def _app_rolled(state: TableState, actor: str, by_app: set, key: str) -> None:

@@ -1359,8 +1359,9 @@ def inverse(state: TableState, event: Event, actor: str | None = None) -> Event:
     by the host alone, or undo would be a free second roll."""
     try:
         if actor is not None and dice_kept(state, actor, event):
-            if event.payload["app_dice"] == "fight":  # a Quest fight's dice (quest_table._app_rolled)
-                raise Refused(quest_table.APP_DIE_KEPT, rule="quest.combat", status=403)
+            kind = event.payload["app_dice"]
+            if kind in quest_table.APP_DICE_RULES:  # a Quest fight's dice (quest_table._app_rolled), a search's d6
+                raise Refused(quest_table.APP_DIE_KEPT, rule=quest_table.APP_DICE_RULES[kind], status=403)
             raise Refused("The app's die decided that escape: only the host takes it back, or undo would be a "
                           "second roll.", rule="quest.flee" if state.profile.quest else "combat.run-away", status=403)
         return _inverse(state, event)
