@@ -19,7 +19,6 @@ from . import combat, effects, played, sheet
 from .history import said, thing
 from .rules import N_, Refused
 
-POWERS = {"berserk": "warrior", "turning": "cleric", "flight": "wizard"}
 #: The most a fight may hold and still be judged (combat.INPUT_SCHEMA): a card past them is refused, as
 #: it left a fight no verdict could be made on (neither shown, won nor run from).
 _FIGHT = combat.INPUT_SCHEMA["properties"]
@@ -226,10 +225,11 @@ def decide(state, actor: str, action: str, params: dict) -> tuple[dict, list[dic
         power, cards = params.get("power"), params.get("cards")
         role = participants.get(actor)
         _only(role is not None, "Only the fighter or the helper uses powers in this fight.", "combat.powers")
-        if power not in POWERS:
-            raise Refused("power must be one of: {names}.", status=400, names=', '.join(POWERS))
-        if POWERS[power] not in state.players[actor].classes:
-            raise Refused("{name} is not a {power}.", rule="combat.powers", name=name, power=POWERS[power].title())
+        if power not in combat.POWERS:
+            raise Refused("power must be one of: {names}.", status=400, names=', '.join(combat.POWERS))
+        klass = combat.POWERS[power][0]  # the class whose card gives the power
+        if klass not in state.players[actor].classes:
+            raise Refused("{name} is not a {power}.", rule="combat.powers", name=name, power=klass.title())
         if cards not in (1, 2, 3):
             raise Refused("Discard 1 to 3 cards for a power.", status=400)
         if power == "berserk" and after["powers"].get(role, {}).get("berserk"):

@@ -569,6 +569,14 @@ def _draw_treasures(state: TableState, actor: str, seat: str, card: dict, params
                                                  n=card["one_shot"]["draw_treasures"]), state)
 
 
+def _check_for_players(card: dict, params: dict) -> None:
+    """A one-shot that acts on the fight by its card (getting rid of monsters, transferring the fight,
+    a die just rolled to run away) is for its player's side only (combat.one-shots)."""
+    if params.get("side") == "monsters":
+        raise Refused("{card} helps its player's side only, never the monsters.", rule="combat.one-shots", status=409,
+                      card=card["names"]["en"])
+
+
 def _rid_of_monsters(state: TableState, actor: str, card: dict, params: dict) -> Event:
     """A one-shot that sends monsters out of the fight without a kill (the card beats the rules:
     cards.override). ``rids_of: one`` — the monster ``params["monster"]`` (the only one left when
@@ -579,9 +587,7 @@ def _rid_of_monsters(state: TableState, actor: str, card: dict, params: dict) ->
     shot = card["one_shot"]
     if not state.combat:
         raise Refused("No fight is on: the player whose turn it is starts one.", rule="turn.own", status=409)
-    if params.get("side") == "monsters":
-        raise Refused("{card} helps its player's side only, never the monsters.", rule="combat.one-shots", status=409,
-                      card=card["names"]["en"])
+    _check_for_players(card, params)
     if shot.get("own_turn") and state.turn and state.turn["seat"] != actor:
         raise Refused(catalogue.TURN_OWN, rule="turn.own", status=409, name=state.players[state.turn["seat"]].name)
     if shot["rids_of"] == "all":
@@ -602,9 +608,7 @@ def _transfer_fight(state: TableState, actor: str, seat: str, card: dict, params
     fight = state.combat
     if not fight:
         raise Refused("No fight is on: the player whose turn it is starts one.", rule="turn.own", status=409)
-    if params.get("side") == "monsters":
-        raise Refused("{card} helps its player's side only, never the monsters.", rule="combat.one-shots", status=409,
-                      card=card["names"]["en"])
+    _check_for_players(card, params)
     if actor != fight["fighter"]:
         raise Refused("{card} is played by the fighter on their own monsters: {name} is fighting.",
                       rule="cards.override", status=409, card=card["names"]["en"],
@@ -667,9 +671,7 @@ def _after_escape_roll(state: TableState, actor: str, seat: str, card: dict, par
     if record is None:
         raise Refused("{card} acts on a die just rolled to run away, and none was: play it right after the roll.",
                       rule="combat.run-away", status=409, card=name)
-    if params.get("side") == "monsters":
-        raise Refused("{card} helps its player's side only, never the monsters.", rule="combat.one-shots", status=409,
-                      card=name)
+    _check_for_players(card, params)
     fight = record["fight"]
     fled = {role: fight[role] for role in ("fighter", "helper") if fight[role]}
     wanted, none = ESCAPE_NEEDS[kind]
