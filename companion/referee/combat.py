@@ -281,7 +281,7 @@ def evaluate(fight: dict, strict: bool = True) -> dict:
         if raw.get("berserk") and not _power_lost(raw, p, "berserk", strict, names[who], not_counting):
             count(_line("players", _said(N_("{name}: Berserking (cards discarded: {count})"), name=names[who],
                                          count=raw["berserk"]), raw["berserk"], "combat.powers"),
-                  names[who], _said(N_("Berserking (cards discarded: {count})"), count=raw["berserk"]))
+                  names[who], _said(POWERS["berserk"][2], count=raw["berserk"]))
     for who in fight.get("backstabs", []):
         if who == "helper" and not helper:
             raise Refused("There is no helper to backstab.", status=400)
@@ -339,7 +339,7 @@ def evaluate(fight: dict, strict: bool = True) -> dict:
                 count(_line("players", _said(N_("{name}: Turning against Undead (cards discarded: {count})"),
                                              name=names[who], count=raw["turning"]),
                             3 * raw["turning"], "combat.powers"),
-                      names[who], _said(N_("Turning (cards discarded: {count})"), count=raw["turning"]))
+                      names[who], _said(POWERS["turning"][2], count=raw["turning"]))
 
     for shot in fight.get("one_shots", []):
         if shot["side"] == "monsters" and shot.get("either_side") is False:
