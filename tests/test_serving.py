@@ -8,6 +8,7 @@ checks that it *answers* (with generous timeouts), not how fast.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import json
 import socket
 import time
@@ -42,13 +43,26 @@ def new_table(server, name="T") -> tuple[str, str]:
     return body["table"]["id"], body["token"]
 
 
-async def open_stream(port: int, table_id: str, token: str, heads: list, received: list | None = None):
-    """One phone's live stream (the API's JSON stream), held open until cancelled."""
-    reader, writer = await asyncio.open_connection("127.0.0.1", port)
-    writer.write(f"GET /api/v1/tables/{table_id}/stream HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer {token}\r\n"
-                 "Accept: text/event-stream\r\n\r\n".encode())
-    await writer.drain()
-    head = await reader.readuntil(b"\r\n\r\n")
+async def open_stream(port: int, table_id: str, token: str, heads: list, received: list | None = None,
+                      opening: asyncio.Semaphore | None = None, lost: list | None = None):
+    """One phone's live stream (the API's JSON stream), held open until cancelled. With
+    ``opening``, it is opened (connected, asked for, answered) while holding that semaphore:
+    a test process starting a thousand connections at once can fall seconds behind writing
+    their requests on a busy machine, and the server rightly closes a connection that sends
+    no request head within ``serving.KEEPALIVE`` seconds (what lets half-sent requests go).
+    A stream closed without a head is noted in ``lost`` (why)."""
+    async with opening or contextlib.nullcontext():
+        try:
+            reader, writer = await asyncio.open_connection("127.0.0.1", port)
+            writer.write(f"GET /api/v1/tables/{table_id}/stream HTTP/1.1\r\nHost: x\r\n"
+                         f"Authorization: Bearer {token}\r\nAccept: text/event-stream\r\n\r\n".encode())
+            await writer.drain()
+            head = await reader.readuntil(b"\r\n\r\n")
+        except (OSError, asyncio.IncompleteReadError) as exc:
+            if lost is None:
+                raise
+            lost.append(repr(exc)[:80])
+            return
     heads.append(head.decode("latin-1"))
     try:
         while True:
@@ -65,12 +79,15 @@ def test_a_thousand_open_streams_leave_pages_taps_and_fan_out_answering(server):
     tables = [new_table(server, f"T{i}") for i in range(12)]
     heads: list[str] = []
     watched: list[bytes] = []
+    lost: list[str] = []
 
     async def scenario():
-        tasks = [asyncio.create_task(open_stream(server.port, *tables[k % 12], heads, watched if k == 0 else None))
+        opening = asyncio.Semaphore(100)  # phones arrive over seconds, not all in one instant
+        tasks = [asyncio.create_task(open_stream(server.port, *tables[k % 12], heads, watched if k == 0 else None,
+                                                 opening, lost))
                  for k in range(1100)]
         for _ in range(600):
-            if len(heads) == len(tasks):
+            if len(heads) + len(lost) == len(tasks):
                 break
             await asyncio.sleep(0.1)
         home = await asyncio.to_thread(urllib.request.urlopen, server.url + "/", None, 60)
@@ -86,7 +103,7 @@ def test_a_thousand_open_streams_leave_pages_taps_and_fan_out_answering(server):
         return home.status, tapped[0]
 
     home, tap = asyncio.run(scenario())
-    assert len(heads) == 1100 and all(" 200 " in h.split("\r\n")[0] + " " for h in heads)
+    assert len(heads) == 1100 and all(" 200 " in h.split("\r\n")[0] + " " for h in heads), (len(heads), lost[:5])
     assert (home, tap) == (200, 200)
     after_tap = b"".join(watched).split(b"id: 3\n", 1)[-1]
     assert after_tap.startswith(b"event: state") and b'"level": 2' in after_tap
