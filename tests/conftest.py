@@ -29,7 +29,8 @@ def pytest_generate_tests(metafunc):
     """A test module that sets ``STORE_BACKENDS = ("sqlite", "postgres")`` runs each of its
     tests that use the app (or ``store_backend``) once per table store."""
     backends = getattr(metafunc.module, "STORE_BACKENDS", None)
-    if backends and "store_backend" in metafunc.fixturenames:
+    chosen = any("store_backend" in mark.args[0] for mark in metafunc.definition.iter_markers("parametrize"))
+    if backends and "store_backend" in metafunc.fixturenames and not chosen:  # (unless the test says which)
         metafunc.parametrize("store_backend", backends)
 
 
