@@ -210,7 +210,7 @@ def _surface(rng: np.random.Generator, kind: str, w: int, h: int) -> np.ndarray:
         tex = grain + streak
     elif kind == "cloth":
         base = np.array([rng.uniform(60, 200), rng.uniform(60, 200), rng.uniform(60, 200)], np.float32)
-        ys, xs = np.mgrid[0:h, 0:w].astype(np.float32)
+        ys, xs = np.arange(h, dtype=np.float32)[:, None], np.arange(w, dtype=np.float32)[None, :]
         period = rng.uniform(3, 6)
         tex = (np.sin(xs / period) * np.sin(ys / period)) * 14 + rng.normal(0, 6, (h, w)).astype(np.float32)
         if rng.random() < 0.5:  # checks
