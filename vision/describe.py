@@ -65,12 +65,30 @@ def canonical(gray: np.ndarray) -> np.ndarray:
 
 def coarse(gray: np.ndarray) -> np.ndarray:
     """The flattened card as a COARSE thumbnail, one vector (float32)."""
-    return cv2.resize(flatten(gray), COARSE, interpolation=cv2.INTER_AREA).ravel()
+    return coarse_of(flatten(gray))
+
+
+def coarse_of(flat: np.ndarray) -> np.ndarray:
+    """``coarse`` of a card already flattened (``flatten``)."""
+    return cv2.resize(flat, COARSE, interpolation=cv2.INTER_AREA).ravel()
+
+
+def coarse_both_ways(gray: np.ndarray) -> list[np.ndarray]:
+    """``coarse`` of the card as it is and turned half round, flattened once: the blur is the
+    same either way up (a symmetric kernel, mirrored borders), so the turned thumbnail is the
+    first one's cells turned, but for the order of the sums (~1e-7)."""
+    flat = flatten(gray)
+    return [coarse_of(flat), coarse_of(cv2.rotate(flat, cv2.ROTATE_180))]
 
 
 def thumb(gray: np.ndarray) -> np.ndarray:
     """The flattened CARD_H × CARD_W card at THUMB size, as ``uint8`` (0.0 is 128)."""
-    small = cv2.resize(flatten(gray), THUMB, interpolation=cv2.INTER_AREA)
+    return thumb_of(flatten(gray))
+
+
+def thumb_of(flat: np.ndarray) -> np.ndarray:
+    """``thumb`` of a card already flattened (``flatten``)."""
+    small = cv2.resize(flat, THUMB, interpolation=cv2.INTER_AREA)
     return np.clip(small * 212 + 128, 0, 255).astype(np.uint8)
 
 
@@ -106,5 +124,6 @@ def describe(gray: np.ndarray) -> dict[str, np.ndarray]:
     n = min(k, len(pts))
     points[:n] = pts[:n]
     descriptors[:n] = desc[:n]
+    flat = flatten(gray)  # (once for both thumbnails)
     return {"points": points, "descriptors": descriptors, "count": np.int32(n),
-            "coarse": coarse(gray).astype(np.float16), "thumb": thumb(gray)}
+            "coarse": coarse_of(flat).astype(np.float16), "thumb": thumb_of(flat)}

@@ -792,7 +792,7 @@ def _look(gray: np.ndarray, index: Snapshot, outlines: list[np.ndarray],
 
     def pictures(straight):  # an outline straightened: its thumbnail each way up
         small = cv2.resize(straight, (locate.CARD_W, locate.CARD_H), interpolation=cv2.INTER_AREA)
-        return [describe.coarse(small), describe.coarse(cv2.rotate(small, cv2.ROTATE_180))]
+        return describe.coarse_both_ways(small)
 
     def framed_pictures(H):
         return H, pictures(light.even(locate.rectify(gray, H, OUTLINE_SIZE)))
