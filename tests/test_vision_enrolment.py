@@ -62,11 +62,11 @@ def test_a_card_scanned_on_an_a4_page_is_cut_out_of_the_page(tmp_path, design):
         assert alike > 0.6, (card.id, alike)
     idx.add({**refs, **{c.id: design_scan(design, c) for c in cards[1::2]}})
     named = {True: 0, False: 0}
-    for i, card in enumerate(cards[:16]):
+    for i, card in enumerate(cards[:8]):
         result = recognize.recognize(design_photo(design, card, seed=600 + i, tier="easy", size=(1600, 1200)), idx)
         assert result.card_id in (card.id, None), result.as_dict()
         named[card.id in refs] += result.card_id == card.id
-    assert named[True] >= named[False] - 1 and named[False] >= 7, named   # 8 photos each
+    assert named[True] >= named[False] - 1 and named[False] >= 3, named   # 4 photos each
 
 
 def test_a_game_among_many_others_keeps_its_own_print(tmp_path):
