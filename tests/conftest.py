@@ -34,6 +34,18 @@ def pytest_generate_tests(metafunc):
         metafunc.parametrize("store_backend", backends)
 
 
+@pytest.fixture(autouse=True)
+def _phones_put_away(request):
+    """After a test that used the shared browser (tests/test_browser.py's ``browser``), its
+    phones' pages are closed: left open, every earlier test's pages went on running in that
+    browser until its file ended — reconnecting their live streams to a server that had
+    stopped, polling it, retrying — beside every later test."""
+    yield
+    if "browser" in request.fixturenames:
+        for context in request.getfixturevalue("browser").contexts:
+            context.close()
+
+
 @pytest.fixture(scope="session")
 def pg_cluster():
     """A PostgreSQL server for the session (tests/pg.py); skipped without PostgreSQL, except in CI."""

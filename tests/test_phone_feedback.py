@@ -470,3 +470,37 @@ def test_quick_taps_on_a_bonus_stay_on_it_when_the_first_one_shot_is_listed(brow
     assert abs(moved) < 1, (moved, host.evaluate("({sameLoad: window.__sameLoad === true, scrollY: window.scrollY,"
                                                  " height: document.documentElement.scrollHeight})"))
     assert errors == []
+
+
+#: Clicks the Undo that the next answer puts on the board as the very next thing the page does once
+#: it is swapped in, and says whether htmx had taken that Undo's form in hand by then.
+CLICK_THE_FRESH_UNDO = """() => {
+  window.__sameLoad = true;
+  document.addEventListener("htmx:afterSwap", function tap() {
+    const undo = document.querySelector("#board .notice.done button[data-undo]");
+    if (!undo) return;  // (another swap)
+    document.removeEventListener("htmx:afterSwap", tap);
+    setTimeout(() => {  // the next thing the page does, as a tap would be
+      window.__undoTakenInHand = !!undo.form["htmx-internal-data"];
+      undo.click();
+    }, 0);
+  });
+}"""
+
+
+def test_a_tap_on_a_button_an_answer_has_just_put_on_the_board_is_sent_by_the_page(browser, server):
+    """A button that an answer (or a live update) brings is the page's from the moment it shows:
+    htmx took new buttons in hand only after its settle delay (20 ms, more on a busy phone),
+    and a tap in between posted the form the way a page without JavaScript does — the server
+    counted it, and the phone loaded the whole table page again at its top (what made three
+    quick taps on a one-shot bonus jump to the top of the page now and then). The answer's
+    Undo, tapped the moment it is swapped in, is sent by htmx: the level goes back, on the
+    same page."""
+    errors: list[str] = []
+    host = open_table(browser, errors, server, "Alice", "female")
+    host.evaluate(CLICK_THE_FRESH_UNDO)
+    host.click("#me button[data-action='level.up']")
+    expect(host.locator("#board .notice")).to_contain_text("undo: Alice level 2 → 1")
+    expect(host.locator('.player[data-name="Alice"] .level-value')).to_have_text("1")
+    assert host.evaluate("[window.__undoTakenInHand, window.__sameLoad === true]") == [True, True]
+    assert errors == []
