@@ -494,9 +494,6 @@ def _picked_back(draft: Draft, seat: str, room: str) -> list[str]:
     if not record or record["version"] != draft.state.version or record["seat"] != seat or record["room"] != room:
         return []
     gear, gold = draft.q(seat)["gear"], sum(t.get("gold_pile", 0) for t in record["things"])
-    if gold > draft.q(seat)["gold"] or any(t["uid"] not in {i["uid"] for i in gear}
-                                           for t in record["things"] if not t.get("gold_pile")):
-        return []  # (nothing else happened since, so this does not occur; a safeguard)
     uids = {t["uid"] for t in record["things"]}
     draft.set(seat, "gear", [i for i in gear if i["uid"] not in uids])
     draft.add(seat, "gold", -gold)
