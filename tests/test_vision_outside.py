@@ -364,9 +364,10 @@ def test_a_card_the_first_look_is_sure_of_but_does_not_name_sends_the_photo_to_t
         design_indexes, monkeypatch):
     """The first look is sure of a card by its inliers and pixels, but a check that a card
     about to be named passes as well (where its print's twins differ, ``_agreement``) does
-    not name it: the wider look is taken, not "not sure" answered at once (two hard photos
-    of the outside sets, whose card meant the wider look then found: another print's card
-    with the same art had been the first look's)."""
+    not name it: the looks after it are taken — the second, and when that names nothing
+    either, the wider —, not "not sure" answered at once (two hard photos of the outside
+    sets, whose card meant the wider look then found: another print's card with the same
+    art had been the first look's)."""
     idx, cards = design_indexes["lattice"]
     photo = design_photo("lattice", cards[9], seed=210)
     looks = []
@@ -379,7 +380,8 @@ def test_a_card_the_first_look_is_sure_of_but_does_not_name_sends_the_photo_to_t
     monkeypatch.setattr(recognize, "_agreement", lambda index, m, gray: 0.0)  # where twins differ: another title
     monkeypatch.setattr(recognize, "SEEN_DENSE", 1.1)  # (its picture not plainly the photo's: ``_under_another_title``)
     assert recognize.recognize(photo, idx).card_id is None
-    assert len(looks) >= 2 and looks[1][4] == recognize.CONSISTENT  # the wider look's shortlists
+    assert looks[1] == looks[0]  # the second look's shortlists are the first's
+    assert len(looks) >= 3 and looks[2][4] == recognize.CONSISTENT  # the wider look's
 
 
 @pytest.mark.parametrize("k", [3, 9, 24])

@@ -10,12 +10,14 @@ looking again through the first homography, and by its pixels (``match``); verif
 cards that look like the best one too (twins: ``_lookalikes``), and when two cards both
 verify (same art, near-identical titles) compare them only where they differ
 (``_decide``). When that names no card (none is sure, or the card sure of fails the checks a
-card about to be named passes: ``_verdict``), a second, wider look adds the next
-outlines, those that the photo's long straight edges draw, those of its strongest
-straight lines (the best one only beside a large outline) and those where an enrolled
-print's frame lies (``match.frames``: a card whose edge closes no outline), the photo at
-half size and as it was decoded (when that is larger than the working size), and a
-longer shortlist; when
+card about to be named passes: ``_verdict``), a second look adds the next outlines,
+those of the photo's strongest straight lines (the best one only beside a large outline)
+and those where an enrolled print's frame lies (``match.frames``: a card whose edge
+closes no outline), shortlisted and verified as the first look's were; most cards the
+first look misses are named there. When that names none either, a wider look adds the
+outlines that the photo's long straight edges draw and those its colour edges close, the
+photo at half size and as it was decoded (when that is larger than the working size),
+and a longer shortlist; when
 that is not sure either, a last look straightens the first outline widened (a rectangle
 printed on the card may be all that was found), and the photo is described squeezed
 along two directions (``_foreshortened``: a card far from straight down whose outline no
@@ -360,69 +362,87 @@ def _recognize(gray: np.ndarray, bgr: np.ndarray, index: Snapshot, to_photo: flo
         held = verdict[0] if verdict is not None else None
         # the first look's card is not named (none sure, or its twins or its text said otherwise,
         # but for its art plainly seen under another title: ``_under_another_title``):
-        # a second, wider look: the next outlines, those the long straight edges draw (a card
-        # whose edge joins the cloth's, the shadow's or another card's has none in the edge
-        # map), those closed in its colour edges only (a card as dark as the table in grey),
-        # those of the strongest straight lines (a card among others or on ruled paper,
-        # its own edge closing none, whose printed panels or the clutter's outlines were all
-        # the outlines found: beside a large outline only the best, ``STRAIGHT_BESIDE``), those
-        # where an enrolled print's frame lies (``match.frames``: the card touching the next, a
-        # coin on its corner, has its frame all the same) and the photo at half
-        # size described as well — and when no outline of the first look is large, the photo
-        # as decoded (the card may lie far off) —, a longer shortlist by words, and the cards
-        # of the first look that a shortlist brings again verified again with the richer features
         near = LINE_NEAR * max(gray.shape)
         small = all(cv2.contourArea(q.astype(np.float32)) < SMALL_CARD * gray.size for q in quads[:CARD_OUTLINES])
+        known = list(quads[:SECOND_OUTLINES])
 
-        def further_outlines(straight: list[np.ndarray], edges: list[np.ndarray], coloured: list[np.ndarray],
-                          framed: list[np.ndarray]) -> tuple[list[np.ndarray], list[np.ndarray]]:
-            known, drawn = list(quads[:SECOND_OUTLINES]), []
-            for found, n in ((edges, LINE_OUTLINES), (coloured, COLOUR_OUTLINES),
-                             (straight, STRAIGHT_OUTLINES if small else STRAIGHT_BESIDE), (framed, FRAME_OUTLINES)):
-                fresh = [q for q in found if not any(np.abs(q - k).max() < near for k in known)][:n]
-                known += fresh
-                drawn.append(fresh)
-            return ([locate.card_homography(q, gray.shape) for q in drawn[0] + drawn[1] + drawn[2]],
-                    [locate.card_homography(q, gray.shape) for q in drawn[3]])
-        look = _look(gray, index, outlines[CARD_OUTLINES:SECOND_OUTLINES], rescaled=True, before=look,
-                     more=(further_outlines, [functools.partial(_straight_outlines, bgr),
-                                           functools.partial(_outlines, bgr, lines=True),
-                                           functools.partial(_outlines, bgr, colour=True),
-                                           functools.partial(match.frames, index, whole, gray,
-                                                             FRAME_OUTLINES)]),
-                     decoded=decoded if small else None)
-        checked = _check(gray, index, look, (WIDER * match.SHORTLIST, match.PLACED_SHORTLIST,
-                                             match.COARSE_SHORTLIST, RESCALED_SHORTLIST, CONSISTENT), checked)
-        if (not checked or confidence(checked[0]) < ACCEPT) and outlines:
-            # a last look, only when the wider one is not sure either: the first outline widened
-            # (``_widened``), on its own features, never taking the place of a surer answer
-            last = _check(gray, index, _look(gray, index, [_widened(outlines[0])]),
-                          (LAST_SHORTLIST, 0, 0, 0, 0), [])
-            if last and (not checked or confidence(last[0]) > confidence(checked[0])):
-                checked = last
-        if not checked or confidence(checked[0]) < ACCEPT:
-            # and a look at the photo foreshortened (``_foreshortened``), likewise; a card found
-            # there counts only when its pixels agree by REFIT_DENSE, as one fitted again does: the
-            # layout and a title one letter off lined a card not enrolled up with an enrolled one
-            # there (0.177; the cards found so on the outside sets 0.26 and 0.49)
-            n = FORESHORTENED_SHORTLIST
-            squeezed = _check(gray, index, _look(gray, index, [], foreshortened=True), (0, 0, 0, n, n), [])
-            if (squeezed and squeezed[0].dense >= REFIT_DENSE
-                    and (not checked or confidence(squeezed[0]) > confidence(checked[0]))):
-                checked = squeezed
-        if checked and confidence(checked[0]) < ACCEPT:
-            _fit_again(index, checked, gray)
-        if not checked or checked[0].H is None:
-            if not quads:
-                reason = "too_blurry" if blurred(gray) else "no_card"
-                return Result(reason=reason, message=MESSAGES[reason])
-            if not checked:
-                reason = "too_blurry" if _sharpness(gray, outlines[0]) < BLUR_LIMIT else "no_confident_match"
-                return Result(reason=reason, message=MESSAGES[reason], outlines=outlines[:2])
-        verdict = _verdict(index, checked, gray, read_title)
-        if held is not None and verdict[0].row == held.row:
-            _still_held(held, verdict[0])
-        _set_aside(verdict[0], checked, quads, gray.shape)
+        def fresh(found: list[np.ndarray], n: int) -> list[np.ndarray]:
+            """The first ``n`` of ``found`` not within ``near`` of an outline described already."""
+            new = [q for q in found if not any(np.abs(q - k).max() < near for k in known)][:n]
+            known.extend(new)
+            return [locate.card_homography(q, gray.shape) for q in new]
+
+        def second_outlines(straight, framed):
+            return fresh(straight, STRAIGHT_OUTLINES if small else STRAIGHT_BESIDE), fresh(framed, FRAME_OUTLINES)
+
+        def wider_outlines(edges, coloured):
+            return fresh(edges, LINE_OUTLINES) + fresh(coloured, COLOUR_OUTLINES), []
+        # a second look: the next closed outlines, those of the photo's strongest straight lines
+        # (a card among others or on ruled paper, its own edge closing none, whose printed panels
+        # or the clutter's outlines were all the outlines found: beside a large outline only the
+        # best, ``STRAIGHT_BESIDE``) and those where an enrolled print's frame lies
+        # (``match.frames``: the card touching the next, a coin on its corner, has its frame all
+        # the same), verified as the first look's were; most cards the first look misses are
+        # found here, at less than half the wider look's cost
+        look = _look(gray, index, outlines[CARD_OUTLINES:SECOND_OUTLINES], before=look,
+                     more=(second_outlines, [functools.partial(_straight_outlines, bgr),
+                                             functools.partial(match.frames, index, whole, gray, FRAME_OUTLINES)]))
+        checked = _check(gray, index, look, (match.SHORTLIST, match.PLACED_SHORTLIST, match.COARSE_SHORTLIST, 0, 0),
+                         checked)
+        verdict = None
+        if checked and confidence(checked[0]) >= ACCEPT:
+            second = _verdict(index, checked, gray, read_title)
+            if held is not None and second[0].row == held.row:
+                _still_held(held, second[0])
+            _set_aside(second[0], checked, quads, gray.shape)
+            if confidence(second[0]) >= ACCEPT:
+                verdict = second
+            elif held is None:
+                held = second[0]
+        if verdict is None:
+            # a wider look, when the second is not sure either: the outlines the long straight
+            # edges draw (a card whose edge joins the cloth's, the shadow's or another card's has
+            # none in the edge map) and those closed in its colour edges only (a card as dark as
+            # the table in grey), the photo at half size described as well — and when no outline
+            # of the first look is large, the photo as decoded (the card may lie far off) —, a
+            # longer shortlist by words, and the cards of the looks before that a shortlist brings
+            # again verified again with the richer features
+            look = _look(gray, index, [], rescaled=True, before=look,
+                         more=(wider_outlines, [functools.partial(_outlines, bgr, lines=True),
+                                                functools.partial(_outlines, bgr, colour=True)]),
+                         decoded=decoded if small else None)
+            checked = _check(gray, index, look, (WIDER * match.SHORTLIST, match.PLACED_SHORTLIST,
+                                                 match.COARSE_SHORTLIST, RESCALED_SHORTLIST, CONSISTENT), checked)
+            if (not checked or confidence(checked[0]) < ACCEPT) and outlines:
+                # a last look, only when the wider one is not sure either: the first outline widened
+                # (``_widened``), on its own features, never taking the place of a surer answer
+                last = _check(gray, index, _look(gray, index, [_widened(outlines[0])]),
+                              (LAST_SHORTLIST, 0, 0, 0, 0), [])
+                if last and (not checked or confidence(last[0]) > confidence(checked[0])):
+                    checked = last
+            if not checked or confidence(checked[0]) < ACCEPT:
+                # and a look at the photo foreshortened (``_foreshortened``), likewise; a card found
+                # there counts only when its pixels agree by REFIT_DENSE, as one fitted again does: the
+                # layout and a title one letter off lined a card not enrolled up with an enrolled one
+                # there (0.177; the cards found so on the outside sets 0.26 and 0.49)
+                n = FORESHORTENED_SHORTLIST
+                squeezed = _check(gray, index, _look(gray, index, [], foreshortened=True), (0, 0, 0, n, n), [])
+                if (squeezed and squeezed[0].dense >= REFIT_DENSE
+                        and (not checked or confidence(squeezed[0]) > confidence(checked[0]))):
+                    checked = squeezed
+            if checked and confidence(checked[0]) < ACCEPT:
+                _fit_again(index, checked, gray)
+            if not checked or checked[0].H is None:
+                if not quads:
+                    reason = "too_blurry" if blurred(gray) else "no_card"
+                    return Result(reason=reason, message=MESSAGES[reason])
+                if not checked:
+                    reason = "too_blurry" if _sharpness(gray, outlines[0]) < BLUR_LIMIT else "no_confident_match"
+                    return Result(reason=reason, message=MESSAGES[reason], outlines=outlines[:2])
+            verdict = _verdict(index, checked, gray, read_title)
+            if held is not None and verdict[0].row == held.row:
+                _still_held(held, verdict[0])
+            _set_aside(verdict[0], checked, quads, gray.shape)
     best, short = verdict
     cands = [Candidate(index.ids[m.row], m.dense, confidence(m), m.inliers) for m in checked[:5]]
     H = best.H if best.H is not None else outlines[0]
@@ -480,7 +500,7 @@ def _under_another_title(m: match.Match) -> bool:
 
 def _still_held(first: match.Match, again: match.Match) -> None:
     """The card the first look was sure of but did not name (``_verdict``), found again by
-    the wider look (``again``): what held it back still does — the lower agreement where its
+    a later look (the second or the wider, ``again``): what held it back still does — the lower agreement where its
     print's twins differ, the shorter lead over its rivals, a reading as another title, the
     lines that agree less where its print's cards differ (``match.art``). The
     wider look is taken to find the card meant, not to judge that one anew: through the
