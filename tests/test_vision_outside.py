@@ -4,6 +4,7 @@ test_vision.py, so that two workers share the scanner's tests)."""
 from __future__ import annotations
 
 import dataclasses
+import json
 import math
 import random
 import re
@@ -41,6 +42,28 @@ def test_a_set_made_by_another_generator_is_recognised_through_the_cli(tmp_path)
     assert "| outside | **all** | 8 + 2 | 100.0% | 0 | 0 / 2 (0.0%) |" in out, out
     # the figures come with the machine they were measured on: its processor and a yardstick of its speed
     assert re.search(r"^\d{4}-\d\d-\d\d, \S+, \d+ cores \(.+\), Python .*; yardstick \d+\.\d ms;", out, re.M), out
+
+
+def test_two_versions_of_the_scanner_take_turns_on_the_same_photos(tmp_path):
+    """``bench/vision_ab.py`` checks a revision out beside this checkout, lets each enrol a
+    set's cards with its own CLI and recognise its photos in turns, and reports both: the
+    same code on both sides names the same cards and answers no photo otherwise, and the
+    temporary checkout is gone afterwards."""
+    made = tmp_path / "outside"
+    subprocess.run([sys.executable, str(ROOT / "bench" / "outside_set.py"), str(made), "--design", "cartoon",
+                    "--cards", "21", "--photos", "6", "--unknown", "0.2", "--jobs", "1"], check=True,
+                   capture_output=True)
+    worktrees = subprocess.run(["git", "worktree", "list"], cwd=ROOT, capture_output=True, text=True).stdout
+    rows = tmp_path / "rows.json"
+    out = subprocess.run([sys.executable, str(ROOT / "bench" / "vision_ab.py"), "--before", "HEAD", str(made),
+                          "--rows", str(rows)], check=True, capture_output=True, text=True, cwd=ROOT).stdout
+    for version in ("before", "after"):
+        assert re.search(rf"^\| {version} \| outside \| 5 / 5 \(100\.0 %\) \| 0 \| 0 / 1 \| \d+ \| \d+ \| \d+ \|$",
+                         out, re.M), out
+    assert "0 photos answered otherwise:" in out, out
+    answers = json.loads(rows.read_text())
+    assert len(answers) == 6 and all(len(r["answers"]) == 2 and r["answers"][0]["ms"] > 0 for r in answers)
+    assert subprocess.run(["git", "worktree", "list"], cwd=ROOT, capture_output=True, text=True).stdout == worktrees
 
 
 def outside_deck(out: Path, design: str, seed: int, enrolled: int = 300):
