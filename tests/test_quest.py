@@ -101,13 +101,14 @@ def test_a_new_room_always_holds_a_monster():
 def test_moves_go_to_an_adjacent_explored_room_for_a_token_and_a_monster_there_means_a_fight():
     state = act(new_table("Ann", "Bob"), "s0", "quest.draw")
     assert refused(state, "s0", "quest.move", room="nowhere").status == 404
-    state = act(state, "s0", "quest.explore", name="Crypt", monster=ORC, cost=0)
+    state = act(state, "s0", "quest.explore", name="Crypt", monster=ORC)
     crypt = q(state, "s0")["room"]
     state = call_off(state)  # called off: the Orc stays in the Crypt
+    assert q(state, "s0")["tokens"] == 2
     state = act(state, "s0", "quest.move", room="entrance")
-    assert q(state, "s0")["room"] == "entrance" and q(state, "s0")["tokens"] == 2
+    assert q(state, "s0")["room"] == "entrance" and q(state, "s0")["tokens"] == 1
     state = act(state, "s0", "quest.move", room=crypt)
-    assert state.combat and state.combat["monsters"][0]["name"] == "Orc" and q(state, "s0")["tokens"] == 1
+    assert state.combat and state.combat["monsters"][0]["name"] == "Orc" and q(state, "s0")["tokens"] == 0
 
 
 def test_a_move_needs_a_passage():

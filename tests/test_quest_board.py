@@ -353,19 +353,30 @@ def test_a_four_player_game_to_the_boss_with_two_phones_at_once(client):
 
 def test_a_move_through_a_door_that_costs_more_takes_what_the_board_says():
     """What crossing a junction costs depends on the door, as the summary says for exploring through
-    one (Exploration: a variable cost); moving back through the same door later costs the same. The
-    move took 1 token whatever the board said, with no way to pay the rest."""
+    one (Exploration: a variable cost); moving back through the same door later costs the same, so
+    the board keeps the price paid to explore it. The move took 1 token whatever the board said (the
+    phone's move buttons could say nothing else), and a dearer door was crossed for 1."""
     state = act(new_table("Ann", "Bob"), "s0", "quest.draw")
     state = act(state, "s0", "quest.explore", name="Crypt", monster={"name": "Rat", "level": 1}, cost=2)
     state = act(act(state, "s0", "quest.fight.dice", fighter_die=6, monster_dice=[1]), "s0", "quest.fight.resolve")
     crypt = q(state, "s0")["room"]
-    assert q(state, "s0")["tokens"] == 1
-    error = refused(state, "s0", "quest.move", room="entrance", cost=2)
+    assert q(state, "s0")["tokens"] == 1 and t.quest.passage_cost(state.board, crypt, "entrance") == 2
+    error = refused(state, "s0", "quest.move", room="entrance")  # the way back costs what the way in did
     assert error.rule.id == "quest.turn" and "costs 2" in error.message
-    state = act(state, "s0", "quest.move", room="entrance", cost=0)  # a card or a passage that costs nothing
+    state = act(state, "s0", "quest.move", room="entrance", cost=0)  # a card that makes this move free
     assert q(state, "s0")["tokens"] == 1 and q(state, "s0")["room"] == "entrance"
+    state = act(state, "s0", "quest.explore", name="Hall", monster={"name": "Rat", "level": 1}, cost=0)
+    state = act(act(state, "s0", "quest.fight.dice", fighter_die=6, monster_dice=[1]), "s0", "quest.fight.resolve")
+    hall = q(state, "s0")["room"]
+    state = act(state, "s0", "quest.move", room="entrance")  # through a free junction, back for nothing
+    assert q(state, "s0")["tokens"] == 1
+    state = act(state, "s0", "quest.room.join", room=crypt, to=hall)  # the tiles changed: a plain passage
+    assert t.quest.passage_cost(state.board, crypt, hall) == 1
+    state = act(state, "s0", "quest.move", room=hall)  # free again
     state = act(state, "s0", "quest.move", room=crypt)
-    assert q(state, "s0")["tokens"] == 0  # unsaid, a move costs 1
+    assert q(state, "s0")["tokens"] == 0 and q(state, "s0")["room"] == crypt
+    old = t.quest.new_board() | {"joins": {t.quest.join_key("entrance", crypt): True}}  # kept before the price was
+    assert t.quest.passage_cost(old, "entrance", crypt) == 1
 
 
 def test_the_phones_explore_form_says_what_exploring_costs(app):
@@ -380,6 +391,23 @@ def test_the_phones_explore_form_says_what_exploring_costs(app):
     assert field and 'value="1"' in field.group(0) and 'min="0"' in field.group(0) and 'max="3"' in field.group(0)
     page = text(alice.act("quest.explore", name="Crypt", monster_name="Rat", monster_level=1, cost="2"))
     assert 'id="my-tokens">1<' in page
+
+
+def test_the_phone_says_what_each_passage_costs_to_cross(app):
+    """The move buttons and the map say a passage's price when it is not 1 (the price paid to
+    explore it): the buttons paid 1 whatever the door, and nothing on the phone said otherwise."""
+    from test_quest_pages import quest_table, text
+
+    alice, bob = quest_table(app)
+    alice.act("quest.draw")
+    alice.act("quest.explore", name="Crypt", monster_name="Rat", monster_level=1, cost="2")
+    alice.act("quest.fight.dice", fighter_die=6, monster_dice=1)
+    page = text(alice.act("quest.fight.resolve"))
+    moves = re.search(r'<div class="row" id="moves">(.*?)</div>', page, re.S).group(1)
+    assert "Entrance · 2 tokens" in moves and "Move to Entrance for 2 move/action tokens" in moves
+    assert re.search(r"next to: Entrance \(2 tokens\)", text(bob.get(f"/t/{bob.table_id}")))
+    page = text(alice.act("quest.move", room="entrance"))
+    assert "2 move/action token(s); 1 left" in page and 'id="my-tokens">1<' in page
 
 
 @pytest.mark.parametrize("body", [

@@ -364,9 +364,10 @@ def _quest(name: str, summary: str, who: str, params: dict | None = None, **rest
 
 _quest("quest.draw", "Draw the turn's DxM card; a character starting the turn in a room with a monster fights it "
        "at once.", TURN, phases=("start",), alive=True)
-_quest("quest.move", "Move to an adjacent explored room (1 move/action token, or what its door costs); a monster there "
-       "means a fight at once.",
-       TURN, {"room": _ROOM, "cost": Param("int", "Move/action tokens it costs (the door says; default 1).", 0, 3)},
+_quest("quest.move", "Move to an adjacent explored room for what its passage cost to explore (move/action tokens); a "
+       "monster there means a fight at once.",
+       TURN, {"room": _ROOM, "cost": Param("int", "Move/action tokens it costs this time, when a card says otherwise "
+                                                  "(default: what exploring through the passage cost).", 0, 3)},
        phases=("actions",), alive=True)
 _quest("quest.explore", "Explore through a free junction: a new room (its tile's name) joined to yours, always with a "
        "monster, and the fight at once. The colour die names the monster's owner, who draws a DxM card.", TURN,
@@ -406,7 +407,8 @@ _quest("quest.monster.place", "Put a monster on the map (a search, a card): it s
        "fight going on it joins the fight.", ANYONE,
        {"monster": _Q_MONSTER, **_Q_FLAT, "room": _ROOM})
 _quest("quest.room.join", "Record a passage between two explored rooms (the tiles changed).", TURN_OR_HOST,
-       {"room": _ROOM, "to": _ROOM})
+       {"room": _ROOM, "to": _ROOM,
+        "cost": Param("int", "Move/action tokens crossing it costs (its junction says; default 1).", 0, 3)})
 _quest("quest.boss", "Fight the Boss: at the Entrance, at level 10 (the game is won by beating it).", TURN,
        {"monster": _Q_MONSTER, **_Q_FLAT}, phases=("actions",), alive=True)
 _quest("quest.heal", "Heal: lose a level to get back 3 health (never above 4, never below level 1).", OWN,

@@ -216,6 +216,14 @@ def adjacent(board: dict, a: str, b: str) -> bool:
     return a == b or join_key(a, b) in (board.get("joins") or {})
 
 
+def passage_cost(board: dict, a: str, b: str) -> int:
+    """The move/action tokens crossing the passage between the joined rooms ``a`` and ``b`` costs:
+    what exploring through it cost (a junction's kind sets its price, and it keeps it), 1 for a
+    passage recorded without one (a board written before the price was kept holds ``True``)."""
+    cost = (board.get("joins") or {}).get(join_key(a, b), 1)
+    return 1 if cost is True else int(cost)
+
+
 def neighbours(board: dict, room: str) -> list[str]:
     return sorted(other for key in (board.get("joins") or {}) for pair in [key.split("|")] if room in pair
                   for other in pair if other != room)

@@ -179,10 +179,11 @@ def _draw(state: TableState, actor: str, action: str, params: dict) -> Event:
 
 @decides("quest.move")
 def _move(state: TableState, actor: str, action: str, params: dict) -> Event:
-    """A move to a joined explored room for the tokens its door costs (``cost``, 1 unless the board
-    says otherwise): what a junction costs depends on its kind, as the summary says for exploring
-    through one (Tour de jeu, Exploration), and moving back through it later costs the same. A fixed
-    1 left a dearer door short with no way to pay the rest. A monster there means a fight at once."""
+    """A move to a joined explored room for the tokens its passage costs: what a junction costs
+    depends on its kind, as the summary says for exploring through one (Tour de jeu, Exploration),
+    and moving back through it later costs the same, so the price paid to explore it is kept on the
+    board (``quest.passage_cost``); ``cost`` says otherwise when a card changes it for this move. A
+    fixed 1 left a dearer door short with no way to pay the rest. A monster there means a fight at once."""
     turn.require(state, "move")
     draft = Draft(state)
     here, there = draft.q(actor)["room"], params.get("room")
@@ -190,7 +191,8 @@ def _move(state: TableState, actor: str, action: str, params: dict) -> Event:
     if there == here or not Q.adjacent(draft.board, here, there):
         raise Refused("{room} is not next to {here}: move one room at a time, through an open passage.",
                       rule="quest.map", status=409, room=Q.room_name(draft.board, there), here=Q.room_name(draft.board, here))
-    _tokens(draft, actor, params.get("cost", 1), "move")
+    cost = params.get("cost")
+    _tokens(draft, actor, Q.passage_cost(draft.board, here, there) if cost is None else cost, "move")
     draft.set(actor, "room", there)
     summary = said("{who} moves to {room}", room=Q.room_name(draft.board, there))
     if Q.monsters_in(draft.board, there):
@@ -208,13 +210,14 @@ def _explore(state: TableState, actor: str, action: str, params: dict) -> Event:
     raw = monster_param(params)
     if not raw:
         raise Refused("A new room always holds a monster: say which.", rule="quest.explore", status=400)
-    _tokens(draft, actor, params.get("cost", 1), "explore")
+    cost = params.get("cost", 1)
+    _tokens(draft, actor, cost, "explore")
     here = draft.q(actor)["room"]
     room = f"r{state.version + 1}"
     monster = Q.new_monster(raw, f"m{state.version + 1}", room, state.players)
     _stand_for(draft, monster)
     draft.put("rooms", room, {"name": name, "market": bool(params.get("market"))})
-    draft.put("joins", Q.join_key(here, room), True)
+    draft.put("joins", Q.join_key(here, room), cost)  # what crossing it costs from now on
     draft.put("monsters", monster["uid"], monster)
     draft.set(actor, "room", room)
     draft.add(actor, "dxm", 1)
@@ -510,7 +513,7 @@ def _join_rooms(state: TableState, actor: str, action: str, params: dict) -> Eve
         raise Refused("Nothing changes the Entrance's passages.", rule="quest.map", status=409)
     if a == b or Q.adjacent(draft.board, a, b):
         raise Refused("Those rooms are already joined.", status=409)
-    draft.put("joins", Q.join_key(a, b), True)
+    draft.put("joins", Q.join_key(a, b), params.get("cost", 1))
     return _changed(actor, action, draft.ops, said("{who} records a passage between {room} and {room2}",
                                                    room=Q.room_name(draft.board, a), room2=Q.room_name(draft.board, b)), state)
 

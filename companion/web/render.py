@@ -140,7 +140,7 @@ def last_change(state: TableState) -> dict | None:
 
 def quest_context(state: TableState) -> dict:
     """What the Quest templates ask about the map: room names (the Entrance in the phone's language),
-    neighbours, monsters in a room, adjacency, the dice a fight still needs and who gives each; and
+    neighbours, monsters in a room, adjacency, what a passage costs, the dice a fight still needs and who gives each; and
     the rule entry behind each line of the sheet (``quest.SHEET_RULES``)."""
     board = state.board
 
@@ -151,6 +151,7 @@ def quest_context(state: TableState) -> dict:
     return {"room_name": room_name, "sheet_rules": quest.SHEET_RULES, "neighbours": lambda room: quest.neighbours(board, room),
             "monsters_in": lambda room: quest.monsters_in(board, room),
             "adjacent": lambda a, b: quest.adjacent(board, a, b),
+            "passage_cost": lambda a, b: quest.passage_cost(board, a, b),
             "rolls_for": lambda seat, who: quest_table.rolls_for(state, seat, state.combat, who),
             "roller": lambda who: quest_table.roller(state, state.combat, who),
             "missing_dice": [state.players[m].name if m in state.players else m
