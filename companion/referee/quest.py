@@ -219,9 +219,8 @@ def adjacent(board: dict, a: str, b: str) -> bool:
 def passage_cost(board: dict, a: str, b: str) -> int:
     """The move/action tokens crossing the passage between the joined rooms ``a`` and ``b`` costs:
     what exploring through it cost (a junction's kind sets its price, and it keeps it), 1 for a
-    passage recorded without one (a board written before the price was kept holds ``True``)."""
-    cost = (board.get("joins") or {}).get(join_key(a, b), 1)
-    return 1 if cost is True else int(cost)
+    passage recorded without one (a board written before the price was kept holds ``True``: 1 as an int)."""
+    return int((board.get("joins") or {}).get(join_key(a, b), 1))
 
 
 def neighbours(board: dict, room: str) -> list[str]:
