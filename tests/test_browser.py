@@ -457,7 +457,7 @@ def test_scan_a_card_with_the_phone_camera(browser, server, tmp_path):
     expect(suzan.locator(".notice")).to_contain_text("The scanner knows this card now.")
     learned = suzan.locator("#learned img")  # the picture it learned, to be checked by eye
     expect(learned).to_be_visible()
-    suzan.wait_for_function("document.querySelector('#learned img').complete")
+    suzan.wait_for_function("() => document.querySelector('#learned img').complete")
     assert learned.evaluate("img => [img.naturalWidth, img.naturalHeight]") == [240, 336]
     assert errors == []
 

@@ -171,7 +171,7 @@ def test_the_offline_page_speaks_the_phones_language_after_a_switch(browser, ser
             if (page) return page.headers.get('X-Offline-Page');
         }
     }"""
-    page.wait_for_function(f"({offline})().then(key => key === 'de/auto')")
+    page.wait_for_function(f"() => ({offline})().then(key => key === 'de/auto')")
     assert errors == []
 
 
@@ -185,7 +185,7 @@ def test_a_table_keeps_the_screen_on(browser, server):
     assert page.evaluate("window.__wakeLock.calls") == []  # no table open: the screen may sleep
 
     start_table(page, server)
-    page.wait_for_function("window.__wakeLock.settled >= 1")
+    page.wait_for_function("() => window.__wakeLock.settled >= 1")
     assert page.evaluate("window.__wakeLock.calls") == ["screen"]
     # The phone locks its screen and unlocks it again: the browser dropped the lock, it is asked again.
     page.evaluate("""() => {
@@ -196,7 +196,7 @@ def test_a_table_keeps_the_screen_on(browser, server):
         show('hidden');
         show('visible');
     }""")
-    page.wait_for_function("window.__wakeLock.calls.length >= 2")
+    page.wait_for_function("() => window.__wakeLock.calls.length >= 2")
     assert page.evaluate("window.__wakeLock.calls") == ["screen", "screen"]
     assert errors == []
 

@@ -238,7 +238,11 @@ def test_nothing_overflows_at_320_px_in_any_language(browser, server):
     host = fight_screen(browser, errors, server)
     host.set_viewport_size({"width": 320, "height": 700})
     for lang in LANGUAGES:
-        host.click(f"footer button[name=lang][value={lang}]")
+        # the new page loaded, its stylesheet too: ``html[lang=en]`` is there at once on the page
+        # already in English, and a page measured before its CSS has applied is as wide as its
+        # longest option (387 px, one run in the whole suite)
+        with host.expect_navigation(wait_until="load"):
+            host.click(f"footer button[name=lang][value={lang}]")
         host.wait_for_selector(f"html[lang={lang}]")
         host.locator("#fight").wait_for()
         host.evaluate(OPEN_EVERY_MENU)
@@ -403,7 +407,7 @@ def test_a_silently_dead_link_is_noticed_and_the_page_comes_back_live(browser, t
         expect(banner).to_contain_text("No connection to the server", timeout=15_000)
         os.killpg(live.proc.pid, signal.SIGCONT)
         expect(banner).to_be_hidden(timeout=15_000)
-        page.wait_for_function("window.__sameLoad === undefined", timeout=10_000)  # loaded again
+        page.wait_for_function("() => window.__sameLoad === undefined", timeout=10_000)  # loaded again
         api(live, "POST", f"/api/v1/tables/{table_id(page)}/actions", {"action": "level.up"}, bob)
         expect(page.locator('.player[data-name="Bob"] .level-value')).to_have_text("2", timeout=10_000)
     finally:
