@@ -134,6 +134,7 @@ TEXT_NEAR = 0.8                  # read with a letter or so wrong, as its refere
 TEXT_APART = 0.25                # ... and this much more than as any other: its own title (a blurred twin);
 TEXT_LIKELIER = 10.0             # or its own title explains the reading this much better (log-likelihood)
 TEXT_COST = 3.0                  # ... than any other's, and at most this much worse a letter than what was read
+                                 # (read surely, worse than that: another title, ``_costlier``)
 TEXT_SCALE = 4                   # the text is read at this many times the canonical card's size,
 TEXT_PAD = 4                     # ... with this many card px around the box
 RUNS_OUT = 0.03                  # a card with a corner this far outside the photo (of its diagonal) is not named
@@ -1043,7 +1044,10 @@ def _read_where_twins_differ(index: Snapshot, m: match.Match, gray: np.ndarray, 
       unlike (``TEXT_UNLIKE``, ``_alike``; covered, what is read may be part of the title,
       and its best stretch must be as like as ``TEXT_UNLIKE_PART``: "toadarcher" under a
       homography off at the title, which made it look covered, was like "theslimearcher" by
-      0.75 there, its twin enrolled named for it): another title.
+      0.75 there, its twin enrolled named for it) — or, read at all, when the card's own title
+      explains the reader's frames too poorly (``_costlier``) and, covered, no stretch of
+      the reading is as like as ``TEXT_UNLIKE_PART`` (what shows of a covered title is the
+      card's, and the letters under the cover cost its title dearly): another title.
 
     ~7–17 ms a read (and the reader's first load, ~0.15 s a process; a reference's text is
     read once and kept in the data directory, ``_text_on``), for the cards that agree
@@ -1064,8 +1068,10 @@ def _read_where_twins_differ(index: Snapshot, m: match.Match, gray: np.ndarray, 
         if (seen is not None and _reads_as(seen[0], own[0], [_letters(t) for t in theirs])
                 or _likeliest(reading, own_reading[0], [t[0] for t in theirs if t is not None])):
             m.read, m.text = True, reading[0].strip()
-    elif seen is not None and min(seen[1], own[1]) >= TEXT_SURE and (
-            _alike(seen[0], own[0], part=m.covered) < (TEXT_UNLIKE_PART if m.covered else TEXT_UNLIKE)):
+    elif seen is not None and own[1] >= TEXT_SURE and (
+            seen[1] >= TEXT_SURE and _alike(seen[0], own[0], part=m.covered) < (TEXT_UNLIKE_PART if m.covered else TEXT_UNLIKE)
+            or _costlier(reading, own_reading[0])
+            and (not m.covered or _alike(seen[0], own[0], part=True) < TEXT_UNLIKE_PART)):
         m.read, m.text = False, reading[0].strip()
 
 
@@ -1098,6 +1104,23 @@ def _likeliest(reading: tuple[str, float] | None, own: str, theirs: list[str]) -
     mine = likelihood(own)
     return (mine - reading.best >= -TEXT_COST * letters
             and all(mine - likelihood(other) >= TEXT_LIKELIER for other in theirs))
+
+
+def _costlier(reading: tuple[str, float] | None, own: str) -> bool:
+    """Whether the card's own title (``own``, as read on its reference) explains the
+    reader's frames (``reading``, a ``title.Reading``) worse than what it read there by more
+    than ``TEXT_COST`` a letter: another title, plainly printed, however many of its letters
+    it shares and however surely it was read. A title that shares most of its letters with
+    the card's ("The Minotaur Pruest", read surely, for "The Minotaur Thiif": ``difflib``'s
+    ratio 0.79) is as like as a blurred reading of the card's own, and a title read less
+    surely than ``TEXT_SURE`` ("Ghuul Squnre", 0.84, for "Holy Spear", where the place
+    looked covered) was not compared at all; the frames say more — 4.9 and 7.3 a letter
+    there, where the 1,199 photos named rightly on four outside samples cost their own
+    title 1.5 a letter at most when read with ``TITLE_OCR`` or more (docs/benchmarks.md,
+    2026-12-02)."""
+    likelihood = getattr(reading, "likelihood", None)
+    letters = sum(not ch.isspace() for ch in own)
+    return likelihood is not None and letters >= 2 and reading.best - likelihood(own) > TEXT_COST * letters
 
 
 def _alike(seen: str, own: str, part: bool) -> float:
