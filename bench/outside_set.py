@@ -116,6 +116,12 @@ class Card:
     text: int
 
 
+def unknown_cards(n_photos, unknown):
+    """How many cards that are not enrolled a set of `n_photos` photos, `unknown` of them of
+    such cards, draws from (each shown about twice, three at least)."""
+    return max(3, math.ceil(n_photos * unknown / 2))
+
+
 def build_cards(n_enrolled, n_unknown, seed):
     """Enrolled cards (every 20th a twin of the previous one, every 20th+10 a one-letter-off
     name of the previous one) followed by unknown cards (a third twins of enrolled cards, a
@@ -1213,8 +1219,7 @@ def main(argv=None):
     out = Path(args.out_dir)
     (out / "cards").mkdir(parents=True, exist_ok=True)
     (out / "photos").mkdir(exist_ok=True)
-    n_unknown = max(3, math.ceil(args.photos * args.unknown / 2))
-    cards = build_cards(args.cards, n_unknown, args.seed)
+    cards = build_cards(args.cards, unknown_cards(args.photos, args.unknown), args.seed)
     jobs = plan_photos(args.photos, args.cards, len(cards), args.unknown, args.seed)
     start = time.time()
     with Pool(args.jobs, _init, (cards, args.design, str(out), args.seed)) as pool:

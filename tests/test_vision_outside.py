@@ -74,7 +74,7 @@ def outside_deck(out: Path, design: str, seed: int, enrolled: int = 300, photos:
     not enrolled)."""
     from bench import outside_set
     (out / "photos").mkdir(parents=True)
-    cards = outside_set.build_cards(300, max(3, math.ceil(photos * 0.05 / 2)), seed)  # (its cards not enrolled, as it makes them)
+    cards = outside_set.build_cards(300, outside_set.unknown_cards(photos, 0.05), seed)
     jobs = {job[0]: job for job in outside_set.plan_photos(photos, 300, len(cards), 0.05, seed)}
     outside_set._init(cards, design, str(out), seed)
     idx = Index(out / "index")

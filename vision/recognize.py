@@ -134,7 +134,7 @@ TEXT_NEAR = 0.8                  # read with a letter or so wrong, as its refere
 TEXT_APART = 0.25                # ... and this much more than as any other: its own title (a blurred twin);
 TEXT_LIKELIER = 10.0             # or its own title explains the reading this much better (log-likelihood)
 TEXT_COST = 3.0                  # ... than any other's, and at most this much worse a letter than what was read
-                                 # (read surely, worse than that: another title, ``_costlier``)
+                                 # (worse than that: another title, ``_costlier``)
 TEXT_SCALE = 4                   # the text is read at this many times the canonical card's size,
 TEXT_PAD = 4                     # ... with this many card px around the box
 RUNS_OUT = 0.03                  # a card with a corner this far outside the photo (of its diagonal) is not named
@@ -1097,13 +1097,25 @@ def _likeliest(reading: tuple[str, float] | None, own: str, theirs: list[str]) -
 
     The letters compared as strings (``_reads_as``) say how many differ, not which: a
     blurred "Tiny Scroll" read "tinysorsl" is as far from it as from many a title."""
+    cost = _own_cost(reading, own)
+    if cost is None:
+        return False
+    mine, over = cost
+    return over <= 0 and all(mine - reading.likelihood(other) >= TEXT_LIKELIER for other in theirs)
+
+
+def _own_cost(reading: tuple[str, float] | None, own: str) -> tuple[float, float] | None:
+    """The log-likelihood of the card's own title ``own`` under the reader's frames
+    (``reading``, a ``title.Reading``), and by how much more than ``TEXT_COST`` a letter it
+    explains them worse than what was read (above 0: another title, ``_costlier``; at most
+    0: a blurred reading of it may be, ``_likeliest``). None without the frames or for a
+    title of fewer than two letters."""
     likelihood = getattr(reading, "likelihood", None)
     letters = sum(not ch.isspace() for ch in own)
     if likelihood is None or letters < 2:
-        return False
+        return None
     mine = likelihood(own)
-    return (mine - reading.best >= -TEXT_COST * letters
-            and all(mine - likelihood(other) >= TEXT_LIKELIER for other in theirs))
+    return mine, reading.best - mine - TEXT_COST * letters
 
 
 def _costlier(reading: tuple[str, float] | None, own: str) -> bool:
@@ -1118,9 +1130,8 @@ def _costlier(reading: tuple[str, float] | None, own: str) -> bool:
     there, where the 1,199 photos named rightly on four outside samples cost their own
     title 1.5 a letter at most when read with ``TITLE_OCR`` or more (docs/benchmarks.md,
     2026-12-02)."""
-    likelihood = getattr(reading, "likelihood", None)
-    letters = sum(not ch.isspace() for ch in own)
-    return likelihood is not None and letters >= 2 and reading.best - likelihood(own) > TEXT_COST * letters
+    cost = _own_cost(reading, own)
+    return cost is not None and cost[1] > 0
 
 
 def _alike(seen: str, own: str, part: bool) -> float:
