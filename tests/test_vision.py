@@ -510,7 +510,8 @@ def test_a_card_fitted_again_counts_only_when_its_pixels_then_agree_well(tmp_pat
     card is named only when its pixels then agree by ``REFIT_DENSE`` — the right card's
     rise to 0.33–0.37. (With the outlines of the photo's line segments, the wider look's
     alignment of the card is kept over the last look's and is not fitted again; they are
-    left out here to reach the case.) The photo foreshortened (``_foreshortened``) lines it
+    left out here to reach the case, and so is the card's being plainly seen, ``_plainly_seen``,
+    which now answers "not sure" without the wider look at all.) The photo foreshortened (``_foreshortened``) lines it
     up too, by 0.177, and a card found there counts by the same rule."""
     made, data = tmp_path / "outside", tmp_path / "data"
     subprocess.run([sys.executable, str(ROOT / "bench" / "outside_set.py"), str(made), "--design", "cartoon",
@@ -523,6 +524,7 @@ def test_a_card_fitted_again_counts_only_when_its_pixels_then_agree_well(tmp_pat
     photo = (made / "photos" / "0002.jpg").read_bytes()
     idx = Index(data / "vision")
     monkeypatch.setattr(recognize, "LINE_OUTLINES", 0)
+    monkeypatch.setattr(recognize, "_plainly_seen", lambda quads, outlines, gray: False)
     refits = []
     monkeypatch.setattr(match, "refit", lambda *a, _refit=match.refit: refits.append(_refit(*a)) or refits[-1])
     assert recognize.recognize(photo, idx).card_id is None

@@ -235,6 +235,54 @@ def test_a_title_the_cards_own_explains_far_worse_than_what_was_read_is_another_
     assert recognize.recognize(shot, idx, read_title=ocr).card_id == enrolled
 
 
+def test_a_card_plainly_seen_that_no_look_names_is_not_looked_for_more_widely(tmp_path, monkeypatch):
+    """A card not enrolled (the cartoon design, ``bench/outside_set.py --seed 6 --photos
+    317``, photo 133: a medium photo, the card whole near the middle, a quarter of the
+    picture, seen nearly straight down): neither the first look nor the second names a
+    card, and the wider look is left out (``_plainly_seen``) — it is for cards whose
+    outline was not found, lying far off, steep or blurred. Looked at more widely, the
+    answer is the same "not sure"."""
+    idx, photo = outside_deck(tmp_path, "cartoon", 6, photos=317)
+    shot, card_id = photo(133)
+    assert card_id is None
+    wider = []
+    look = recognize._look
+
+    def counted(*args, **kwargs):
+        wider.append(kwargs.get("rescaled", False) or kwargs.get("foreshortened", False))
+        return look(*args, **kwargs)
+    monkeypatch.setattr(recognize, "_look", counted)
+    assert recognize.recognize(shot, idx).card_id is None
+    assert len(wider) == 2 and not any(wider)            # the first look and the second, no more
+    wider.clear()
+    monkeypatch.setattr(recognize, "PLAIN_SHARE", math.inf)
+    assert recognize.recognize(shot, idx).card_id is None
+    assert any(wider)
+
+
+def test_a_card_is_plainly_seen_only_whole_near_the_middle_large_straight_on_and_sharp():
+    """``recognize._plainly_seen`` on a photo of a sharp card: the card outlined whole in the
+    middle, a quarter of the picture, seen straight down; not when its outline runs out of
+    the picture, lies off the middle, is small, is drawn by a steep view (one side 1.5 times
+    the one opposite), or the photo is blurred — what the wider look is for."""
+    rng = np.random.default_rng(7)
+    gray = np.full((768, 1024), 90, np.uint8)
+    card = cv2.resize(rng.integers(0, 255, (84, 60), np.uint8), (300, 420), interpolation=cv2.INTER_NEAREST)
+    gray[174:594, 362:662] = card
+
+    def seen(quad, picture=gray):
+        quad = np.array(quad, np.float32)
+        return recognize._plainly_seen([quad], [locate.card_homography(quad, picture.shape)], picture)
+    whole = [[362, 174], [662, 174], [662, 594], [362, 594]]
+    assert seen(whole)
+    assert not seen([[x - 400, y] for x, y in whole])                       # runs out of the picture
+    assert not seen([[x - 250, y] for x, y in whole])                       # off the middle
+    assert not seen([[412, 244], [612, 244], [612, 524], [412, 524]])       # 7 % of the picture
+    assert not seen([[412, 174], [612, 174], [712, 594], [312, 594]])       # a steep view
+    assert not seen(whole, cv2.GaussianBlur(gray, (0, 0), 6))              # blurred
+    assert not recognize._plainly_seen([], [], gray)                        # no outline at all
+
+
 def test_rivals_are_told_apart_by_their_text_only_where_they_lie_at_one_place():
     """``recognize._same_place``: a twin aligned through the card's homography, or on its
     own a few pixels off, lies where the card does; a card beside it (among enrolled cards,

@@ -124,6 +124,10 @@ ART_DENSE = 0.5                  # unless the pixels agree this well overall (``
 SEEN_EXCESS = 2 * MIN_EXCESS     # a card held back where its print's twins differ, whose inliers beyond,
 SEEN_DENSE = 0.4                 # ... pixels and lines agree this well, is a card not enrolled with its art:
 SEEN_ART = 0.7                   # ... no wider look (``_under_another_title``; set on the outside sets)
+PLAIN_MIDDLE = 0.12              # no wider look either when the first outline lies this near the photo's middle
+PLAIN_SHARE = 0.15               # ... (of its diagonal), covers this share of it or more, wholly in it,
+PLAIN_SKEW = 1.3                 # ... its opposite sides at most this many times as long as each other
+PLAIN_SHARP = 0.1                # ... and this sharp (``_sharpness``), and no look found a card (``_plainly_seen``)
 TEXT_DOUBT = 0.35                # a card agreeing less than this where its twins differ has the text there read:
 TEXT_OTHERS = 3                  # below MIN_AGREE it is named when it reads as on its reference and not as on
                                  # this many other cards of its print (nor its twins); at or above, not named
@@ -400,8 +404,10 @@ def _recognize(gray: np.ndarray, bgr: np.ndarray, index: Snapshot, to_photo: flo
                 verdict = second
             elif held is None:
                 held = second[0]
-        if verdict is None:
-            # a wider look, when the second is not sure either: the outlines the long straight
+        if verdict is None and not (held is None and _plainly_seen(quads, outlines, gray)):
+            # a wider look, when the second is not sure either (unless neither look was sure of any card
+            # and the first outline is plainly the card photographed, ``_plainly_seen``: it is not
+            # enrolled): the outlines the long straight
             # edges draw (a card whose edge joins the cloth's, the shadow's or another card's has
             # none in the edge map) and those closed in its colour edges only (a card as dark as
             # the table in grey), the photo at half size described as well — and when no outline
@@ -431,6 +437,7 @@ def _recognize(gray: np.ndarray, bgr: np.ndarray, index: Snapshot, to_photo: flo
                 if (squeezed and squeezed[0].dense >= REFIT_DENSE
                         and (not checked or confidence(squeezed[0]) > confidence(checked[0]))):
                     checked = squeezed
+        if verdict is None:
             if checked and confidence(checked[0]) < ACCEPT:
                 _fit_again(index, checked, gray)
             if not checked or checked[0].H is None:
@@ -497,6 +504,40 @@ def _under_another_title(m: match.Match) -> bool:
     return (m.H is not None and not m.cut and m.excess >= SEEN_EXCESS and m.dense >= SEEN_DENSE
             and m.art is not None and m.art >= SEEN_ART
             and (m.read is False or m.read is None and m.agree is not None and m.agree < MIN_AGREE))
+
+
+def _plainly_seen(quads: list[np.ndarray], outlines: list[np.ndarray], gray: np.ndarray) -> bool:
+    """Whether the photo's first outline (``quads[0]``, straightened through ``outlines[0]``)
+    is plainly the card photographed — wholly in the picture, its middle within
+    ``PLAIN_MIDDLE`` of the photo's (of its diagonal), covering ``PLAIN_SHARE`` of it or
+    more, seen nearly straight down (no side more than ``PLAIN_SKEW`` times as long as the
+    one opposite) and sharp (``PLAIN_SHARP``) —, so that when neither the first look nor
+    the second found an enrolled card, the wider look is left out: what it adds (outlines
+    drawn by long edges or colour, the photo at half size and as decoded, foreshortened,
+    the first outline widened) is for a card whose outline was not found, that lies far off,
+    is seen steeply or blurred; a card plainly seen that no look named is not enrolled.
+
+    Photos of cards not enrolled took every look, and filled the slowest 5 % of the outside
+    samples (where the p95 lies). On nine of them (2,853 photos, ``bench/outside_set.py
+    --seed 4|5|6``), 135 photos went on to the wider look: 97 of cards not enrolled, of
+    which this holds for 27 (21 with no card sure of: ``_recognize`` asks that too, a card
+    held back may have a twin of another print that only the wider look's longer shortlist
+    brings), and 38 of enrolled cards (22 named there), for none of which it holds — the
+    first outline of those is small, off the middle, steep or blurred, or not the card
+    (docs/benchmarks.md, 2026-12-02)."""
+    if not quads:
+        return False
+    quad, (h, w) = quads[0], gray.shape
+    if np.any(quad < 0) or np.any(quad > np.array([w, h], np.float32)):
+        return False
+    if np.linalg.norm(quad.mean(axis=0) - np.array([w / 2, h / 2])) > PLAIN_MIDDLE * math.hypot(w, h):
+        return False
+    if cv2.contourArea(quad.astype(np.float32)) < PLAIN_SHARE * w * h:
+        return False
+    sides = np.linalg.norm(quad - np.roll(quad, -1, axis=0), axis=1)
+    if max(sides[0] / sides[2], sides[2] / sides[0], sides[1] / sides[3], sides[3] / sides[1]) > PLAIN_SKEW:
+        return False
+    return _sharpness(gray, outlines[0]) >= PLAIN_SHARP
 
 
 def _still_held(first: match.Match, again: match.Match) -> None:
