@@ -127,7 +127,7 @@ SEEN_ART = 0.7                   # ... no wider look (``_under_another_title``; 
 PLAIN_MIDDLE = 0.12              # no wider look either when the first outline lies this near the photo's middle
 PLAIN_SHARE = 0.15               # ... (of its diagonal), covers this share of it or more, wholly in it,
 PLAIN_SKEW = 1.3                 # ... its opposite sides at most this many times as long as each other
-PLAIN_SHARP = 0.1                # ... and this sharp (``_sharpness``), and no look found a card (``_plainly_seen``)
+PLAIN_SHARP = 0.1                # ... and this sharp (``_sharpness``), and no look was sure of a card (``_plainly_seen``)
 TEXT_DOUBT = 0.35                # a card agreeing less than this where its twins differ has the text there read:
 TEXT_OTHERS = 3                  # below MIN_AGREE it is named when it reads as on its reference and not as on
                                  # this many other cards of its print (nor its twins); at or above, not named
@@ -405,15 +405,14 @@ def _recognize(gray: np.ndarray, bgr: np.ndarray, index: Snapshot, to_photo: flo
             elif held is None:
                 held = second[0]
         if verdict is None and not (held is None and _plainly_seen(quads, outlines, gray)):
-            # a wider look, when the second is not sure either (unless neither look was sure of any card
-            # and the first outline is plainly the card photographed, ``_plainly_seen``: it is not
-            # enrolled): the outlines the long straight
-            # edges draw (a card whose edge joins the cloth's, the shadow's or another card's has
-            # none in the edge map) and those closed in its colour edges only (a card as dark as
-            # the table in grey), the photo at half size described as well — and when no outline
-            # of the first look is large, the photo as decoded (the card may lie far off) —, a
-            # longer shortlist by words, and the cards of the looks before that a shortlist brings
-            # again verified again with the richer features
+            # a wider look, when the second is not sure either (unless neither look was sure of any
+            # card and the first outline is plainly the card photographed, ``_plainly_seen``: it is
+            # not enrolled): the outlines the long straight edges draw (a card whose edge joins the
+            # cloth's, the shadow's or another card's has none in the edge map) and those closed in
+            # its colour edges only (a card as dark as the table in grey), the photo at half size
+            # described as well — and when no outline of the first look is large, the photo as
+            # decoded (the card may lie far off) —, a longer shortlist by words, and the cards of
+            # the looks before that a shortlist brings again verified again with the richer features
             look = _look(gray, index, [], rescaled=True, before=look,
                          more=(wider_outlines, [functools.partial(_outlines, bgr, lines=True),
                                                 functools.partial(_outlines, bgr, colour=True)]),
