@@ -294,6 +294,14 @@ def homography(quad: np.ndarray, turn: int = 0) -> np.ndarray:
     return cv2.getPerspectiveTransform(CANON, np.roll(quad, -turn, axis=0).astype(np.float32))
 
 
+def skew(quad: np.ndarray) -> float:
+    """How far ``quad`` is from a parallelogram: the longest of its sides over the one
+    opposite, or the other way round (1 for a card seen straight down; its far end shorter the
+    more steeply it is seen)."""
+    sides = np.linalg.norm(quad - np.roll(quad, -1, axis=0), axis=1)
+    return float(max(sides[0] / sides[2], sides[2] / sides[0], sides[1] / sides[3], sides[3] / sides[1]))
+
+
 def on_table(quad: np.ndarray, shape: tuple[int, ...]) -> tuple[float, float]:
     """The lengths, up to one scale, of the outline's sides 0 (and 2) and 1 (and 3) on the
     table: what the camera's perspective shortened given back. A card photographed at 45°

@@ -575,8 +575,7 @@ def _plausible(H: np.ndarray, shape: tuple[int, int]) -> bool:
     h, w = shape[:2]
     if area < 0.01 * h * w or area > 4 * h * w:
         return False
-    sides = np.linalg.norm(corners - np.roll(corners, -1, axis=0), axis=1)
-    return bool(min(sides[0] / sides[2], sides[2] / sides[0], sides[1] / sides[3], sides[3] / sides[1]) > 0.4)
+    return locate.skew(corners) < 2.5  # no side shorter than 0.4 times the one opposite
 
 
 def tell_apart(snap: Snapshot, a: Match, b: Match, gray: np.ndarray) -> float:

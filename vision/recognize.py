@@ -533,8 +533,7 @@ def _plainly_seen(quads: list[np.ndarray], outlines: list[np.ndarray], gray: np.
         return False
     if cv2.contourArea(quad.astype(np.float32)) < PLAIN_SHARE * w * h:
         return False
-    sides = np.linalg.norm(quad - np.roll(quad, -1, axis=0), axis=1)
-    if max(sides[0] / sides[2], sides[2] / sides[0], sides[1] / sides[3], sides[3] / sides[1]) > PLAIN_SKEW:
+    if locate.skew(quad) > PLAIN_SKEW:
         return False
     return _sharpness(gray, outlines[0]) >= PLAIN_SHARP
 
