@@ -41,8 +41,22 @@ def browser():
         browser.close()
 
 
+@pytest.fixture(scope="module")
+def server(tmp_path_factory):
+    """One server for a file's tests (as the browser is): each test opens tables of its own and
+    its phones see only those, so nothing one test does reaches another's; a server started for
+    each test cost ~1.5 s of a core each time, ~70 times a run. A test that stops the server or
+    changes what every table shares (the scanner's cards) takes ``own_server``."""
+    data = tmp_path_factory.mktemp("server") / "data"
+    data.mkdir()
+    server = LiveServer(data, workers=2).start()
+    yield server
+    server.stop()
+
+
 @pytest.fixture
-def server(tmp_path):
+def own_server(tmp_path):
+    """A server for this test alone."""
     data = tmp_path / "data"
     data.mkdir()
     server = LiveServer(data, workers=2).start()
@@ -378,7 +392,7 @@ def test_history_shows_the_phones_local_time(browser, server):
     context.close()
 
 
-def test_scan_a_card_with_the_phone_camera(browser, server, tmp_path):
+def test_scan_a_card_with_the_phone_camera(browser, own_server, tmp_path):
     """The camera button: a 4000 × 3000 photo is shrunk in the browser, uploaded with a
     progress bar, recognised, and played with one tap; the fight gets a scanned monster.
     The cards are drawn in the lattice design (bench/card_designs.py), not the parchment one
@@ -389,6 +403,8 @@ def test_scan_a_card_with_the_phone_camera(browser, server, tmp_path):
 
     from bench import card_designs as cd
     from bench import card_photos as cp
+
+    server = own_server  # (the scanner is taught cards: not the file's shared server)
 
     def draw(card_id):
         return cd.face("lattice", cp.card_for(card_id, cards[card_id]["names"]["en"]))

@@ -14,7 +14,7 @@ import pytest
 from playwright.sync_api import expect
 
 from liveserver import LiveServer
-from test_browser import DOCS, PHONE, browser, ready, server  # noqa: F401 (fixtures)
+from test_browser import DOCS, PHONE, browser, own_server, ready, server  # noqa: F401 (fixtures)
 
 pytestmark = [pytest.mark.browser, pytest.mark.slow]
 
@@ -121,7 +121,8 @@ def test_the_manifest_is_linked_valid_and_makes_the_page_installable(browser, se
     assert errors == []
 
 
-def test_the_worker_controls_the_pages_and_shows_the_offline_page_when_the_server_is_gone(browser, server):
+def test_the_worker_controls_the_pages_and_shows_the_offline_page_when_the_server_is_gone(browser, own_server):
+    server = own_server  # (it is stopped and started again: not the file's shared server)
     errors: list[str] = []
     page = phone(browser, errors)
     table = start_table(page, server)
@@ -252,11 +253,12 @@ def test_dark_when_the_phone_is_dark_and_the_switch_per_phone(browser, server):
     assert [e for e in errors if "status of 422" not in e] == []  # the refused level down is a 422 by design
 
 
-def test_behind_a_proxy_a_bad_gateway_shows_the_offline_page_and_it_comes_back(browser, server):
+def test_behind_a_proxy_a_bad_gateway_shows_the_offline_page_and_it_comes_back(browser, own_server):
     """docs/deploy.md puts nginx in front: with the app gone, nginx answers 502 itself, which is
     no failed fetch — the phone showed nginx's bare "502 Bad Gateway" and stayed there after
     the app came back (2026-11-30). Now the worker shows the offline page for 502/503/504, and
     that page loads the table again once the answer is no gateway error."""
+    server = own_server  # (it is stopped and started again: not the file's shared server)
     import http.server
     import threading
     import time
