@@ -1110,8 +1110,9 @@ def _read_where_twins_differ(index: Snapshot, m: match.Match, gray: np.ndarray, 
             m.read, m.text = True, reading[0].strip()
     elif seen is not None and own[1] >= TEXT_SURE:
         part = m.covered or _one_end(seen[0], own[0])
-        if (seen[1] >= TEXT_SURE and _alike(seen[0], own[0], part=part) < (TEXT_UNLIKE_PART if part else TEXT_UNLIKE)
-                or _costlier(reading, own_reading[0]) and (not part or _alike(seen[0], own[0], part=True) < TEXT_UNLIKE_PART)):
+        alike = _alike(seen[0], own[0], part=part)
+        if (seen[1] >= TEXT_SURE and alike < (TEXT_UNLIKE_PART if part else TEXT_UNLIKE)
+                or _costlier(reading, own_reading[0]) and (not part or alike < TEXT_UNLIKE_PART)):
             m.read, m.text = False, reading[0].strip()
 
 
