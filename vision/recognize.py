@@ -372,16 +372,16 @@ def _recognize(gray: np.ndarray, bgr: np.ndarray, index: Snapshot, to_photo: flo
         known.extend(new)
         return [locate.card_homography(q, gray.shape) for q in new]
 
-    def first_outlines(lines):
-        straight.extend(lines)
-        return fresh(straight, first_straight), []
+    def find_straight() -> list[np.ndarray]:  # (once: kept for the second look)
+        straight.extend(_straight_outlines(bgr))
+        return straight
     # when no closed outline is large, the best outline of the photo's strongest straight lines is
     # described too (``FIRST_STRAIGHT``), looked for while the closed outlines are described (beside
     # a large outline, a card not enrolled, a title one letter off on other art, got the pixels
     # to be named through it: 0.169 -> 0.18)
     first_straight = min(FIRST_STRAIGHT, STRAIGHT_OUTLINES) if small else 0
     look = _look(gray, index, outlines[:CARD_OUTLINES], whole,
-                 more=(first_outlines, [functools.partial(_straight_outlines, bgr)]) if first_straight else None)
+                 more=(lambda found: (fresh(found, first_straight), []), [find_straight]) if first_straight else None)
     checked = _check(gray, index, look, (match.SHORTLIST, match.PLACED_SHORTLIST, match.COARSE_SHORTLIST, 0, 0), [])
     verdict = _verdict(index, checked, gray, read_title) if checked and confidence(checked[0]) >= ACCEPT else None
     if verdict is not None:
@@ -391,9 +391,7 @@ def _recognize(gray: np.ndarray, bgr: np.ndarray, index: Snapshot, to_photo: flo
         # the first look's card is not named (none sure, or its twins or its text said otherwise,
         # but for its art plainly seen under another title: ``_under_another_title``):
 
-        def second_outlines(*found):
-            if not first_straight:  # (not looked for yet)
-                straight.extend(found[0])
+        def second_outlines(*found):  # (the straight lines', unless the first look found them, and the frames')
             more = (STRAIGHT_OUTLINES if small else STRAIGHT_BESIDE) - first_straight
             return fresh(straight, more), fresh(found[-1], FRAME_OUTLINES)
 
@@ -407,7 +405,7 @@ def _recognize(gray: np.ndarray, bgr: np.ndarray, index: Snapshot, to_photo: flo
         # the same), verified as the first look's were; most cards the first look misses are
         # found here, at less than half the wider look's cost
         look = _look(gray, index, outlines[CARD_OUTLINES:SECOND_OUTLINES], before=look,
-                     more=(second_outlines, [functools.partial(_straight_outlines, bgr)] * (not first_straight)
+                     more=(second_outlines, [find_straight] * (not first_straight)
                            + [functools.partial(match.frames, index, whole, gray, FRAME_OUTLINES)]))
         checked = _check(gray, index, look, (match.SHORTLIST, match.PLACED_SHORTLIST, match.COARSE_SHORTLIST, 0, 0),
                          checked)
