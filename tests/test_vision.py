@@ -161,7 +161,7 @@ def test_a_jpeg_upload_is_decoded_to_the_pixels_pillow_gives_it_upright(mode, pr
         seen = ImageOps.exif_transpose(Image.open(io.BytesIO(buf.getvalue()))).convert("RGB")
         expected = np.asarray(seen)[:, :, ::-1]
         bgr, decoded = image.load_both(buf.getvalue())
-        assert decoded is bgr and bgr.shape == expected.shape and np.array_equal(bgr, expected), orientation
+        assert decoded() is bgr and bgr.shape == expected.shape and np.array_equal(bgr, expected), orientation
 
 
 def test_large_photo_is_decoded_small_and_upright():
@@ -179,20 +179,57 @@ def test_large_photo_is_decoded_small_and_upright():
 
 
 def test_the_image_as_decoded_is_kept_beside_the_working_one():
-    """A 4000 × 3000 JPEG is decoded at half size by libjpeg (2000 × 1500), then brought down
-    to the working size; the recogniser's wider look may use the image as decoded, upright
-    as well. An image no larger than the working size is one array."""
+    """A 4000 × 3000 PNG is shrunk by a whole factor in Pillow (1334 × 1000), then brought
+    down to the working size; the recogniser's wider look may use the image as decoded,
+    upright as well. An image no larger than the working size is one array."""
     img = Image.new("RGB", (4000, 3000), (200, 10, 10))
     exif = img.getexif()
     exif[0x0112] = 6                                        # "rotate 90° clockwise to view"
     buf = io.BytesIO()
-    img.save(buf, "JPEG", exif=exif.tobytes())
+    img.save(buf, "PNG", exif=exif.tobytes())
     bgr, decoded = image.load_both(buf.getvalue())
     assert bgr.shape == (image.WORK_SIDE, 768, 3)
-    assert decoded.shape == (2000, 1500, 3)
+    assert decoded().shape == (1334, 1000, 3)
     small = _pillow_saved("JPEG")
     bgr, decoded = image.load_both(small)
-    assert decoded is bgr and bgr.shape == (77, 123, 3)
+    assert decoded() is bgr and bgr.shape == (77, 123, 3)
+
+
+@pytest.mark.parametrize("size, work, finer", [((4000, 3000), (1000, 750), (2000, 1500)),
+                                               ((2016, 1512), (1008, 756), (2016, 1512)),
+                                               ((1600, 1200), (1024, 768), (1600, 1200))])
+def test_a_phone_photo_is_decoded_straight_at_the_working_size(size, work, finer):
+    """A JPEG that libjpeg's DCT scaling brings to within ``NEAR_WORK`` of the working size
+    (a camera's 4032 × 3024 or 2016 × 1512 photo) is decoded at that scale: upright, in
+    the colours of the resized full decode, and the image as decoded (for the wider look) is
+    decoded only when asked, once. A 1,600 px upload is decoded whole and resized."""
+    rng = np.random.default_rng(7)
+    picture = cv2.resize(cv2.GaussianBlur((rng.random((size[1] // 8, size[0] // 8, 3)) * 255).astype(np.uint8),
+                                          (0, 0), 2), size, interpolation=cv2.INTER_CUBIC)
+    img = Image.fromarray(picture[:, :, ::-1])
+    exif = img.getexif()
+    exif[0x0112] = 8                                        # "rotate 90° anticlockwise to view"
+    buf = io.BytesIO()
+    img.save(buf, "JPEG", exif=exif.tobytes(), quality=92)
+    bgr, decoded = image.load_both(buf.getvalue())
+    assert bgr.shape[:2] == work
+    fine = decoded()
+    assert fine.shape[:2] == finer and decoded() is fine
+    upright = cv2.rotate(picture, cv2.ROTATE_90_COUNTERCLOCKWISE)
+    resized = cv2.resize(upright, work[::-1], interpolation=cv2.INTER_AREA)
+    assert np.abs(bgr.astype(int) - resized).mean() < 2.0
+
+
+def test_a_cmyk_photo_of_a_camera_s_size_is_decoded_by_pillow():
+    """OpenCV's colours of a CMYK JPEG differ from Pillow's: at a camera's size it is not
+    decoded at libjpeg's scale by OpenCV, but by Pillow, and resized."""
+    img = Image.new("CMYK", (2016, 1512), (0, 200, 200, 30))
+    buf = io.BytesIO()
+    img.save(buf, "JPEG")
+    bgr, decoded = image.load_both(buf.getvalue())
+    assert bgr.shape == (768, 1024, 3) and decoded().shape == (1512, 2016, 3)
+    expected = np.asarray(Image.open(io.BytesIO(buf.getvalue())).convert("RGB"))[0, 0, ::-1]
+    assert np.abs(bgr[384, 512].astype(int) - expected).max() <= 2
 
 @pytest.mark.parametrize("fmt, mode", [("PNG", "RGBA"), ("PNG", "LA"), ("PNG", "P"), ("WEBP", "RGBA")])
 def test_what_is_transparent_is_laid_on_white(fmt, mode):

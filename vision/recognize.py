@@ -272,7 +272,7 @@ def recognize(data: bytes, index: Index, read_title: title.Reader | None = None,
 def _photo(data: bytes, snapshot: Snapshot, read_title: title.Reader | None,
            match_name: NameMatcher | None) -> Result:
     t0, setup = time.perf_counter(), title.setup_seconds()
-    bgr, decoded = image.load_both(data)
+    bgr, decoded = image.load_both(data)  # (``decoded`` decodes the finer image when the wider look asks)
     bgr = light.stretched(bgr)
     gray = cv2.cvtColor(bgr, cv2.COLOR_BGR2GRAY)
     _, width, height = header.read(data)
@@ -349,9 +349,9 @@ def _card_shaped(quads: list[np.ndarray], shape: tuple[int, ...]) -> list[np.nda
 
 
 def _recognize(gray: np.ndarray, bgr: np.ndarray, index: Snapshot, to_photo: float,
-               decoded: np.ndarray | None = None, read_title: title.Reader | None = None) -> Result:
-    """The answer for the photo ``gray`` (``bgr`` in colour; ``decoded``: the same in colour
-    as it was decoded, when that is larger, see ``image.load_both``); its corners in the
+               decoded: Callable[[], np.ndarray] | None = None, read_title: title.Reader | None = None) -> Result:
+    """The answer for the photo ``gray`` (``bgr`` in colour; ``decoded``: gives the same in
+    colour as it was decoded, when that is larger, see ``image.load_both``); its corners in the
     photo's own pixels, ``to_photo`` times those of ``gray``. With ``read_title``, the text
     where the print's twins differ is read when the card agrees little there
     (``_read_where_twins_differ``)."""
@@ -840,7 +840,7 @@ class _Look:
 def _look(gray: np.ndarray, index: Snapshot, outlines: list[np.ndarray],
           whole: tuple[np.ndarray, np.ndarray] | None = None, rescaled: bool = False, before: _Look | None = None,
           more: tuple[Callable[..., list[np.ndarray]], list[Callable[[], list]]] | None = None,
-          decoded: np.ndarray | None = None, foreshortened: bool = False) -> _Look:
+          decoded: Callable[[], np.ndarray] | None = None, foreshortened: bool = False) -> _Look:
     """Describe the photo: the whole photo (its features ``whole``, described already while
     its outlines were looked for; none in a wider look), each outline straightened
     to ``OUTLINE_SIZE`` (positions mapped back into the photo; with ``more``, a function and
@@ -849,7 +849,7 @@ def _look(gray: np.ndarray, index: Snapshot, outlines: list[np.ndarray],
     those where a print's frame lies only the picture, which shortlists on its own,
     ``_Look.framed``) and, with
     ``rescaled``, the photo at other sizes — at half size (a large card blurred by a shaking
-    hand is sharp there, and near its reference's size) and, when ``decoded`` is ``FINER``
+    hand is sharp there, and near its reference's size) and, when the image ``decoded`` gives is ``FINER``
     times larger than ``gray``, as it was decoded (a card lying far off, often too small for
     an outline of its own, keeps its detail there: ``image.load_both``) — or, with
     ``foreshortened``, only the photo squeezed along each of ``FORESHORTEN_TURNS``
@@ -876,8 +876,10 @@ def _look(gray: np.ndarray, index: Snapshot, outlines: list[np.ndarray],
     def framed_pictures(H):
         return H, pictures(light.even(locate.rectify(gray, H, OUTLINE_SIZE)))
 
+    finer = decoded() if rescaled and decoded is not None else None
+
     def as_decoded():
-        fine = cv2.cvtColor(light.stretched(decoded), cv2.COLOR_BGR2GRAY)
+        fine = cv2.cvtColor(light.stretched(finer), cv2.COLOR_BGR2GRAY)
         p, d = features.photo(fine, fast=DECODED_FAST)
         return p * np.array([gray.shape[1] / fine.shape[1], gray.shape[0] / fine.shape[0]], np.float32), d
 
@@ -889,7 +891,7 @@ def _look(gray: np.ndarray, index: Snapshot, outlines: list[np.ndarray],
     if foreshortened:
         sizes = [functools.partial(_foreshortened, gray, turn) for turn in FORESHORTEN_TURNS]
     else:
-        sizes = ([as_decoded] if rescaled and decoded is not None and decoded.shape[0] >= FINER * gray.shape[0]
+        sizes = ([as_decoded] if finer is not None and finer.shape[0] >= FINER * gray.shape[0]
                  else []) + ([half_photo] if rescaled else [])
     pick, finders = more if more else (None, [])
     # the heaviest first, so that the two threads finish together: the photo as decoded (up to
