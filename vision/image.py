@@ -8,8 +8,8 @@ opens only that format and must agree on the size. An upload's JPEG (less than t
 working size long) is then decoded by OpenCV, to the same pixels sooner (``_decode``).
 A JPEG that libjpeg's DCT scaling (1/2, 1/4, 1/8) brings to within ``NEAR_WORK`` of the
 working size — a phone camera's 4032 × 3024 or 2016 × 1512 photo — is decoded at that scale
-by OpenCV and used as it comes (``_scaled_to_work``): the full decode and the resize to the working
-size took 25 ms of a photo's 170, this takes 8. Other large JPEGs are decoded straight at a
+by OpenCV and used as it comes (``_scaled_to_work``): ~15 ms where the full decode and the resize
+to the working size took ~25 (of a photo's ~170, the machine at half speed). Other large JPEGs are decoded straight at a
 reduced scale (libjpeg's DCT scaling), which is both the memory bound and most of the speed;
 PNG and WebP are decoded whole (4 bytes a pixel, at most ~160 MB) and shrunk by a whole
 factor in Pillow before any copy is made; what is transparent in them is laid on white.
@@ -140,10 +140,8 @@ def _decode(data: bytes, fmt: str, size: tuple[int, int], max_side: int, scaled:
             raise ImageError("corrupt", f"The image's header says {size[0]} × {size[1]} pixels, "
                                         f"its data {img.width} × {img.height}.")
         if fmt == "JPEG":
-            if img.mode in ("RGB", "L") and scaled is not None:
-                return _opencv_jpeg(data, scaled)
-            if img.mode in ("RGB", "L") and max(size) < 2 * max_side:  # (libjpeg would not scale it)
-                return _opencv_jpeg(data)
+            if img.mode in ("RGB", "L") and (scaled is not None or max(size) < 2 * max_side):
+                return _opencv_jpeg(data, scaled or cv2.IMREAD_COLOR)  # (unscaled: libjpeg would not scale it)
             img.draft("RGB", (max_side, max_side))
         img.load()
         img = _shrink(img, max_side)
