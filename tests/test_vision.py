@@ -1018,6 +1018,22 @@ def test_the_title_reader_reads_a_line_with_the_model_rapidocr_ships(ocr):
         assert reading.likelihood(text) > reading.likelihood(text[0] + "q" + text[2:]) + 5
 
 
+def test_a_letter_inside_a_title_read_plainly_as_another_is_another_title_and_one_at_an_end_is_forgiven(ocr):
+    """``recognize._other_letter``: a line printed "Wyrern Squire", read, is not "Wyvern
+    Squire" blurred — the letter inside it read as another costs that title more than
+    ``TEXT_LETTER`` —, while it is itself, and a title one letter longer or shorter at an end
+    (the box where twins differ cuts a first or last letter) is forgiven."""
+    line = np.full((90, 760), 255, np.uint8)
+    cv2.putText(line, "Wyrern Squire", (12, 62), cv2.FONT_HERSHEY_DUPLEX, 1.6, 0, 2, cv2.LINE_AA)
+    reading = ocr(line)
+    assert reading[0] == "Wyrern Squire", tuple(reading)
+    assert recognize._other_letter(reading, "Wyvern Squire")
+    assert recognize._other_letter(reading, "Wyvern Squirt")       # inside and at an end: the inside counts
+    for own in ("Wyrern Squire", "wyrern squire", "Wyrern Squires", "Ayrern Squire", "yrern Squire"):
+        assert not recognize._other_letter(reading, own), own
+    assert not recognize._other_letter(("Wyrern Squire", 1.0), "Wyvern Squire")  # a reader without frames: no say
+
+
 def test_the_title_readers_threads_do_not_spin_while_waiting_for_the_next_read(ocr):
     """onnxruntime's own threads spin after a read by default, on the two cores the photo's
     OpenCV work goes on with right after it (a third slower, docs/benchmarks.md,

@@ -238,6 +238,23 @@ def test_a_title_the_cards_own_explains_far_worse_than_what_was_read_is_another_
     assert recognize.recognize(shot, idx, read_title=ocr).card_id == enrolled
 
 
+def test_a_title_one_letter_off_read_plainly_does_not_name_a_card_whose_lead_was_short(tmp_path, ocr, monkeypatch):
+    """A card not enrolled, "Wyrern Squire" on art of its own (``bench/outside_set.py
+    --design ribbon --seed 8``, photo 117, an easy one), lined up with the enrolled "Wyvern
+    Squire" by its title's letters and motifs the print's art shares, with too short a lead
+    over a rival to be named on its pixels. Its title, read exactly, is a letter off the
+    enrolled card's, and was taken for that card's own read with a letter wrong: it was named.
+    The letter was read so plainly that it costs "Wyvern Squire" 14 (``_other_letter``):
+    another title, no card named."""
+    idx, photo = outside_deck(tmp_path, "ribbon", 8)
+    shot, card_id = photo(117)
+    assert card_id is None
+    result = recognize.recognize(shot, idx, read_title=ocr)
+    assert result.card_id is None, result.as_dict()
+    monkeypatch.setattr(recognize, "_other_letter", lambda reading, own: False)
+    assert recognize.recognize(shot, idx, read_title=ocr).card_id == "ob-0157"
+
+
 def test_a_card_plainly_seen_that_no_look_names_is_not_looked_for_more_widely(tmp_path, monkeypatch):
     """A card not enrolled (the cartoon design, ``bench/outside_set.py --seed 6 --photos
     317``, photo 133: a medium photo, the card whole near the middle, a quarter of the

@@ -60,6 +60,7 @@ from dataclasses import dataclass, field
 import cv2
 import numpy as np
 from rapidfuzz import fuzz
+from rapidfuzz.distance import Editops, Levenshtein
 
 from . import describe, differ, features, gate, header, image, light, locate, match, title
 from .index import Index, Snapshot, cells
@@ -142,6 +143,7 @@ TEXT_APART = 0.25                # ... and this much more than as any other: its
 TEXT_LIKELIER = 10.0             # or its own title explains the reading this much better (log-likelihood)
 TEXT_COST = 3.0                  # ... than any other's, and at most this much worse a letter than what was read
                                  # (worse than that: another title, ``_costlier``)
+TEXT_LETTER = 9.0                # neither, when a letter inside its title is read as another this surely (``_other_letter``)
 TEXT_SCALE = 4                   # the text is read at this many times the canonical card's size,
 TEXT_PAD = 4                     # ... with this many card px around the box
 RUNS_OUT = 0.03                  # a card with a corner this far outside the photo (of its diagonal) is not named
@@ -1093,8 +1095,10 @@ def _read_where_twins_differ(index: Snapshot, m: match.Match, gray: np.ndarray, 
       "Ancient Ring of Light"), ``True`` too when it is that like the reference's
       (``TEXT_NEAR``) and clearly less like each of those others' (``TEXT_APART``): of an
       outside set's twins held back with a short lead, 3 of 8 photos read so, none exactly.
-      (So a card not enrolled with an enrolled card's art *and* its title a letter or two
-      off would be named for it: a reprint's corrected typo, the same card.) Read worse
+      Not when a letter inside the title reads plainly as another (``_other_letter``): a
+      card not enrolled whose title is the card's a letter off, on its art or another's,
+      is not named for it. (One a letter off only where the reader may have misread it
+      would be: a reprint's corrected typo, the same card.) Read worse
       than that, ``True`` when the reader's frames are explained by the card's own title
       clearly better than by each of those others' and not much worse than by what was read
       (``_likeliest``).
@@ -1126,7 +1130,8 @@ def _read_where_twins_differ(index: Snapshot, m: match.Match, gray: np.ndarray, 
         others = [r for r in dict.fromkeys([int(r) for r in index.differ_rows[index.group[m.row]] if r >= 0][:TEXT_OTHERS]
                                            + alike.tolist() + rivals) if r != m.row]
         theirs = [_text_on(read_title, index, row, box) for row in others]
-        if (seen is not None and _reads_as(seen[0], own[0], [_letters(t) for t in theirs])
+        if not _other_letter(reading, own_reading[0]) and (
+                seen is not None and _reads_as(seen[0], own[0], [_letters(t) for t in theirs])
                 or _likeliest(reading, own_reading[0], [t[0] for t in theirs if t is not None])):
             m.read, m.text = True, reading[0].strip()
     elif seen is not None and own[1] >= TEXT_SURE:
@@ -1194,6 +1199,34 @@ def _costlier(reading: tuple[str, float] | None, own: str) -> bool:
     2026-12-02)."""
     cost = _own_cost(reading, own)
     return cost is not None and cost[1] > 0
+
+
+def _other_letter(reading: tuple[str, float] | None, own: str) -> bool:
+    """Whether the text read (``reading``, a ``title.Reading``) has letters inside the card's
+    own title (``own``, as read on its reference) read as others so plainly that the own
+    title explains the reader's frames worse by more than ``TEXT_LETTER`` a letter: a title
+    one letter off, not the card's own blurred. Letters at either end are forgiven (the
+    reading is taken with the own title's ends there): the box where twins differ cuts a
+    title's first or last letter often, and a letter missing there costs the card's own
+    title up to 35.
+
+    A card not enrolled, "Wyrern Squire" on other art, was read so exactly for "Wyvern
+    Squire", an enrolled card whose lead over a rival was short, and was named for it
+    (``bench/outside_set.py --seed 8``, an easy photo): the letter cost its title 14. A
+    letter inside its own title read wrong cost at most 6.3 (blurred, covered) on six
+    outside samples (docs/benchmarks.md, 2026-12-03), but for a reference itself read with a
+    letter too many ("of" read "off", 12–21), where the text is read for doubt only."""
+    likelihood = getattr(reading, "likelihood", None)
+    if likelihood is None:
+        return False
+    seen, mine = _folded(reading[0]), _folded(own)
+    ops = Levenshtein.editops(mine, seen)
+    at_ends = [op for op in ops if op.src_pos == 0 or op.src_pos >= len(mine) - 1]
+    inside = len(ops) - len(at_ends)
+    if not inside:
+        return False
+    ends_as_read = Editops([(op.tag, op.src_pos, op.dest_pos) for op in at_ends], len(mine), len(seen)).apply(mine, seen)
+    return likelihood(seen) - likelihood(ends_as_read) > TEXT_LETTER * inside
 
 
 def _one_end(seen: str, own: str) -> bool:
