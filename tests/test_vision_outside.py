@@ -256,7 +256,14 @@ def test_a_title_one_letter_off_read_plainly_does_not_name_a_card_whose_lead_was
     assert recognize.recognize(shot, idx, read_title=ocr).card_id == "ob-0157"
 
 
-def test_a_card_whose_lines_and_pixels_agree_only_moderately_has_its_title_read(tmp_path, ocr, monkeypatch):
+@pytest.fixture(scope="module")
+def ribbon_hunt(tmp_path_factory):
+    """A set made to hunt false accepts: the ribbon design, half of its photos of cards not
+    enrolled (``bench/outside_set.py --design ribbon --seed 9 --photos 400 --unknown 0.5``)."""
+    return outside_deck(tmp_path_factory.mktemp("ribbon9"), "ribbon", 9, photos=400, unknown=0.5)
+
+
+def test_a_card_whose_lines_and_pixels_agree_only_moderately_has_its_title_read(ribbon_hunt, ocr, monkeypatch):
     """A card not enrolled, "Howling Crown of Flama" (``bench/outside_set.py --design ribbon
     --seed 9 --photos 400 --unknown 0.5``, photo 330, a medium photo), lined up with the
     enrolled "Mad Gauntlets of Flame" by motifs their art shares and the letters their titles
@@ -265,13 +272,32 @@ def test_a_card_whose_lines_and_pixels_agree_only_moderately_has_its_title_read(
     ``READ_DENSE``): "Howling Crown" where the reference reads "Mad Gauntlets", a title its
     own explains far worse (``_costlier``, now also where the reference was read less surely
     than ``TEXT_SURE``): another card, none named. Without the read, named again."""
-    idx, photo = outside_deck(tmp_path, "ribbon", 9, photos=400, unknown=0.5)
+    idx, photo = ribbon_hunt
     shot, card_id = photo(330)
     assert card_id is None
     result = recognize.recognize(shot, idx, read_title=ocr)
     assert result.card_id is None, result.as_dict()
     monkeypatch.setattr(recognize, "READ_ART", 0.0)
     assert recognize.recognize(shot, idx, read_title=ocr).card_id == "ob-0169"
+
+
+def test_a_small_card_in_a_corner_is_not_named_for_the_card_in_the_middle(ribbon_hunt, ocr, monkeypatch):
+    """A card not enrolled, "Duck Witch", a fifth of the picture in its middle, its outline
+    closing none (a card and face-down cards over its edges; only its art panel's), and the
+    enrolled "Rusty Flail of Madness" at the top edge, seen steeply, a twentieth of the picture
+    (``ribbon_hunt``, photo 13, a hard photo): that card is plainly in the photo and was named.
+    Below ``ASIDE_SMALLEST`` a card lay aside for no outline; now a small card lying far from
+    the middle (``ASIDE_FAR``) lies aside when a card of its print at least twice its size,
+    found by the print's frame (``match.frames``), lies in the middle (``ASIDE_MIDDLE``):
+    suggested, not named. Without the rule, named again."""
+    idx, photo = ribbon_hunt
+    shot, card_id = photo(13)
+    assert card_id is None
+    result = recognize.recognize(shot, idx, read_title=ocr)
+    assert result.card_id is None, result.as_dict()
+    assert "ob-0007" in [c.card_id for c in result.candidates]  # suggested
+    monkeypatch.setattr(recognize, "ASIDE_FAR", math.inf)
+    assert recognize.recognize(shot, idx, read_title=ocr).card_id == "ob-0007"
 
 
 def test_a_card_plainly_seen_that_no_look_names_is_not_looked_for_more_widely(tmp_path, monkeypatch):
@@ -505,7 +531,10 @@ def test_aside_wants_an_outline_of_about_the_cards_size_apart_from_it_and_nearer
     """``recognize.aside`` on made-up outlines: a card left of the middle, with a card-sized
     outline in the middle beside it, lies aside; not with that outline over it, much larger
     or smaller (the table's cloth, a coin), running out of the picture, on another card seen
-    in the photo, or further from the middle than the card; nor a card lying far off."""
+    in the photo, or further from the middle than the card. A small card (below
+    ``ASIDE_SMALLEST`` of the picture: a photo taken from far off) lies aside for no outline,
+    only when it lies far from the middle (``ASIDE_FAR``) and a card of its print twice its
+    size or more lies in the middle (``frames``, asked only then)."""
     shape = (768, 1024)
     w, h = locate.CARD_W * 1.1, locate.CARD_H * 1.1
 
@@ -524,7 +553,24 @@ def test_aside_wants_an_outline_of_about_the_cards_size_apart_from_it_and_nearer
     assert not recognize.aside(card_at(40, 100), [outline(512 - w / 2, 768 - h + 5)], shape)  # running out
     assert recognize.aside(card_at(40, 100), [outline(512 - w / 2, 768 - h - 20)], shape)
     assert not recognize.aside(card_at(40, 100), [middle], shape, others=[middle + [[-5, -5], [5, -5], [5, 5], [-5, 5]]])
-    assert not recognize.aside(card_at(40, 100, scale=0.7), [outline(512 - w / 4, 384 - h / 4, 0.6)], shape)  # far off
+    small = 0.7  # a twentieth of the picture
+    assert small ** 2 * locate.CARD_W * locate.CARD_H < recognize.ASIDE_SMALLEST * shape[0] * shape[1]
+    assert not recognize.aside(card_at(40, 100, small), [outline(512 - w / 4, 384 - h / 4, 0.6)], shape)  # far off
+    asked = []
+
+    def frames(*found: np.ndarray):
+        def where() -> list[np.ndarray]:
+            asked.append(True)
+            return list(found)
+        return where
+    large, as_small = outline(512 - w * 0.6, 384 - h * 0.6, 1.2), outline(512 - w * 0.3, 384 - h * 0.3, 0.6)
+    assert recognize.aside(card_at(40, 100, small), [], shape, frames=frames(large))        # in a corner
+    assert not recognize.aside(card_at(40, 100, small), [], shape, frames=frames(as_small))
+    assert not recognize.aside(card_at(40, 100, small), [], shape, frames=frames(outline(600, 300, 1.2)))  # off the middle
+    asked.clear()
+    assert not recognize.aside(card_at(220, 200, small), [], shape, frames=frames(large))   # not far enough off
+    assert not recognize.aside(card_at(40, 100), [], shape, frames=frames(large))           # not small: no outline
+    assert not asked                                                                        # (nor asked)
 
 
 def test_a_card_the_first_look_is_sure_of_but_does_not_name_sends_the_photo_to_the_wider_look(

@@ -152,7 +152,10 @@ ASIDE_SIZE = 2.0                 # nor one beside a closed outline of 1 / this t
 ASIDE_OVER = 0.2                 # ... at most this share of which lies over it, whose middle lies nearer the
 ASIDE_NEARER = 0.03              # ... photo's middle by this share of the photo's diagonal (``aside``),
 ASIDE_EDGE = 0.01                # ... and each corner this share of it inside the photo's edge
-ASIDE_SMALLEST = 0.065           # (only for a card covering this share of the photo or more)
+ASIDE_SMALLEST = 0.065           # (for a card covering this share of the photo or more; a smaller one only
+ASIDE_FAR = 0.25                 # ... when its middle lies this share of the diagonal from the photo's, and
+ASIDE_LARGER = 2.0               # ... a card of its print at least this many times its size (``match.frames``)
+ASIDE_MIDDLE = 0.12              # ... lies with its middle within this share of it of the photo's)
 IMAGE_BLUR_LIMIT = 0.002         # mean squared Laplacian of the whole photo (at FIND_SIDE), when no card was found
 BLUR_LIMIT = 0.005               # the same of the flattened card: below it, blame the blur
 
@@ -375,6 +378,10 @@ def _recognize(gray: np.ndarray, bgr: np.ndarray, index: Snapshot, to_photo: flo
         known.extend(new)
         return [locate.card_homography(q, gray.shape) for q in new]
 
+    # where the enrolled prints' frames lie (``match.frames``): looked for once, by the second look
+    # or, before it, to tell whether a small card far off lies aside (``aside``)
+    framed = functools.cache(functools.partial(match.frames, index, whole, gray, FRAME_OUTLINES))
+
     def find_straight() -> list[np.ndarray]:  # (once: kept for the second look)
         straight.extend(_straight_outlines(bgr))
         return straight
@@ -388,7 +395,7 @@ def _recognize(gray: np.ndarray, bgr: np.ndarray, index: Snapshot, to_photo: flo
     checked = _check(gray, index, look, (match.SHORTLIST, match.PLACED_SHORTLIST, match.COARSE_SHORTLIST, 0, 0), [])
     verdict = _verdict(index, checked, gray, read_title) if checked and confidence(checked[0]) >= ACCEPT else None
     if verdict is not None:
-        _set_aside(verdict[0], checked, quads, gray.shape)
+        _set_aside(verdict[0], checked, quads, gray.shape, framed)
     if verdict is None or confidence(verdict[0]) < ACCEPT and not _under_another_title(verdict[0]):
         held = verdict[0] if verdict is not None else None
         # the first look's card is not named (none sure, or its twins or its text said otherwise,
@@ -409,7 +416,7 @@ def _recognize(gray: np.ndarray, bgr: np.ndarray, index: Snapshot, to_photo: flo
         # found here, at less than half the wider look's cost
         look = _look(gray, index, outlines[CARD_OUTLINES:SECOND_OUTLINES], before=look,
                      more=(second_outlines, [find_straight] * (not first_straight)
-                           + [functools.partial(match.frames, index, whole, gray, FRAME_OUTLINES)]))
+                           + [framed]))
         checked = _check(gray, index, look, (match.SHORTLIST, match.PLACED_SHORTLIST, match.COARSE_SHORTLIST, 0, 0),
                          checked)
         verdict = None
@@ -417,7 +424,7 @@ def _recognize(gray: np.ndarray, bgr: np.ndarray, index: Snapshot, to_photo: flo
             second = _verdict(index, checked, gray, read_title)
             if held is not None and second[0].row == held.row:
                 _still_held(held, second[0])
-            _set_aside(second[0], checked, quads, gray.shape)
+            _set_aside(second[0], checked, quads, gray.shape, framed)
             if confidence(second[0]) >= ACCEPT:
                 verdict = second
             elif held is None:
@@ -467,7 +474,7 @@ def _recognize(gray: np.ndarray, bgr: np.ndarray, index: Snapshot, to_photo: flo
             verdict = _verdict(index, checked, gray, read_title)
             if held is not None and verdict[0].row == held.row:
                 _still_held(held, verdict[0])
-            _set_aside(verdict[0], checked, quads, gray.shape)
+            _set_aside(verdict[0], checked, quads, gray.shape, framed)
     best, short = verdict
     cands = [Candidate(index.ids[m.row], m.dense, confidence(m), m.inliers) for m in checked[:5]]
     H = best.H if best.H is not None else outlines[0]
@@ -600,7 +607,7 @@ def runs_out(H: np.ndarray, shape: tuple[int, ...]) -> bool:
 
 
 def aside(H: np.ndarray, outlines: list[np.ndarray], shape: tuple[int, ...],
-          others: list[np.ndarray] = ()) -> bool:
+          others: list[np.ndarray] = (), frames: Callable[[], list[np.ndarray]] | None = None) -> bool:
     """Whether the card seen through ``H`` lies beside the card the photo is aimed at. A
     player aims at the card they mean; among the game's own cards, a card beside it, sure
     of, was named for it when the card meant was not (its art under glare, a card not
@@ -610,27 +617,38 @@ def aside(H: np.ndarray, outlines: list[np.ndarray], shape: tuple[int, ...],
     the photo is looked at again for the card in the middle.
 
     Aside is a card framed as a player frames the card they mean (``ASIDE_SMALLEST`` of the
-    picture or more: which card of a photo taken from far off lies nearest its middle says
-    little — with the check for any card, 122 of 494 photos of cards 3–6 % of the picture
-    were no longer named; the neighbours named in those wrong answers cover 6.8–16 %) when
-    one of the closed ``outlines`` (``_outlines``) of about its size (within ``ASIDE_SIZE``
-    times), hardly over it (``ASIDE_OVER`` of that outline),
+    picture or more) when one of the closed ``outlines`` (``_outlines``) of about its size
+    (within ``ASIDE_SIZE`` times), hardly over it (``ASIDE_OVER`` of that outline),
     wholly in the picture (``ASIDE_EDGE``: a card running out of it is not aimed at,
     ``runs_out``) and not mostly on another card seen in the photo (``others``, their
     corners: a panel printed on it), has its middle nearer the photo's middle by
-    ``ASIDE_NEARER`` of the photo's diagonal."""
+    ``ASIDE_NEARER`` of the photo's diagonal.
+
+    A smaller card is a photo taken from far off, where which card lies nearest the middle
+    says little: with the check above, 122 of 494 photos of cards 3–6 % of the picture were
+    no longer named (the neighbours named in those wrong answers cover 6.8–16 %); with an
+    outline of its size in the middle and the card a quarter of the diagonal off, 26 of them.
+    Such a card lies aside only when it lies far from the middle (``ASIDE_FAR``) and a card of
+    an enrolled print at least ``ASIDE_LARGER`` times its size lies in the middle
+    (``ASIDE_MIDDLE``), found by its print's frame (``frames``: ``match.frames``, asked only
+    then): the card aimed at, large in the middle, its own edge closing no outline (cards
+    over it), under a small enrolled card at the edge of the picture that was named for it
+    (``bench/outside_set.py --design ribbon --seed 9 --photos 400 --unknown 0.5``, photo 13)."""
     corners = locate.corners(H).astype(np.float32)
     size = cv2.contourArea(corners)
-    if size < ASIDE_SMALLEST * shape[0] * shape[1]:
-        return False
     middle = np.float32([shape[1] / 2, shape[0] / 2])
     diagonal = float(np.hypot(shape[0], shape[1]))
-    reach, edge = ASIDE_NEARER * diagonal, ASIDE_EDGE * diagonal
+    edge = ASIDE_EDGE * diagonal
     off = float(np.linalg.norm(corners.mean(axis=0) - middle))
+    least, most, nearer = size / ASIDE_SIZE, ASIDE_SIZE * size, off - ASIDE_NEARER * diagonal
+    if size < ASIDE_SMALLEST * shape[0] * shape[1]:
+        if frames is None or off < ASIDE_FAR * diagonal:
+            return False
+        outlines, least, most, nearer = frames(), ASIDE_LARGER * size, math.inf, ASIDE_MIDDLE * diagonal
     for q in outlines:
         q = q.astype(np.float32)
         area = cv2.contourArea(q)
-        if not size / ASIDE_SIZE < area < ASIDE_SIZE * size:
+        if not least < area < most:
             continue
         if q.min() < edge or q[:, 0].max() > shape[1] - edge or q[:, 1].max() > shape[0] - edge:
             continue
@@ -638,19 +656,19 @@ def aside(H: np.ndarray, outlines: list[np.ndarray], shape: tuple[int, ...],
             continue
         if any(cv2.intersectConvexConvex(q, o.astype(np.float32))[0] > area / 2 for o in others):
             continue
-        if float(np.linalg.norm(q.mean(axis=0) - middle)) < off - reach:
+        if float(np.linalg.norm(q.mean(axis=0) - middle)) < nearer:
             return True
     return False
 
 
 def _set_aside(m: match.Match, checked: list[match.Match], outlines: list[np.ndarray],
-               shape: tuple[int, ...]) -> None:
+               shape: tuple[int, ...], frames: Callable[[], list[np.ndarray]]) -> None:
     """Mark the card ``m`` about to be named ``aside`` when it lies beside the card the photo
     is aimed at, the other cards ``checked`` that have the inliers to be named
-    (``MIN_EXCESS``) being the cards seen in the photo besides it."""
+    (``MIN_EXCESS``) being the cards seen in the photo besides it (``frames``: see ``aside``)."""
     if confidence(m) >= ACCEPT:
         seen = [locate.corners(o.H) for o in checked if o is not m and o.H is not None and o.excess >= MIN_EXCESS]
-        m.aside = aside(m.H, outlines, shape, seen)
+        m.aside = aside(m.H, outlines, shape, seen, frames)
 
 
 def _widened(H: np.ndarray) -> np.ndarray:
