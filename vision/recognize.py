@@ -1261,7 +1261,8 @@ def _other_letter(reading: tuple[str, float] | None, own: str) -> bool:
 def _one_end(seen: str, own: str) -> bool:
     """Whether the letters read on the photo (``seen``) are fewer than those of the card's own
     title (``own``, as read on its reference) and are those at one end of it (to a letter,
-    like it by ``TEXT_UNLIKE_PART``): what shows of a title whose other end lies under
+    like it by ``TEXT_UNLIKE_PART``: each of its ends as long as ``seen``, a letter more or
+    less, compared whole): what shows of a title whose other end lies under
     something that ``differ.hidden`` did not find (a cover over a few letters of a long
     title changes too little of the place), read as the part it is, not as another title.
     On ``bench/vision.py --designs lattice,tavern --covered 0.1,0.3`` 15 photos, read
@@ -1271,8 +1272,8 @@ def _one_end(seen: str, own: str) -> bool:
     then named for it."""
     if len(seen) >= len(own):
         return False
-    found = fuzz.partial_ratio_alignment(seen, own)
-    return found.score >= 100 * TEXT_UNLIKE_PART and (found.dest_start <= 1 or found.dest_end >= len(own) - 1)
+    ends = [end for n in range(max(1, len(seen) - 1), min(len(own), len(seen) + 2)) for end in (own[:n], own[-n:])]
+    return max(fuzz.ratio(seen, end) for end in ends) >= 100 * TEXT_UNLIKE_PART
 
 
 def _alike(seen: str, own: str, part: bool) -> float:
