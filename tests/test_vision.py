@@ -501,6 +501,37 @@ def test_the_wider_look_verifies_again_a_card_of_the_first_only_when_listed_agai
     assert verified.margin is None
 
 
+def test_only_a_card_whose_word_pairs_fit_or_that_the_votes_rank_high_is_searched_for(index, deck):
+    """``match.align``: a card is searched for among all the photo's features only when the
+    partners its visual words found fit a card too, or when asked (``search``: the votes rank
+    it high); a card not in the photo fits none and is left unaligned without a search in
+    the photo's LSH index. The card photographed is aligned on its nearest partners,
+    as a search alone would align it: its inliers are those the calibrated checks expect."""
+    card, stranger = deck[13], deck[26]
+    data = cp.photo(cp.face(card), "medium", seed=41, size=SIZE)
+    gray = cv2.cvtColor(image.load(data), cv2.COLOR_BGR2GRAY)
+    snap = index.refresh().current
+    look = recognize._look(gray, snap, [], features.photo(gray))
+    row, other = snap.ids.index(card.id), snap.ids.index(stranger.id)
+    mine = match._own_features(snap, row)
+    q, p, ham = look.photo.by_word(snap, row, mine)
+    assert len(q) >= match.MIN_PAIRS and len(set(q.tolist())) == len(q) and (ham < match.MAX_HAMMING).all()
+    assert np.array_equal(ham, features.hamming(snap.descriptors, mine[q], look.desc, p))  # bits apart, each pair
+
+    searches, nearest = [], look.photo.nearest
+    look.photo.nearest = lambda query: searches.append(len(query)) or nearest(query)
+    alone = match.align(snap, match.Match(other, 1.0), look.photo, gray)
+    assert alone.H is None and not searches                    # fits nowhere: never searched for
+    found = match.align(snap, match.Match(row, 1.0), look.photo, gray)
+    assert found.H is not None and searches == [len(mine)]
+    searched = match._fitted(snap, mine, look.photo.nearest(snap.descriptors[mine]), look.photo.pts, gray)
+    assert found.inliers == int(searched[1].sum()) >= match.MIN_PAIRS
+    asked = match.align(snap, match.Match(other, 1.0), look.photo, gray, search=True)
+    theirs = match._own_features(snap, other)
+    fitted = match._fitted(snap, theirs, look.photo.nearest(snap.descriptors[theirs]), look.photo.pts, gray)
+    assert (asked.H is None) == (fitted is None)
+
+
 def test_a_card_fitted_by_one_part_is_fitted_again_and_named_but_no_other_card(index, deck):
     """A homography right at the card's title and off by a fifth of the card at its foot
     (as a fit on pairs crowded at the top extrapolates) leaves the pixels disagreeing and

@@ -12,11 +12,12 @@
    adds the cards whose thumbnail is most like the straightened outlines': art of large
    flat shapes has few corners but a distinctive picture. ``consistent_shortlist`` takes,
    of a longer list by votes, the cards whose pairs one homography fits best.
-3. ``align``: for one shortlisted card, its features matched to the photo's give a
-   homography (MAGSAC++); the *inliers* — features that land where that card has them —
-   count once the card's outline through it is a plausible card (convex, not too small,
-   not folded). ``settle``: for the best aligned cards the photo is looked at again through
-   that homography (``refine``), and the inliers must cover enough of the card. The photo
+3. ``align``: for one shortlisted card that its word pairs fit (or that the votes rank
+   high), its features matched to the photo's give a homography (MAGSAC++); the
+   *inliers* — features that land where that card has them — count once the card's
+   outline through it is a plausible card (convex, not too small, not folded).
+   ``settle``: for the best aligned cards the photo is looked at again through that
+   homography (``refine``), and the inliers must cover enough of the card. The photo
    is then warped onto the reference and the flattened pixels compared (``dense``), the
    mean picture of the card's print (its game, ``index.prints``) taken out of both: a card
    made of the same motifs as another matches some features, but not the picture as a
@@ -296,16 +297,16 @@ LSH_SEED = 20261125
 
 
 class PhotoFeatures:
-    """The photo's keypoints (working-size pixels) and descriptors, indexed once for the
-    verification of every shortlisted card.
+    """The photo's keypoints (working-size pixels) and descriptors in an LSH index, where
+    the features of a card verified (``align``) or of a print's frame (``frames``) look up
+    their nearest photo feature.
 
-    Each card's features look up their nearest photo feature in an LSH index (FLANN: 12
-    hash tables of 18 bits, neighbouring buckets probed) rather than by brute force: ~1.4 ms
-    a card against the ~8,000 features of a wider look, where 6 tables of 12 bits took
-    ~2.4 ms (their fuller buckets are compared one by one); it finds 98 % of the partners
-    brute force finds within 40 bits (99 % with 6 × 12), and RANSAC needs only enough of
-    them. (8 tables of 16 bits, as fast and quicker to build, found 97 %: two cards fewer
-    named on the calibration designs.)
+    An LSH index (FLANN: 12 hash tables of 18 bits, neighbouring buckets probed) rather
+    than brute force: ~1.4 ms a card against the ~8,000 features of a wider look, where 6
+    tables of 12 bits took ~2.4 ms (their fuller buckets are compared one by one); it finds
+    98 % of the partners brute force finds within 40 bits (99 % with 6 × 12), and RANSAC
+    needs only enough of them. (8 tables of 16 bits, as fast and quicker to build, found
+    97 %: two cards fewer named on the calibration designs.)
     FLANN draws its hash tables from OpenCV's random generator, which goes on from
     whatever used it last: seeded here, the same photo gets the same tables and so the
     same answer every time, whatever was recognised before."""
@@ -329,36 +330,96 @@ class PhotoFeatures:
         return np.flatnonzero(ok), p[ok], ham[ok]
 
 
-def align(snap: Snapshot, m: Match, photo: PhotoFeatures, gray: np.ndarray) -> Match:
+class PhotoPairs:
+    """What a look knows of the photo for verification (``align``): its features in an LSH
+    index (``searched``: their places ``pts``, working-size pixels, and descriptors
+    ``desc``) and the partners the visual words found them among the enrolled features
+    (``pairs``: all the look-ups of the look, ``correspondences``), filed by card.
+
+    The word look-ups are a hashing of their own (12 tables of 16 bits or more, no
+    neighbouring buckets): they miss more partners of each feature than the LSH index, but
+    whether a card's features fit the photo at all they tell for ~0.5 ms a card (its pairs
+    are at hand), where a search in the index costs ~2.4 ms of thread time. Most cards
+    shortlisted fit none."""
+
+    def __init__(self, snap: Snapshot, searched: PhotoFeatures, pairs: list[Pairs]):
+        self.pts, self.desc, self._index = searched.pts, searched.desc, searched
+        g = np.concatenate([part[0] for part in pairs])
+        p = np.concatenate([part[2] for part in pairs])
+        card = g // snap.per_card
+        order = np.argsort(card.astype(np.min_scalar_type(len(snap.ids))), kind="stable")  # (a radix sort)
+        self._g, self._p = g[order], p[order]
+        self._ham = features.hamming(snap.descriptors, self._g, self.desc, self._p).astype(np.float32)
+        self._starts = np.searchsorted(card[order], np.arange(len(snap.ids) + 1))
+
+    def __len__(self) -> int:
+        return len(self.desc)
+
+    def by_word(self, snap: Snapshot, row: int, g: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """For card ``row``'s features ``g`` (``_own_features``, in order): the positions in
+        ``g`` of those whose words found a partner, each with its nearest such partner's row
+        and the distance in bits (a pair found through several words counts once)."""
+        at = slice(self._starts[row], self._starts[row + 1])
+        mine, p, ham = self._g[at], self._p[at], self._ham[at]
+        own = ~snap.common[mine]
+        q = np.searchsorted(g, mine[own])
+        closest = _closest_per(q, ham[own])
+        return q[closest], p[own][closest], ham[own][closest]
+
+    def nearest(self, query: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """``PhotoFeatures.nearest`` among these features."""
+        return self._index.nearest(query)
+
+
+def align(snap: Snapshot, m: Match, photo: PhotoPairs, gray: np.ndarray, search: bool = False) -> Match:
     """Fill in ``m``'s first homography and inliers (``gray``: the photo at working size).
 
     Every feature of the card but the common ones finds its nearest photo feature
-    (``PhotoFeatures``), each photo feature used once, by its closest; MAGSAC++ fits the
-    homography to the closest ``MAX_PAIRS`` pairs. (PROSAC, which tries the closest pairs
+    (``PhotoPairs.nearest``), each photo feature used once, by its closest; MAGSAC++ fits
+    the homography to the closest ``MAX_PAIRS`` pairs. (PROSAC, which tries the closest pairs
     first, settled for a model that explains one corner of the card, or a degenerate one
     whose outline is no card, where MAGSAC++ found the whole card: bench/vision.py, lattice
     design.) When MAGSAC++'s model has some weight but its outline is no card — a blurred
     card with few good pairs — PROSAC gives a second opinion. A card that comes with a
     homography already (``consistent_shortlist``) keeps it unless this one has more
-    inliers. ``settle`` then checks it, after looking again through it when asked."""
+    inliers. ``settle`` then checks it, after looking again through it when asked.
+
+    A card is searched for so only when the pairs its visual words found fit a card as
+    well (``PhotoPairs.by_word``), or with ``search`` (the votes rank it high: its pairs by
+    word may be too few, a blurred card's features 40–55 bits off its reference's). Most
+    cards shortlisted fit none either way, and are left unaligned for a fifth of the cost:
+    on the outside sets (2,150 photos of three designs) the same answers, the p95 8–21 %
+    lower (docs/benchmarks.md, 2026-12-03)."""
     g = _own_features(snap, m.row)
     if len(g) < MIN_PAIRS or len(photo) < MIN_PAIRS:
         return m
-    fit = _fit_nearest(snap, g, *photo.nearest(snap.descriptors[g]), photo.pts)
-    if fit is None:
+    if not search and _fitted(snap, g, photo.by_word(snap, m.row, g), photo.pts, gray) is None:
         return m
+    fitted = _fitted(snap, g, photo.nearest(snap.descriptors[g]), photo.pts, gray)
+    if fitted is None:
+        return m
+    H, inl, src = fitted
+    if m.H is not None and m.inliers >= int(inl.sum()):
+        return m  # its word pairs placed it better (``consistent_shortlist``)
+    m.inliers, m.H, m.spread = int(inl.sum()), H, _spread(src[inl])
+    return m
+
+
+def _fitted(snap: Snapshot, g: np.ndarray, pairs: tuple[np.ndarray, np.ndarray, np.ndarray], pts: np.ndarray,
+            gray: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray] | None:
+    """``align``'s homography from the ``pairs`` of ``g`` and the photo features at ``pts``,
+    its inlier mask and the pairs' places on the card; None when no plausible card fits."""
+    fit = _fit_nearest(snap, g, *pairs, pts)
+    if fit is None:
+        return None
     H, mask, src, dst = fit
     if H is not None and not _plausible(H, gray.shape) and int(mask.sum()) >= MIN_PAIRS:
         # a model of some weight whose outline is no card: PROSAC's, from the closest pairs
         H, mask = cv2.findHomography(src, dst, cv2.USAC_PROSAC, RANSAC_PX, maxIters=RANSAC_ITERATIONS,
                                      confidence=0.995)
     if H is None or not _plausible(H, gray.shape):
-        return m
-    inl = mask.ravel().astype(bool)
-    if m.H is not None and m.inliers >= int(inl.sum()):
-        return m  # its word pairs placed it better (``consistent_shortlist``)
-    m.inliers, m.H, m.spread = int(inl.sum()), H, _spread(src[inl])
-    return m
+        return None
+    return H, mask.ravel().astype(bool), src
 
 
 def _fit_nearest(snap: Snapshot, g: np.ndarray, q: np.ndarray, p: np.ndarray, ham: np.ndarray, pts: np.ndarray

@@ -100,6 +100,8 @@ CONSISTENT_AMONG = 48            # by words (this many) and by the rescaled phot
 CONSISTENT_RESCALED = 48         # with their word pairs fitted by a homography each, the best
 CONSISTENT = 3                   # this many fits are verified (``match.consistent_shortlist``; 16 by the
                                  # rescaled words left hard ribbon photos whose card they ranked 33rd, ~50th)
+SEARCHED = 2                     # of the cards by words, this many are searched for too when their word pairs fit
+                                 # no card (all listed by words in a wider look, and those by the rescaled photo's)
 LOOK_AGAIN = 4                   # aligned cards (most inliers first) looked at again (``match.refine``) ...
 LOOK_AGAIN_SHARE = 1 / 3         # ... when they have this share of the best one's inliers
 OUTLINE_SIZE = (300, 420)        # ... at this size (px)
@@ -751,7 +753,9 @@ def _check(gray: np.ndarray, index: Snapshot, look: "_Look", sizes: tuple[int, i
             if m.row in seeded:  # with the homography its word pairs (or its frame) gave
                 m.H, m.inliers, m.spread = seeded[m.row].H, seeded[m.row].inliers, seeded[m.row].spread
             fresh.append(m)
-    aligned = gate.share(lambda m: match.align(index, m, look.photo, gray), fresh)
+    # the cards whose word pairs fit no card are searched for (``match.align``) when the votes rank them high
+    searched = {m.row for m in by_votes[:by_words if by_consistent else SEARCHED] + by_rescaled_votes[:by_rescaled]}
+    aligned = gate.share(lambda m: match.align(index, m, look.photo, gray, m.row in searched), fresh)
     aligned += gate.share(lambda m: match.align(index, m, look.photo, gray), _lookalikes(index, aligned, rows))
     best = sorted((m for m in aligned if m.H is not None), key=lambda m: -m.inliers)[:LOOK_AGAIN]
     again = {m.row for m in best if m.inliers >= LOOK_AGAIN_SHARE * best[0].inliers}
@@ -847,8 +851,8 @@ def _lookalikes(index: Snapshot, checked: list[match.Match], rows: set[int]) -> 
 @dataclass
 class _Look:
     """What the photo shows so far: its features (positions in the photo, descriptors, and
-    the two indexed for verification, ``match.PhotoFeatures``), the straightened outlines'
-    thumbnails each way up (``describe.coarse``), and the enrolled features their visual
+    the two indexed for verification with the partners their words found, ``match.PhotoPairs``), the
+    straightened outlines' thumbnails each way up (``describe.coarse``), and the enrolled features their visual
     words found (``match.correspondences``, each with the row in ``pts`` of the photo
     feature it pairs with; for the outlines' features also by word at their place on the
     card, each way up, ``match.placed_correspondences``; for the features of the photo at
@@ -857,7 +861,7 @@ class _Look:
     ``before`` it (``_look``) rather than looking up again what was looked up."""
     pts: np.ndarray
     desc: np.ndarray
-    photo: match.PhotoFeatures
+    photo: match.PhotoPairs
     views: list[np.ndarray]
     words: tuple[np.ndarray, np.ndarray]
     placed: tuple[np.ndarray, np.ndarray]
@@ -975,12 +979,12 @@ def _look(gray: np.ndarray, index: Snapshot, outlines: list[np.ndarray],
                 moved(match.correspondences(index, rescaled_desc), first + len(desc) + np.arange(len(rescaled_desc)))
                 if len(rescaled_desc) else match.NO_PAIRS)
     # the photo's features are indexed (one thread, ~10 ms) while their words are looked up
-    photo, found = gate.together(functools.partial(match.PhotoFeatures, pts, desc_so_far), look_up)
+    searched, found = gate.together(functools.partial(match.PhotoFeatures, pts, desc_so_far), look_up)
     if before is not None:
         found = [tuple(np.concatenate(pair) for pair in zip(mine, theirs))
                  for mine, theirs in zip((before.words, before.placed, before.rescaled), found)]
-    return _Look(pts, desc_so_far, photo, (before.views if before is not None else []) + views, *found,
-                 framed=framed)
+    return _Look(pts, desc_so_far, match.PhotoPairs(index, searched, found),
+                 (before.views if before is not None else []) + views, *found, framed=framed)
 
 
 def _decide(index: Snapshot, checked: list[match.Match], gray: np.ndarray) -> match.Match:
